@@ -1,0 +1,76 @@
+"""`graphrag cypher`: ad hoc Cypher from a terminal, read-only unless --write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from .output import print_json, print_table
+from .params import json_option
+
+
+def parse_param(text: str) -> tuple[str, object]:
+    """`k=v` with v read as JSON when it parses (numbers, lists, true/null), else as a string."""
+    if "=" not in text:
+        raise click.BadParameter(f"{text!r} is not NAME=VALUE", param_hint="--param")
+    name, raw = text.split("=", 1)
+    name = name.strip().lstrip("$")
+    if not name.isidentifier():
+        raise click.BadParameter(f"{name!r} is not a parameter name", param_hint="--param")
+    try:
+        return name, json.loads(raw)
+    except json.JSONDecodeError:
+        return name, raw
+
+
+@click.command("cypher")
+@click.argument("query", required=False)
+@click.option("-f", "--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Read the query from a file.")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A query parameter; VALUE is JSON or a string. Repeatable.")
+@click.option("--write", is_flag=True, help="Allow writes (default: a read transaction, which Neo4j refuses to write in).")
+@json_option
+def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write: bool, as_json: bool) -> None:
+    """Run one Cypher statement and show the result as a table.
+
+    Runs in a read transaction unless --write is given. Parameters travel as
+    parameters, never spliced into the text.
+
+    \b
+    Example:
+      graphrag cypher "MATCH (d:Document) RETURN d.title AS title LIMIT 5"
+      graphrag cypher 'MATCH (p:Place {pleiadesId: $id}) RETURN p.title' -p id='"423025"'
+      graphrag cypher "RETURN gds.version() AS v" --json
+    """
+    if bool(query) == bool(file):
+        raise click.UsageError("give a QUERY or --file, not both and not neither")
+    text = file.read_text(encoding="utf-8") if file else query
+    values = dict(parse_param(p) for p in params)
+    from graphrag_cypher.db import connect
+
+    from .main import settings
+
+    with connect(settings()) as graph:
+        columns, rows, counters = _run(graph, text, values, write)
+    if as_json:
+        print_json({"columns": columns, "rows": [dict(zip(columns, row)) for row in rows], "counters": counters})
+        return
+    print_table(columns, rows)
+    changes = {k: v for k, v in counters.items() if v and k != "contains_updates"}
+    click.echo(f"{len(rows)} row(s)" + (f"; {', '.join(f'{k}: {v}' for k, v in changes.items())}" if changes else ""), err=True)
+
+
+def _run(graph, text: str, values: dict, write: bool):
+    def work(tx):
+        result = tx.run(text, values)
+        records = list(result)
+        summary = result.consume()
+        counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
+        return list(result.keys()), [list(r.values()) for r in records], counters
+
+    with graph.session(read_only=not write) as session:
+        if write:
+            # Auto-commit, so schema statements and CALL { } IN TRANSACTIONS work too.
+            return work(session)
+        return session.execute_read(work)

@@ -1,0 +1,87 @@
+"""Printing: results to stdout, progress and diagnostics to stderr, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+
+def stderr_console():
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def stdout_console():
+    from rich.console import Console
+
+    return Console()
+
+
+def info(message: str) -> None:
+    """A progress or diagnostic line on stderr (never mixed into --json output)."""
+    click.echo(message, err=True)
+
+
+def jsonable(value: Any) -> Any:
+    """Neo4j values (nodes, relationships, paths, temporal and spatial types) as JSON-ready data."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [jsonable(v) for v in value]
+    try:
+        from neo4j.graph import Node, Path, Relationship
+    except ImportError:  # pragma: no cover - neo4j is a hard dependency
+        Node = Path = Relationship = ()  # type: ignore
+    if isinstance(value, Node):
+        return {"elementId": value.element_id, "labels": sorted(value.labels), "properties": jsonable(dict(value))}
+    if isinstance(value, Relationship):
+        return {
+            "elementId": value.element_id,
+            "type": value.type,
+            "start": value.start_node.element_id if value.start_node else None,
+            "end": value.end_node.element_id if value.end_node else None,
+            "properties": jsonable(dict(value)),
+        }
+    if isinstance(value, Path):
+        return {"nodes": [jsonable(n) for n in value.nodes], "relationships": [jsonable(r) for r in value.relationships]}
+    if hasattr(value, "iso_format"):
+        return value.iso_format()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if hasattr(value, "srid"):  # spatial points
+        return {"srid": value.srid, "coordinates": list(value)}
+    if isinstance(value, bytes):
+        return value.hex()
+    return str(value)
+
+
+def print_json(data: Any) -> None:
+    click.echo(json.dumps(jsonable(data), ensure_ascii=False, indent=2))
+
+
+def cell(value: Any) -> str:
+    value = jsonable(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def print_table(columns: list[str], rows: list[list[Any]], title: str | None = None) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(cell(v) for v in row))
+    stdout_console().print(table)
+
+
+def is_tty() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,113 @@
+"""Configuration from the environment and a `.env` file.
+
+Precedence: real environment variables, then `.env` in the current directory (or the
+file named by ``GRAPHRAG_ENV_FILE``), then defaults. Nothing here talks to Neo4j.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+DEFAULT_URI = "bolt://127.0.0.1:7687"
+DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
+
+# Known embedders and their vector sizes; the vector index is created with these.
+EMBEDDER_DIMENSIONS = {
+    "sentence-transformers/all-MiniLM-L6-v2": 384,
+    "openai/text-embedding-3-small": 1536,
+    "openai/text-embedding-3-large": 3072,
+    "openai/text-embedding-ada-002": 1536,
+}
+
+_dotenv_loaded = False
+
+
+def load_dotenv_once() -> None:
+    """Read `.env` into the process environment without overriding real variables."""
+    global _dotenv_loaded
+    if _dotenv_loaded:
+        return
+    _dotenv_loaded = True
+    from dotenv import load_dotenv
+
+    env_file = os.environ.get("GRAPHRAG_ENV_FILE") or Path.cwd() / ".env"
+    if Path(env_file).is_file():
+        load_dotenv(env_file, override=False)
+
+
+@dataclass(frozen=True)
+class Settings:
+    neo4j_uri: str = DEFAULT_URI
+    neo4j_username: str = "neo4j"
+    neo4j_password: str | None = None
+    neo4j_database: str = "neo4j"
+    neo4j_home: Path = Path(".graphrag/neo4j")
+    neo4j_http_port: int | None = 7474
+    neo4j_heap: str = "1g"
+    embedder: str = DEFAULT_EMBEDDER
+    embedding_dimensions: int = 384
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key_set: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def bolt_port(self) -> int:
+        return urlparse(self.neo4j_uri).port or 7687
+
+    @property
+    def is_local_uri(self) -> bool:
+        return urlparse(self.neo4j_uri).hostname in {"127.0.0.1", "localhost", "::1"}
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_model and (self.llm_base_url or self.llm_api_key_set))
+
+    def placeholders(self) -> dict[str, str]:
+        """Values substituted into `{{name}}` placeholders of Cypher migrations."""
+        return {"embedding_dimensions": str(self.embedding_dimensions)}
+
+
+def _int_or_none(value: str | None, default: int | None) -> int | None:
+    if value is None or value == "":
+        return default
+    if value.lower() in {"off", "none", "0", "disabled"}:
+        return None
+    return int(value)
+
+
+def load_settings(environ: dict[str, str] | None = None) -> Settings:
+    """Build settings from ``environ`` (default: the process environment plus `.env`)."""
+    if environ is None:
+        load_dotenv_once()
+        environ = dict(os.environ)
+    env = environ.get
+    embedder = env("GRAPHRAG_EMBEDDER") or DEFAULT_EMBEDDER
+    dims = env("GRAPHRAG_EMBEDDING_DIMENSIONS")
+    if dims:
+        dimensions = int(dims)
+    elif embedder in EMBEDDER_DIMENSIONS:
+        dimensions = EMBEDDER_DIMENSIONS[embedder]
+    else:
+        from .errors import GraphragError
+
+        raise GraphragError(
+            f"unknown embedder {embedder!r}: set GRAPHRAG_EMBEDDING_DIMENSIONS to its vector size"
+        )
+    return Settings(
+        neo4j_uri=env("NEO4J_URI") or DEFAULT_URI,
+        neo4j_username=env("NEO4J_USERNAME") or "neo4j",
+        neo4j_password=env("NEO4J_PASSWORD") or None,
+        neo4j_database=env("NEO4J_DATABASE") or "neo4j",
+        neo4j_home=Path(env("GRAPHRAG_NEO4J_HOME") or ".graphrag/neo4j"),
+        neo4j_http_port=_int_or_none(env("GRAPHRAG_NEO4J_HTTP_PORT"), 7474),
+        neo4j_heap=env("GRAPHRAG_NEO4J_HEAP") or "1g",
+        embedder=embedder,
+        embedding_dimensions=dimensions,
+        llm_base_url=env("OPENAI_BASE_URL") or None,
+        llm_model=env("GRAPHRAG_LLM_MODEL") or None,
+        llm_api_key_set=bool(env("OPENAI_API_KEY")),
+    )

@@ -1,0 +1,101 @@
+"""One Neo4j connection per command, with errors a user can act on.
+
+Reads that answer questions run in read transactions (:meth:`Graph.read`); writes in
+write transactions (:meth:`Graph.write`); schema statements, which Neo4j cannot mix
+with data writes, run as auto-commit statements (:meth:`Graph.run_schema`).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from .config import Settings
+from .errors import GraphragError, Neo4jUnavailable
+from .queries import query
+
+
+def _unavailable(settings: Settings, exc: Exception) -> Neo4jUnavailable:
+    from neo4j.exceptions import AuthError, ConfigurationError, ServiceUnavailable
+
+    where = settings.neo4j_uri
+    if isinstance(exc, AuthError):
+        return Neo4jUnavailable(
+            f"Neo4j at {where} refused user {settings.neo4j_username!r}: check NEO4J_USERNAME / NEO4J_PASSWORD"
+        )
+    if isinstance(exc, ServiceUnavailable):
+        hint = "start it with `graphrag neo4j start`" if settings.is_local_uri else "check that it is running"
+        return Neo4jUnavailable(f"cannot reach Neo4j at {where}: {hint}, or set NEO4J_URI")
+    if isinstance(exc, (ConfigurationError, ValueError)):
+        return Neo4jUnavailable(f"invalid NEO4J_URI {where!r}: {exc}")
+    return Neo4jUnavailable(f"Neo4j at {where}: {exc}")
+
+
+class Graph:
+    """A driver bound to one database, opened lazily and verified once."""
+
+    def __init__(self, settings: Settings):
+        if not settings.neo4j_password:
+            raise GraphragError("NEO4J_PASSWORD is not set: put it in .env (see .env.example) or the environment")
+        self.settings = settings
+        self.database = settings.neo4j_database
+        from neo4j import GraphDatabase
+
+        try:
+            self.driver = GraphDatabase.driver(
+                settings.neo4j_uri,
+                auth=(settings.neo4j_username, settings.neo4j_password),
+                connection_timeout=5,
+                max_transaction_retry_time=15,
+            )
+            self.driver.verify_connectivity()
+        except Exception as exc:  # the driver raises several unrelated types here
+            raise _unavailable(settings, exc) from exc
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> "Graph":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def session(self, read_only: bool = False) -> Iterator[Any]:
+        from neo4j import READ_ACCESS, WRITE_ACCESS
+
+        with self.driver.session(
+            database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS
+        ) as session:
+            yield session
+
+    def read(self, name: str, **params: Any) -> list[dict]:
+        """Run the named query in a read transaction; rows as dicts."""
+        return self.read_text(query(name), **params)
+
+    def read_text(self, text: str, **params: Any) -> list[dict]:
+        def work(tx):
+            return [record.data() for record in tx.run(text, params)]
+
+        with self.session(read_only=True) as session:
+            return session.execute_read(work)
+
+    def write(self, name: str, **params: Any) -> list[dict]:
+        """Run the named query in a write transaction; rows as dicts."""
+        text = query(name)
+
+        def work(tx):
+            return [record.data() for record in tx.run(text, params)]
+
+        with self.session() as session:
+            return session.execute_write(work)
+
+    def run_schema(self, text: str, **params: Any) -> list[dict]:
+        """An auto-commit statement (schema changes cannot share a transaction with writes)."""
+        with self.session() as session:
+            return [record.data() for record in session.run(text, params)]
+
+
+def connect(settings: Settings) -> Graph:
+    return Graph(settings)

@@ -1,0 +1,91 @@
+"""What `graphrag doctor` checks: Neo4j, plugins, schema, indexes, embedder and LLM."""
+
+from __future__ import annotations
+
+from .config import Settings
+from .errors import GraphragError
+
+
+def plugin_versions(graph) -> dict:
+    """APOC and GDS versions, or None for a plugin that is not installed."""
+    present = {row["name"] for row in graph.read("admin/procedure_namespaces")}
+    return {
+        "apoc": graph.read("admin/apoc_version")[0]["version"] if "apoc.version" in present else None,
+        "gds": graph.read("admin/gds_version")[0]["version"] if "gds.version" in present else None,
+    }
+
+
+def server_info(graph) -> dict:
+    row = graph.read("admin/components")[0]
+    return {"version": row["version"], "edition": row["edition"]}
+
+
+def report(settings: Settings, migrations_dir=None) -> dict:
+    """A JSON-ready report; `neo4j.reachable` is False (with `error`) when Neo4j is down."""
+    from . import migrations
+    from .db import connect
+
+    result: dict = {
+        "neo4j": {"uri": settings.neo4j_uri, "database": settings.neo4j_database, "reachable": False},
+        "apoc": None,
+        "gds": None,
+        "schema": None,
+        "indexes": [],
+        "embedder": {"name": settings.embedder, "dimensions": settings.embedding_dimensions},
+        "llm": {
+            "configured": settings.llm_configured,
+            "model": settings.llm_model,
+            "base_url": settings.llm_base_url,
+        },
+        "warnings": [],
+    }
+    try:
+        graph = connect(settings)
+    except GraphragError as exc:
+        result["neo4j"]["error"] = str(exc)
+        result["ok"] = False
+        return result
+    with graph:
+        result["neo4j"].update(server_info(graph), reachable=True)
+        result.update(plugin_versions(graph))
+        plan = migrations.status(graph, settings.placeholders(), directory=migrations_dir)
+        result["schema"] = {
+            "up_to_date": not plan.pending and not plan.changed,
+            "applied": [m.file for m in plan.applied],
+            "pending": [m.file for m in plan.pending],
+            "changed": [m.file for m, _ in plan.changed],
+        }
+        for row in graph.read("admin/indexes"):
+            config = row.get("config") or {}
+            index = {
+                "name": row["name"],
+                "type": row["type"],
+                "state": row["state"],
+                "entity": row["entityType"],
+                "labels_or_types": row["labelsOrTypes"],
+                "properties": row["properties"],
+                "population_percent": row["populationPercent"],
+            }
+            if row["type"] == "VECTOR":
+                index["dimensions"] = config.get("vector.dimensions")
+                index["similarity"] = config.get("vector.similarity_function")
+                if index["dimensions"] not in (None, settings.embedding_dimensions):
+                    result["warnings"].append(
+                        f"vector index {row['name']} has {index['dimensions']} dimensions but the embedder "
+                        f"{settings.embedder} makes {settings.embedding_dimensions}: run `graphrag apply-schema`"
+                    )
+            if row["type"] == "FULLTEXT":
+                index["analyzer"] = config.get("fulltext.analyzer")
+            result["indexes"].append(index)
+    if plan.pending:
+        result["warnings"].append(f"{len(plan.pending)} migration(s) pending: run `graphrag apply-schema`")
+    if plan.changed:
+        result["warnings"].append(f"applied migration(s) changed on disk: {', '.join(m.file for m, _ in plan.changed)}")
+    for plugin in ("apoc", "gds"):
+        if result[plugin] is None:
+            result["warnings"].append(f"{plugin.upper()} is not installed in this Neo4j")
+    offline = [i["name"] for i in result["indexes"] if i["state"] != "ONLINE"]
+    if offline:
+        result["warnings"].append(f"indexes not ONLINE: {', '.join(offline)}")
+    result["ok"] = result["schema"]["up_to_date"] and not offline
+    return result
