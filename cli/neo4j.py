@@ -51,6 +51,24 @@ def neo4j_group() -> None:
     """Run a local Neo4j 5.26 with APOC and Open GDS (no Docker needed)."""
 
 
+@neo4j_group.command("build")
+def neo4j_build() -> None:
+    """Build (or verify) the local server: Neo4j, APOC Core and Open GDS.
+
+    Runs Maven on `procedures/` when the build is missing or older than its POMs;
+    `graphrag neo4j start` does this by itself on first use.
+
+    \b
+    Example:
+      graphrag neo4j build
+    """
+    from graphrag_cypher import neo4j_local
+
+    path = neo4j_local.ensure_built(echo=info)
+    versions = neo4j_local.versions()
+    click.echo(f"local server ready in {path}: " + ", ".join(f"{k} {v}" for k, v in versions.items()))
+
+
 @neo4j_group.command("start")
 @local_instance_options
 @click.option("--heap", default=None, help="Java heap size, e.g. 1g. Env: GRAPHRAG_NEO4J_HEAP.")

@@ -1,0 +1,51 @@
+# graphrag: the two commands a new user needs are `make demo` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+MVN ?= mvn
+export JAVA_HOME ?= $(shell ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)
+
+.PHONY: setup python-deps java-build env demo test test-python test-java bench clean-neo4j
+
+## setup: virtual environment, Python dependencies, the local Neo4j build, a .env (idempotent)
+setup: python-deps java-build .env
+
+python-deps: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 (or run make PYTHON=python3)"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+java-build: python-deps
+	$(BIN)/graphrag neo4j build
+
+.env:
+	@sed "s/^NEO4J_PASSWORD=.*/NEO4J_PASSWORD=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(18))')/" .env.example > .env
+	@echo "wrote .env with a random NEO4J_PASSWORD for the local Neo4j"
+
+## demo: start the local Neo4j, apply the schema, show the doctor report
+demo: setup
+	$(BIN)/graphrag neo4j start
+	$(BIN)/graphrag apply-schema
+	$(BIN)/graphrag doctor
+
+## test: the Python suite (it starts and stops its own Neo4j) and the Java suite
+test: setup test-python test-java
+
+test-python:
+	$(BIN)/python -m pytest -q
+
+test-java:
+	$(MVN) -q -B -f procedures/pom.xml test
+
+## bench: benchmarks (none yet)
+bench: setup
+	@echo "no benchmarks yet"
+
+clean-neo4j:
+	-$(BIN)/graphrag neo4j stop
+	rm -rf .graphrag/neo4j

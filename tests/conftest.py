@@ -1,0 +1,121 @@
+"""Test session: a real Neo4j (Community + APOC + GDS) started for the run, stopped after.
+
+Set GRAPHRAG_TEST_NEO4J_URI (+ _USERNAME/_PASSWORD) to use an already running server
+instead; otherwise a fresh local instance is started in a temp folder on free ports
+with a random password.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def graphrag_exe() -> str:
+    exe = Path(sys.executable).parent / "graphrag"
+    return str(exe) if exe.exists() else shutil.which("graphrag")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch, tmp_path):
+    """No `.env` of the developer's leaks into a test; each test runs in its own folder."""
+    monkeypatch.setenv("GRAPHRAG_ENV_FILE", str(tmp_path / "no.env"))
+    for name in ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE", "OPENAI_BASE_URL",
+                 "OPENAI_API_KEY", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_EMBEDDER", "GRAPHRAG_EMBEDDING_DIMENSIONS",
+                 "GRAPHRAG_MIGRATIONS_DIR", "GRAPHRAG_NEO4J_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+class Neo4jServer:
+    def __init__(self, uri: str, username: str, password: str, instance=None):
+        self.uri, self.username, self.password, self.instance = uri, username, password, instance
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {"NEO4J_URI": self.uri, "NEO4J_USERNAME": self.username, "NEO4J_PASSWORD": self.password, **extra}
+
+    def driver(self):
+        from neo4j import GraphDatabase
+
+        return GraphDatabase.driver(self.uri, auth=(self.username, self.password))
+
+
+@pytest.fixture(scope="session")
+def neo4j_server():
+    """A running Neo4j for the whole session."""
+    uri = os.environ.get("GRAPHRAG_TEST_NEO4J_URI")
+    if uri:
+        yield Neo4jServer(uri, os.environ.get("GRAPHRAG_TEST_NEO4J_USERNAME", "neo4j"),
+                          os.environ["GRAPHRAG_TEST_NEO4J_PASSWORD"])
+        return
+    from graphrag_cypher import neo4j_local
+
+    home = Path(tempfile.mkdtemp(prefix="graphrag-test-neo4j-"))
+    instance = neo4j_local.LocalInstance(
+        home=home, bolt_port=free_port(), http_port=None, password=secrets.token_urlsafe(16), heap="768m"
+    )
+    neo4j_local.start(instance, timeout=240, echo=lambda *_: None)
+    try:
+        yield Neo4jServer(f"bolt://127.0.0.1:{instance.bolt_port}", "neo4j", instance.password, instance)
+    finally:
+        neo4j_local.stop(instance)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def wipe(driver) -> None:
+    """An empty database: no data, no constraints, no indexes (token lookups stay)."""
+    with driver.session() as session:
+        session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS").consume()
+        for row in session.run("SHOW CONSTRAINTS YIELD name RETURN name").data():
+            session.run(f"DROP CONSTRAINT `{row['name']}`").consume()
+        for row in session.run("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name").data():
+            session.run(f"DROP INDEX `{row['name']}`").consume()
+
+
+@pytest.fixture
+def neo4j(neo4j_server, monkeypatch):
+    """The session's Neo4j, emptied, with this test's environment pointing at it."""
+    with neo4j_server.driver() as driver:
+        wipe(driver)
+    for key, value in neo4j_server.env().items():
+        monkeypatch.setenv(key, value)
+    return neo4j_server
+
+
+@pytest.fixture
+def run_cli():
+    """Invoke the CLI in-process: run_cli("doctor", "--json") -> click Result."""
+    from graphrag_cypher.cli.main import cli
+
+    def invoke(*args: str, env: dict | None = None):
+        return CliRunner().invoke(cli, list(args), env=env, prog_name="graphrag", catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def run_exe():
+    """Run the installed `graphrag` executable as a separate process."""
+
+    def run(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+        full_env = dict(os.environ, **(env or {}))
+        return subprocess.run([graphrag_exe(), *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+    return run
