@@ -1,0 +1,176 @@
+"""Small text helpers shared by the parsers and the chunker (pure Python, no dependencies)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+
+# --- sentences -----------------------------------------------------------------------
+
+# Words that end in a period without ending the sentence. Lower-case, without the dot.
+ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr prof st sr jr mt ft rev gen col capt lt sgt hon gov sen rep
+    e.g i.e etc vs cf al approx ca c fig figs no nos vol vols pp p ed eds ch chap sec
+    dept univ inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec
+    u.s u.k a.d b.c b.c.e c.e viz op cit ibid esp resp incl min max est
+    """.split()
+)
+
+# A candidate end: one or more terminators, optional closing quotes/brackets, then space.
+_BOUNDARY = re.compile(r"""([.!?…]+)(["'”’)\]]*)(\s+)""")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
+_WORD_BEFORE = re.compile(r"([\w.'’-]+)$")
+
+
+def _is_sentence_end(text: str, match: re.Match) -> bool:
+    after = text[match.end():match.end() + 1]
+    if not after:
+        return True
+    # The next sentence starts with a capital, a digit, a quote or a bracket; a lower-case
+    # continuation ("e.g. the", "... and then") means the period was not an end.
+    if not (after.isupper() or after.isdigit() or after in "\"'“‘([¿¡"):
+        return False
+    if match.group(1) != ".":
+        return True
+    word = _WORD_BEFORE.search(text, 0, match.start())
+    if not word:
+        return True
+    token = word.group(1).lower().strip("'’")
+    if token in ABBREVIATIONS:
+        return False
+    # An initial ("J. R. R. Tolkien") or a dotted abbreviation such as "U.S.A".
+    if len(token) == 1 and token.isalpha():
+        return False
+    if "." in token and all(len(part) <= 2 for part in token.split(".")):
+        return False
+    return True
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences in `text`, whitespace excluded.
+
+    A regex splitter that knows common abbreviations (e.g., Dr., St.), initials,
+    decimals (no space after the dot) and ellipses followed by lower case. Blank lines
+    always end a sentence, so headings and list items do not run into the next text.
+    """
+    spans: list[tuple[int, int]] = []
+    for para_start, para_end in _paragraph_spans(text):
+        start = para_start
+        for match in _BOUNDARY.finditer(text, para_start, para_end):
+            if _is_sentence_end(text, match):
+                end = match.end(2)
+                spans.append((start, end))
+                start = match.end()
+        if start < para_end:
+            spans.append((start, para_end))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _paragraph_spans(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in _PARAGRAPH.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    result = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            result.append((s, e))
+    return result
+
+
+def split_sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+# --- whitespace and names ------------------------------------------------------------
+
+_SPACES = re.compile(r"[ \t\f\v\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
+_MANY_NEWLINES = re.compile(r"\n\s*\n\s*")
+
+
+def collapse_whitespace(text: str) -> str:
+    """All whitespace runs to one space (for one-line values and pre-chunked text)."""
+    return " ".join(text.split())
+
+
+def clean_paragraphs(text: str) -> str:
+    """Lines joined into paragraphs, paragraphs separated by one blank line."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    paragraphs = (collapse_whitespace(p) for p in _MANY_NEWLINES.split(text))
+    return "\n\n".join(p for p in paragraphs if p)
+
+
+def tidy_lines(text: str) -> str:
+    """Spaces collapsed within lines, at most one blank line in a row (keeps line structure)."""
+    lines = [_SPACES.sub(" ", line).strip() for line in text.replace("\r\n", "\n").split("\n")]
+    text = "\n".join(lines)
+    return _MANY_NEWLINES.sub("\n\n", text).strip()
+
+
+def slugify(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-") or "untitled"
+
+
+_SMALL_WORDS = frozenset("a an and as at but by for from in into nor of on or the to with".split())
+
+
+def title_case(text: str) -> str:
+    """'THE STRAW, THE COAL, AND THE BEAN' -> 'The Straw, the Coal, and the Bean'."""
+    words = text.lower().split()
+    out = []
+    for i, word in enumerate(words):
+        if i > 0 and word.strip(",;:.!?'\"") in _SMALL_WORDS:
+            out.append(word)
+        else:
+            out.append("-".join(_capitalise(part) for part in word.split("-")))
+    return " ".join(out)
+
+
+def _capitalise(word: str) -> str:
+    for i, ch in enumerate(word):
+        if ch.isalpha():
+            return word[:i] + ch.upper() + word[i + 1:]
+    return word
+
+
+# --- dates ---------------------------------------------------------------------------
+
+_ISO_DATE = re.compile(r"^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})")
+_YEAR_MONTH = re.compile(r"^(\d{4})-(\d{2})$")
+_PDF_DATE = re.compile(r"^D:(\d{4})(\d{2})?(\d{2})?")
+_TEXT_FORMATS = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%B %Y", "%d.%m.%Y", "%m/%d/%Y")
+
+
+def iso_date(value: str | None) -> str | None:
+    """yyyy-mm-dd when the value is a recognisable date, else the trimmed original."""
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    for pattern in (_ISO_DATE, _PDF_DATE):
+        match = pattern.match(value)
+        if match:
+            year, month, day = (int(g) if g else 1 for g in match.groups())
+            try:
+                return datetime(year, month, day).date().isoformat()
+            except ValueError:
+                return value
+    if re.fullmatch(r"\d{4}", value) or _YEAR_MONTH.match(value):
+        return value
+    for fmt in _TEXT_FORMATS:
+        try:
+            return datetime.strptime(value, fmt).date().isoformat()
+        except ValueError:
+            continue
+    try:
+        return parsedate_to_datetime(value).date().isoformat()
+    except (TypeError, ValueError, IndexError):
+        return value
