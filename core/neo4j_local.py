@@ -1,0 +1,705 @@
+"""Build and run a real local Neo4j (Community + APOC + Open GDS) without Docker.
+
+The JVM side lives in ``procedures/`` (Maven): ``mvn package`` assembles a runnable
+server layout at ``procedures/server/target/neo4j-dist/{lib,plugins}``. This module
+builds it on demand, writes a per-instance ``neo4j.conf`` under the instance home,
+sets the initial password on first start, launches ``org.neo4j.server.CommunityEntryPoint``
+detached, and waits until Bolt answers.
+
+Each instance is a home folder (conf/, data/, logs/, run/, import/) plus two ports, so
+several instances can run side by side. Only the standard library is imported at module
+import time; the ``neo4j`` driver is imported lazily (and is optional: without it the
+readiness check is a TCP connect only).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from graphrag_cypher.errors import GraphragError, Neo4jUnavailable
+
+__all__ = [
+    "LocalInstance",
+    "project_root",
+    "dist_dir",
+    "ensure_built",
+    "start",
+    "stop",
+    "status",
+    "log_path",
+    "versions",
+    "JVM_FLAGS",
+]
+
+ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+PID_FILE = "graphrag-neo4j.pid"
+STATE_FILE = "graphrag-neo4j.json"
+BUILD_STAMP = ".graphrag-build-stamp"
+VERSIONS_FILE = "versions.properties"
+SUPPORTED_JAVA = (17, 21)  # what Neo4j 5.26 runs on
+
+# The flags Neo4j's own launcher passes on Java 17/21: the default ``server.jvm.additional``
+# list of the official 5.26 distribution's conf/neo4j.conf (minus -XX:+AlwaysPreTouch, which
+# only slows down start-up of a small dev heap) plus -Dfile.encoding=UTF-8 that the launcher
+# always adds.
+JVM_FLAGS: tuple[str, ...] = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "-Djdk.tls.ephemeralDHKeySize=2048",
+    "-Djdk.tls.rejectClientInitiatedRenegotiation=true",
+    "-XX:FlightRecorderOptions=stackdepth=256",
+    "-XX:+UnlockDiagnosticVMOptions",
+    "-XX:+DebugNonSafepoints",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dlog4j.layout.jsonTemplate.maxStringLength=32768",
+    "-Dfile.encoding=UTF-8",
+)
+
+# Popen objects of servers started by this Python process, so stop() can reap them.
+_CHILDREN: dict[int, subprocess.Popen] = {}
+
+
+@dataclass
+class LocalInstance:
+    """One local Neo4j: a home folder and its ports.
+
+    ``password`` is only needed by :func:`start`; ``stop``/``status``/``log_path`` work
+    without it. A relative ``home`` is taken relative to :func:`project_root`.
+    """
+
+    home: Path = field(default_factory=lambda: Path(".graphrag/neo4j"))
+    bolt_port: int = 7687
+    http_port: int | None = 7474  # None = HTTP (and Neo4j Browser) disabled
+    password: str = ""
+    heap: str = "1g"
+    pagecache: str = "256m"
+
+    def __post_init__(self) -> None:
+        self.home = Path(self.home)
+
+    @property
+    def home_dir(self) -> Path:
+        home = self.home.expanduser()
+        if not home.is_absolute():
+            home = project_root() / home
+        return home.resolve()
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.bolt_port}"
+
+
+# --------------------------------------------------------------------------- locations
+
+
+def project_root() -> Path:
+    """The repository root: the folder holding ``procedures/pom.xml``.
+
+    ``GRAPHRAG_PROJECT_ROOT`` overrides; otherwise searched upwards from this file,
+    then from the current directory.
+    """
+    env = os.environ.get("GRAPHRAG_PROJECT_ROOT")
+    if env:
+        return Path(env).expanduser().resolve()
+    for start_dir in (Path(__file__).resolve().parent, Path.cwd().resolve()):
+        for candidate in (start_dir, *start_dir.parents):
+            if (candidate / "procedures" / "pom.xml").is_file():
+                return candidate
+    raise GraphragError(
+        "cannot find the graphrag project root (a folder with procedures/pom.xml); "
+        "set GRAPHRAG_PROJECT_ROOT"
+    )
+
+
+def dist_dir() -> Path:
+    """The assembled server layout (``lib/``, ``plugins/``, ``versions.properties``)."""
+    env = os.environ.get("GRAPHRAG_NEO4J_DIST")
+    if env:
+        return Path(env).expanduser().resolve()
+    return project_root() / "procedures" / "server" / "target" / "neo4j-dist"
+
+
+def _build_log() -> Path:
+    return project_root() / ".graphrag" / "logs" / "procedures-build.log"
+
+
+def _pid_file(home: Path) -> Path:
+    return home / "run" / PID_FILE
+
+
+def _state_file(home: Path) -> Path:
+    return home / "run" / STATE_FILE
+
+
+def log_path(inst: LocalInstance) -> Path:
+    """The log to show for ``graphrag neo4j logs``: neo4j.log, else the console log."""
+    logs = inst.home_dir / "logs"
+    main = logs / "neo4j.log"
+    console = logs / "console.log"
+    if main.exists() or not console.exists():
+        return main
+    return console
+
+
+# --------------------------------------------------------------------------- java / build
+
+
+def _java_major(java: str) -> int | None:
+    try:
+        out = subprocess.run(
+            [java, "-version"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2)) if major == 1 and m.group(2) else major
+
+
+_JAVA_CACHE: dict[str, Path] = {}
+
+
+def _find_java() -> Path:
+    """A ``java`` binary of version 17 or 21 (Neo4j 5.26 does not run on newer JDKs)."""
+    if "java" in _JAVA_CACHE:
+        return _JAVA_CACHE["java"]
+    candidates: list[Path] = []
+    for var in ("GRAPHRAG_JAVA_HOME", "JAVA_HOME"):
+        if os.environ.get(var):
+            candidates.append(Path(os.environ[var]) / "bin" / "java")
+    on_path = shutil.which("java")
+    if on_path:
+        candidates.append(Path(on_path))
+    for pattern in (
+        "/usr/lib/jvm/java-17-openjdk*",
+        "/usr/lib/jvm/*17*",
+        "/usr/lib/jvm/java-21-openjdk*",
+        "/usr/lib/jvm/*21*",
+        "/Library/Java/JavaVirtualMachines/*17*/Contents/Home",
+        "/Library/Java/JavaVirtualMachines/*21*/Contents/Home",
+    ):
+        candidates.extend(Path(p) / "bin" / "java" for p in sorted(glob.glob(pattern)))
+    seen: set[Path] = set()
+    for java in candidates:
+        java = java.resolve() if java.exists() else java
+        if java in seen or not java.is_file():
+            continue
+        seen.add(java)
+        if _java_major(str(java)) in SUPPORTED_JAVA:
+            _JAVA_CACHE["java"] = java
+            return java
+    raise GraphragError(
+        "Java 17 (or 21) is required to run Neo4j 5.26 and was not found; install OpenJDK 17 "
+        "or set GRAPHRAG_JAVA_HOME to its home"
+    )
+
+
+def _java_home(java: Path) -> Path:
+    return java.resolve().parent.parent
+
+
+def _sources_mtime(proc_dir: Path) -> float:
+    newest = 0.0
+    for path in proc_dir.rglob("*"):
+        rel = path.relative_to(proc_dir).parts
+        if "target" in rel or not path.is_file():
+            continue
+        if path.name == "pom.xml" or "src" in rel:
+            newest = max(newest, path.stat().st_mtime)
+    return newest
+
+
+def _is_built() -> bool:
+    dist = dist_dir()
+    stamp = dist / BUILD_STAMP
+    if not (stamp.is_file() and (dist / "lib").is_dir() and (dist / "plugins").is_dir()):
+        return False
+    if os.environ.get("GRAPHRAG_NEO4J_DIST"):
+        return True  # an externally provided layout is never rebuilt
+    return stamp.stat().st_mtime >= _sources_mtime(project_root() / "procedures")
+
+
+def ensure_built(echo: Callable[[str], object] = print) -> Path:
+    """Run ``mvn -q -DskipTests package`` if the server layout is missing or stale.
+
+    Returns :func:`dist_dir`. Raises :class:`GraphragError` (one line) when Java 17 or
+    Maven is missing or the build fails; the full Maven output is in the build log.
+    """
+    if _is_built():
+        return dist_dir()
+    java = _find_java()
+    mvn = os.environ.get("GRAPHRAG_MVN") or shutil.which("mvn")
+    if not mvn:
+        raise GraphragError(
+            "Maven (mvn) is required to build the local Neo4j server; install Maven 3.8+"
+        )
+    root = project_root()
+    log = _build_log()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = log.parent / "procedures-build.lock"
+    with open(lock_path, "w") as lock:
+        _lock(lock)
+        try:
+            if _is_built():  # another process built it while we waited for the lock
+                return dist_dir()
+            echo(
+                "Building Neo4j server, APOC and GDS plugins with Maven "
+                f"(first build downloads ~210 MB from Maven Central; log: {log})"
+            )
+            env = dict(os.environ, JAVA_HOME=str(_java_home(java)))
+            cmd = [mvn, "-B", "-q", "-f", str(root / "procedures" / "pom.xml"),
+                   "-DskipTests", "package"]
+            started = time.monotonic()
+            with open(log, "w") as out:
+                out.write("$ " + " ".join(cmd) + f"\n# JAVA_HOME={env['JAVA_HOME']}\n")
+                out.flush()
+                rc = subprocess.call(cmd, cwd=root, env=env, stdout=out,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            if rc != 0 or not (dist_dir() / "lib").is_dir():
+                raise GraphragError(f"building the Neo4j server with Maven failed (exit {rc}); see {log}")
+            (dist_dir() / BUILD_STAMP).write_text(f"built in {time.monotonic() - started:.0f}s\n")
+            echo(f"Built {dist_dir()} in {time.monotonic() - started:.0f}s")
+        finally:
+            _unlock(lock)
+    return dist_dir()
+
+
+def _lock(fh) -> None:
+    try:
+        import fcntl
+
+        fcntl.flock(fh, fcntl.LOCK_EX)
+    except ImportError:  # pragma: no cover - non-POSIX
+        pass
+
+
+def _unlock(fh) -> None:
+    try:
+        import fcntl
+
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def versions() -> dict:
+    """``{"neo4j", "apoc", "gds", ...}`` as assembled; falls back to procedures/pom.xml."""
+    props = dist_dir() / VERSIONS_FILE
+    if props.is_file():
+        out = {}
+        for line in props.read_text().splitlines():
+            if "=" in line and not line.lstrip().startswith("#"):
+                key, _, value = line.partition("=")
+                out[key.strip()] = value.strip()
+        return out
+    pom = project_root() / "procedures" / "pom.xml"
+    try:
+        text = pom.read_text()
+    except OSError as exc:
+        raise GraphragError(f"cannot read Neo4j versions from {pom}: {exc}") from None
+    out = {}
+    for key, prop in (("neo4j", "neo4j.version"), ("apoc", "apoc.version"),
+                      ("gds", "gds.version"), ("neo4j-browser", "neo4j-browser.version")):
+        m = re.search(rf"<{re.escape(prop)}>([^<]+)</{re.escape(prop)}>", text)
+        if m:
+            out[key] = m.group(1).strip()
+    return out
+
+
+# --------------------------------------------------------------------------- config
+
+
+def _size_bytes(size: str) -> int:
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", size.lower())
+    if not m:
+        raise GraphragError(f"invalid memory size {size!r}; use e.g. 512m or 2g")
+    return int(m.group(1)) * 1024 ** "_kmgt".index(m.group(2) or "_")
+
+
+def _initial_heap(heap: str) -> str:
+    return heap if _size_bytes(heap) <= _size_bytes("256m") else "256m"
+
+
+def _write_conf(inst: LocalInstance, home: Path, dist: Path) -> Path:
+    http = inst.http_port is not None
+    lines = [
+        "# Written by graphrag (core/neo4j_local.py) on every start; edits are overwritten.",
+        f"server.directories.data={home / 'data'}",
+        f"server.directories.logs={home / 'logs'}",
+        f"server.directories.run={home / 'run'}",
+        f"server.directories.import={home / 'import'}",
+        f"server.directories.plugins={dist / 'plugins'}",
+        "server.default_listen_address=127.0.0.1",
+        "server.default_advertised_address=127.0.0.1",
+        "server.bolt.enabled=true",
+        f"server.bolt.listen_address=127.0.0.1:{inst.bolt_port}",
+        f"server.bolt.advertised_address=127.0.0.1:{inst.bolt_port}",
+        f"server.http.enabled={'true' if http else 'false'}",
+    ]
+    if http:
+        lines += [
+            f"server.http.listen_address=127.0.0.1:{inst.http_port}",
+            f"server.http.advertised_address=127.0.0.1:{inst.http_port}",
+        ]
+    lines += [
+        "server.https.enabled=false",
+        "dbms.security.auth_enabled=true",
+        "dbms.security.procedures.unrestricted=apoc.*,gds.*",
+        "dbms.security.procedures.allowlist=apoc.*,gds.*,graphrag.*",
+        f"server.memory.heap.initial_size={_initial_heap(inst.heap)}",
+        f"server.memory.heap.max_size={inst.heap}",
+        f"server.memory.pagecache.size={inst.pagecache}",
+        "db.tx_log.rotation.retention_policy=1 files",
+        "db.tx_log.rotation.size=64M",
+        "dbms.usage_report.enabled=false",
+        "",
+    ]
+    conf = home / "conf" / "neo4j.conf"
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_text("\n".join(lines))
+    return conf
+
+
+def _java_command(inst: LocalInstance, java: Path, home: Path, dist: Path) -> list[str]:
+    # Same classpath order as Neo4j's launcher: plugins first (GDS registers kernel
+    # extensions through META-INF/services, which are only found on the classpath).
+    classpath = os.pathsep.join([str(dist / "plugins" / "*"), str(dist / "lib" / "*")])
+    return [
+        str(java),
+        f"-Xms{_initial_heap(inst.heap)}",
+        f"-Xmx{inst.heap}",
+        *JVM_FLAGS,
+        "-cp",
+        classpath,
+        ENTRY_POINT,
+        f"--home-dir={home}",
+        f"--config-dir={home / 'conf'}",
+    ]
+
+
+def _has_data(home: Path) -> bool:
+    databases = home / "data" / "databases"
+    return (databases / "system").exists()
+
+
+def _set_initial_password(inst: LocalInstance, java: Path, home: Path, dist: Path) -> None:
+    """What ``neo4j-admin dbms set-initial-password`` does; only before the first start."""
+    env = dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf"))
+    cmd = [str(java), "-Dfile.encoding=UTF-8", "-cp", str(dist / "lib" / "*"),
+           ADMIN_TOOL, "dbms", "set-initial-password", inst.password]
+    res = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True, timeout=120)
+    if res.returncode != 0:
+        detail = " ".join((res.stderr or res.stdout).split())[:300]
+        raise GraphragError(f"setting the initial Neo4j password failed: {detail}")
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def _read_state(home: Path) -> dict:
+    try:
+        return json.loads(_state_file(home).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _read_pid(home: Path) -> int | None:
+    try:
+        return int(_pid_file(home).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _reap(pid: int) -> None:
+    child = _CHILDREN.get(pid)
+    if child is not None:
+        if child.poll() is not None:
+            _CHILDREN.pop(pid, None)
+        return
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except (ChildProcessError, OSError):
+        pass
+
+
+def _cmdline(pid: int) -> str | None:
+    proc = Path(f"/proc/{pid}")
+    if proc.is_dir():
+        try:
+            stat = (proc / "stat").read_text()
+            if stat.rsplit(")", 1)[1].split()[0] == "Z":
+                return None
+            return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError):
+            return None
+    try:  # macOS and friends
+        out = subprocess.run(["ps", "-o", "stat=,command=", "-p", str(pid)],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = out.stdout.strip()
+    if not text or text.startswith("Z"):
+        return None
+    return text.split(None, 1)[1] if " " in text else text
+
+
+def _alive(pid: int | None, home: Path) -> bool:
+    """True if ``pid`` is a live Neo4j server of this home (guards against pid reuse)."""
+    if not pid:
+        return False
+    _reap(pid)
+    cmd = _cmdline(pid)
+    return bool(cmd) and ENTRY_POINT in cmd and f"--home-dir={home}" in cmd
+
+
+def _port_open(port: int, timeout: float = 1.0) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return not _port_open(port, timeout=0.3)
+
+
+def _kill(pid: int, timeout: float) -> bool:
+    """SIGTERM, wait up to ``timeout``, then SIGKILL the process group. True if forced."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _reap(pid)
+        if _cmdline(pid) is None:
+            _CHILDREN.pop(pid, None)
+            return False
+        time.sleep(0.25)
+    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError, OSError):
+            pass
+    child = _CHILDREN.pop(pid, None)
+    if child is not None:
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    else:
+        for _ in range(40):
+            _reap(pid)
+            if _cmdline(pid) is None:
+                break
+            time.sleep(0.25)
+    return True
+
+
+def _first_error(log: Path) -> str:
+    """The root cause of the first ERROR in neo4j.log (last 'Caused by:' of its trace)."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    for i, line in enumerate(lines):
+        if " ERROR " not in line:
+            continue
+        cause = ""
+        for follow in lines[i + 1:]:
+            if re.match(r"\d{4}-\d\d-\d\d[ T]", follow):  # next log entry
+                break
+            if follow.startswith("Caused by:"):
+                cause = follow[len("Caused by:"):].strip()
+        return " ".join((cause or line).split())[:240]
+    return ""
+
+
+def _check_driver(inst: LocalInstance) -> str | None:
+    """None when ``RETURN 1`` works; "auth" on bad credentials; "retry" otherwise."""
+    try:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError
+    except ImportError:
+        return None  # no driver installed: the TCP check has to do
+    try:
+        # Bounded, retry-free probe: execute_query would retry for up to 30s per call.
+        with GraphDatabase.driver(inst.uri, auth=("neo4j", inst.password),
+                                  connection_timeout=5, connection_acquisition_timeout=5,
+                                  max_connection_pool_size=1) as driver:
+            with driver.session() as session:
+                record = session.run("RETURN 1 AS ok").single()
+            return None if record is not None and record["ok"] == 1 else "retry"
+    except AuthError:
+        return "auth"
+    except Exception:  # noqa: BLE001 - still starting (ServiceUnavailable, DatabaseUnavailable...)
+        return "retry"
+
+
+def _describe(inst: LocalInstance, home: Path, pid: int | None) -> dict:
+    state = _read_state(home) if pid else {}
+    bolt = state.get("bolt_port", inst.bolt_port)
+    http = state.get("http_port", inst.http_port) if state else inst.http_port
+    return {
+        "running": pid is not None,
+        "pid": pid,
+        "bolt_port": bolt,
+        "http_port": http,
+        "home": str(home),
+        "uri": f"bolt://127.0.0.1:{bolt}",
+        "browser": f"http://127.0.0.1:{http}/browser/" if http else None,
+        "log": str(log_path(inst)),
+    }
+
+
+def status(inst: LocalInstance) -> dict:
+    """``{"running", "pid", "bolt_port", "http_port", "home", "uri", "log", "browser"}``."""
+    home = inst.home_dir
+    pid = _read_pid(home)
+    return _describe(inst, home, pid if _alive(pid, home) else None)
+
+
+def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], object] = print) -> dict:
+    """Start the instance (building the server first if needed) and wait until Bolt answers.
+
+    Idempotent: a running instance is left alone (``already_running: True``).
+    """
+    home = inst.home_dir
+    pid = _read_pid(home)
+    if _alive(pid, home):
+        state = _read_state(home)
+        bolt = state.get("bolt_port", inst.bolt_port)
+        deadline = time.monotonic() + timeout
+        while not _port_open(bolt):  # possibly still starting (another caller)
+            if time.monotonic() > deadline or not _alive(pid, home):
+                raise Neo4jUnavailable(
+                    f"Neo4j (pid {pid}) is running but did not answer on bolt://127.0.0.1:{bolt} "
+                    f"within {timeout:.0f}s; see {log_path(inst)}"
+                )
+            time.sleep(0.5)
+        return {"already_running": True, **_describe(inst, home, pid)}
+    _pid_file(home).unlink(missing_ok=True)
+    _state_file(home).unlink(missing_ok=True)
+
+    if not inst.password:
+        raise GraphragError("a password for the local Neo4j user 'neo4j' is required")
+    fresh = not _has_data(home)
+    if fresh and len(inst.password) < 8:
+        raise GraphragError("the Neo4j password must be at least 8 characters long")
+    ports = [("Bolt", inst.bolt_port)] + ([("HTTP", inst.http_port)] if inst.http_port else [])
+    if inst.http_port is not None and inst.http_port == inst.bolt_port:
+        raise GraphragError(f"Bolt and HTTP ports must differ (both {inst.bolt_port})")
+    for name, port in ports:
+        if not _port_free(port):
+            raise GraphragError(
+                f"{name} port {port} is already in use by another process; "
+                "stop it or choose another port"
+            )
+
+    dist = ensure_built(echo=echo)
+    java = _find_java()
+    for sub in ("conf", "data", "logs", "run", "import"):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+    _write_conf(inst, home, dist)
+    if fresh:
+        _set_initial_password(inst, java, home, dist)
+
+    console = home / "logs" / "console.log"
+    cmd = _java_command(inst, java, home, dist)
+    env = dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf"))
+    env.pop("JAVA_OPTS", None)
+    echo(f"Starting Neo4j {versions().get('neo4j', '')} on {inst.uri} (home {home})")
+    with open(console, "ab") as out:
+        out.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')} $ {' '.join(cmd)}\n".encode())
+        out.flush()
+        proc = subprocess.Popen(cmd, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+    _CHILDREN[proc.pid] = proc
+    _pid_file(home).write_text(f"{proc.pid}\n")
+    _state_file(home).write_text(json.dumps(
+        {"pid": proc.pid, "bolt_port": inst.bolt_port, "http_port": inst.http_port,
+         "started_at": time.time()}
+    ))
+
+    started = time.monotonic()
+    deadline = started + timeout
+    log = home / "logs" / "neo4j.log"
+    while True:
+        code = proc.poll()
+        if code is not None:
+            _CHILDREN.pop(proc.pid, None)
+            _pid_file(home).unlink(missing_ok=True)
+            _state_file(home).unlink(missing_ok=True)
+            err = _first_error(log)
+            raise Neo4jUnavailable(
+                f"Neo4j exited during start-up (exit code {code}); see {log_path(inst)}"
+                + (f": {err}" if err else "")
+            )
+        if _port_open(inst.bolt_port):
+            check = _check_driver(inst)
+            if check is None:
+                break
+            if check == "auth":
+                stop(inst, timeout=30)
+                raise Neo4jUnavailable(
+                    f"Neo4j on {inst.uri} rejected the password for user 'neo4j'; {home / 'data'} "
+                    "was initialised with another password (delete that folder to reset it)"
+                )
+        if time.monotonic() > deadline:
+            stop(inst, timeout=15)
+            raise Neo4jUnavailable(
+                f"Neo4j did not answer on {inst.uri} within {timeout:.0f}s; see {log_path(inst)}"
+            )
+        time.sleep(0.5)
+    result = {"already_running": False, **_describe(inst, home, proc.pid)}
+    result["started_in_s"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def stop(inst: LocalInstance, timeout: float = 60) -> dict:
+    """Stop the instance (SIGTERM, then SIGKILL after ``timeout``). Idempotent."""
+    home = inst.home_dir
+    pid = _read_pid(home)
+    running = _alive(pid, home)
+    forced = _kill(pid, timeout) if running and pid else False
+    _pid_file(home).unlink(missing_ok=True)
+    _state_file(home).unlink(missing_ok=True)
+    return {"was_running": running, "pid": pid if running else None, "forced": forced}
+
+
+if __name__ == "__main__":  # pragma: no cover - manual helper: python -m graphrag_cypher.neo4j_local
+    action = sys.argv[1] if len(sys.argv) > 1 else "status"
+    instance = LocalInstance(password=os.environ.get("NEO4J_PASSWORD", ""))
+    fn = {"start": start, "stop": stop, "status": status}[action]
+    print(json.dumps(fn(instance), indent=2, default=str))
