@@ -63,13 +63,15 @@ def settings():
 
 
 def _register() -> None:
-    from graphrag_cypher.cli import cypher, doctor, neo4j, schema
+    from graphrag_cypher.cli import cypher, doctor, load, neo4j, schema
 
     cli.add_command(neo4j.neo4j_group)
     cli.add_command(schema.apply_schema)
     cli.add_command(schema.schema_group)
     cli.add_command(doctor.doctor)
     cli.add_command(cypher.cypher)
+    cli.add_command(load.load_group)
+    cli.add_command(load.embed)
 
 
 _register()

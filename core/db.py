@@ -47,6 +47,8 @@ class Graph:
                 auth=(settings.neo4j_username, settings.neo4j_password),
                 connection_timeout=5,
                 max_transaction_retry_time=15,
+                # "label does not exist" and similar hints are noise on a fresh graph.
+                notifications_min_severity="OFF",
             )
             self.driver.verify_connectivity()
         except Exception as exc:  # the driver raises several unrelated types here

@@ -119,3 +119,11 @@ def run_exe():
         return subprocess.run([graphrag_exe(), *args], capture_output=True, text=True, env=full_env, timeout=timeout)
 
     return run
+
+
+@pytest.fixture
+def schema(neo4j, run_cli):
+    """The session's Neo4j, emptied, with the shipped schema applied."""
+    result = run_cli("apply-schema")
+    assert result.exit_code == 0, result.output
+    return neo4j

@@ -1,0 +1,263 @@
+"""`graphrag load <kind> …` and `graphrag embed`: sources into Document and Chunk nodes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from .output import info, print_json
+from .params import json_option
+
+EXIT_SOME_FAILED = 3  # the load finished, but some items could not be loaded
+
+
+def load_options(func):
+    """Options every `load` kind shares."""
+    decorators = [
+        click.option("--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."),
+        click.option("--chunk-size", type=click.IntRange(100, 20000), default=1000, show_default=True, help="Chunk size in characters."),
+        click.option("--overlap", type=click.IntRange(0, 5000), default=100, show_default=True, help="Overlap between chunks in characters."),
+        click.option("--semantic", is_flag=True, help="Split where adjacent-sentence similarity drops (slower)."),
+        click.option("--no-embed", is_flag=True, help="Store chunks without vectors (run `graphrag embed` later)."),
+        click.option("--prune", is_flag=True, help="Delete documents loaded earlier from the same source that are gone now."),
+        click.option("--topics", default=None, help="Comma-separated topics recorded on the documents."),
+        json_option,
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overlap, semantic, no_embed, prune,
+             topics, as_json) -> None:
+    """Shared driver: connect, check the vector index, stream items into the graph, report."""
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.ingest import LoadOptions, Loader, check_vector_index
+
+    from .main import settings
+    from .progress import LoadProgress
+
+    config = settings()
+    options = LoadOptions(
+        loader=loader, source_root=source_root, corpus=corpus, chunk_size=chunk_size, overlap=overlap,
+        semantic=semantic, prune=prune, topics=tuple(t.strip() for t in (topics or "").split(",") if t.strip()),
+    )
+    with connect(config) as graph:
+        embedder = None
+        if not no_embed:
+            from graphrag_cypher.embedder import make_embedder
+
+            embedder = make_embedder(config)
+            check_vector_index(graph, embedder)
+        with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
+            stats = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update).run(items)
+    result = stats.to_dict()
+    if as_json:
+        print_json(result)
+    else:
+        d, c = result["documents"], result["chunks"]
+        click.echo(
+            f"documents: {d['created']} created, {d['updated']} updated, {d['unchanged']} unchanged, "
+            f"{d['failed']} failed" + (f", {d['pruned']} pruned" if d["pruned"] else "")
+            + f"; chunks: {c['created']} created, {c['deleted']} deleted, {c['embedded']} embedded"
+        )
+    if stats.failed:
+        raise SystemExit(EXIT_SOME_FAILED)
+
+
+def _root(paths) -> str:
+    return os.path.commonpath([str(Path(p).resolve()) for p in paths]) if paths else ""
+
+
+@click.group("load")
+def load_group() -> None:
+    """Load sources into the graph as Document and Chunk nodes with embeddings.
+
+    Every kind is incremental (unchanged documents are skipped), resumable (interrupt
+    and run again), and reports bad items one line each; the exit code is 3 when
+    some items failed and everything else loaded.
+    """
+
+
+@load_group.command("files")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--max-depth", type=int, default=10, show_default=True, help="How deep to descend into folders.")
+@click.option("--ext", "extensions", default=None, help="Comma-separated extensions to load (default: text, Markdown, HTML, PDF, code, JSON, CSV).")
+@click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
+@load_options
+def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
+    """Files or folders: .txt .md .html .xhtml .pdf, source code, .json, .csv.
+
+    \b
+    Example:
+      graphrag load files docs/ notes.md --corpus handbook
+      graphrag load files src/ --ext .py,.md --max-depth 3 --prune
+    """
+    from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS, parse_folder
+
+    exts = DEFAULT_EXTENSIONS if not extensions else frozenset(
+        e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e)
+
+    def items():
+        for path in paths:
+            yield from parse_folder(path, max_depth=max_depth, extensions=exts, follow_symlinks=follow_symlinks)
+
+    run_load("files", _root(paths), items(), **kw)
+
+
+@load_group.command("url")
+@click.argument("urls", nargs=-1, required=True)
+@click.option("--crawl", is_flag=True, help="Follow same-site links breadth-first.")
+@click.option("--max-pages", type=int, default=50, show_default=True)
+@click.option("--max-depth", type=int, default=2, show_default=True)
+@click.option("--delay", type=float, default=0.5, show_default=True, help="Seconds between requests.")
+@load_options
+def load_url(urls, crawl, max_pages, max_depth, delay, **kw) -> None:
+    """Web pages (HTML or PDF), optionally crawled within the site; robots.txt is respected.
+
+    \b
+    Example:
+      graphrag load url https://example.org/guide/ --crawl --max-pages 30
+    """
+    from graphrag_cypher.loaders.web import fetch_pages
+
+    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay)
+    run_load("url", " ".join(sorted(urls)), items, **kw)
+
+
+@load_group.command("stories")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@load_options
+def load_stories(paths, **kw) -> None:
+    """Story collections: JSONL {id, title, text}, or a book with upper-case story titles.
+
+    One Document (:Story, kind "story") per story, with a stable id and its title.
+
+    \b
+    Example:
+      graphrag load stories tales.jsonl --corpus tales
+      graphrag load stories grimm-pg2591.txt --corpus grimm
+    """
+    from graphrag_cypher.loaders.stories import parse_stories_jsonl, parse_story_book
+
+    def items():
+        for path in paths:
+            parse = parse_stories_jsonl if path.suffix.lower() in {".jsonl", ".ndjson"} else parse_story_book
+            yield from parse(path, corpus=kw["corpus"])
+
+    run_load("stories", _root(paths), items(), **kw)
+
+
+@load_group.command("chunks")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--article-id", default=None, help="Article id (default: the file name, or the side file's `id`).")
+@click.option("--title", default=None)
+@click.option("--year", default=None)
+@click.option("--journal", default=None)
+@click.option("--url", "url", default=None)
+@load_options
+def load_chunks(paths, article_id, title, year, journal, url, **kw) -> None:
+    """Pre-chunked articles: per article a JSON array of strings, one chunk each.
+
+    Metadata comes from the options or a side file `<name>.meta.json`
+    ({"id", "title", "year", "journal", "url"}). Documents get the :Article label;
+    chunks keep their `seq`.
+
+    \b
+    Example:
+      graphrag load chunks isaw/chunks/ --journal "ISAW Papers"
+      graphrag load chunks paper7.json --article-id isaw-7 --title "..." --year 2014
+    """
+    from graphrag_cypher.loaders.chunks_format import parse_chunks_file, parse_chunks_folder
+
+    options = dict(article_id=article_id, title=title, year=year, journal=journal, url=url, corpus=kw["corpus"])
+
+    def items():
+        for path in paths:
+            if path.is_dir():
+                yield from parse_chunks_folder(path, **{k: v for k, v in options.items() if k not in ("article_id", "title")})
+            else:
+                yield parse_chunks_file(path, **options)
+
+    run_load("chunks", _root(paths), items(), **kw)
+
+
+@load_group.command("mediawiki")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--namespace", "namespaces", type=int, multiple=True, default=(0,), show_default=True, help="Namespaces to load. Repeatable.")
+@load_options
+def load_mediawiki(paths, namespaces, **kw) -> None:
+    """MediaWiki XML exports (0.9–0.11, plain or .bz2): pages, infoboxes, redirects as aliases.
+
+    \b
+    Example:
+      graphrag load mediawiki awoiaf-chapters-export.xml --corpus got
+    """
+    from graphrag_cypher.loaders.mediawiki import parse_mediawiki
+
+    def items():
+        for path in paths:
+            yield from parse_mediawiki(path, namespaces=tuple(namespaces))
+
+    run_load("mediawiki", _root(paths), items(), **kw)
+
+
+@load_group.command("qa-corpus")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@load_options
+def load_qa_corpus(paths, **kw) -> None:
+    """Passage corpora (HippoRAG style): [{title, text}] or {title: [sentences]}.
+
+    One Document (:Passage) and one Chunk per passage.
+
+    \b
+    Example:
+      graphrag load qa-corpus musique_train_corpus.json --corpus musique
+    """
+    from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+
+    def items():
+        for path in paths:
+            yield from parse_qa_corpus(path, corpus=kw["corpus"])
+
+    run_load("qa-corpus", _root(paths), items(), **kw)
+
+
+@click.command("embed")
+@click.option("--batch", type=int, default=256, show_default=True, help="Chunks per embedding call and transaction.")
+@json_option
+def embed(batch: int, as_json: bool) -> None:
+    """(Re)embed chunks that have no vector or were embedded by another model.
+
+    \b
+    Example:
+      graphrag embed
+      GRAPHRAG_EMBEDDER=openai/text-embedding-3-small GRAPHRAG_EMBEDDING_DIMENSIONS=1536 graphrag embed
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.ingest import check_vector_index
+
+    from .main import settings
+
+    config = settings()
+    total = 0
+    with connect(config) as graph:
+        embedder = make_embedder(config)
+        check_vector_index(graph, embedder)
+        while True:
+            rows = graph.read("ingest/chunks_to_embed", model=embedder.name, limit=batch)
+            if not rows:
+                break
+            vectors = embedder.embed([r["text"] or "" for r in rows])
+            graph.write("ingest/set_chunk_vectors", model=embedder.name,
+                        rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)])
+            total += len(rows)
+            if not as_json:
+                info(f"embedded {total} chunk(s)")
+    if as_json:
+        print_json({"embedded": total, "model": embedder.name})
+    else:
+        click.echo(f"embedded {total} chunk(s) with {embedder.name}")

