@@ -291,3 +291,36 @@ def embed(batch: int, as_json: bool) -> None:
         print_json({"embedded": total, "model": embedder.name})
     else:
         click.echo(f"embedded {total} chunk(s) with {embedder.name}")
+
+
+@click.command("learn")
+@click.argument("request")
+@click.option("--crawl/--no-crawl", default=True, show_default=True, help="Follow same-site links from URLs.")
+@click.option("--max-pages", type=int, default=30, show_default=True)
+@load_options
+def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
+    """Learn from folders and sites in the chatbot's syntax; topics are recorded on the documents.
+
+    REQUEST is "topic, topic | path: DIR | url: URL" (a leading "learn:" is fine).
+
+    \b
+    Example:
+      graphrag learn "ancient harbours, trade | path: ./notes | url: https://example.org/ports/"
+    """
+    from graphrag_cypher.learn import parse_learn
+    from graphrag_cypher.loaders.files import parse_folder
+    from graphrag_cypher.loaders.web import fetch_pages
+
+    parsed = parse_learn(request)
+    topics = ",".join(t for t in [*(parsed.topics), *((kw.pop("topics") or "").split(","))] if t.strip())
+    missing = [p for p in parsed.paths if not Path(p).exists()]
+    if missing:
+        raise click.ClickException(f"path not found: {missing[0]}")
+
+    def items():
+        for path in parsed.paths:
+            yield from parse_folder(path)
+        if parsed.urls:
+            yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages)
+
+    run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics, **kw)

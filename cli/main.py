@@ -72,6 +72,7 @@ def _register() -> None:
     cli.add_command(cypher.cypher)
     cli.add_command(load.load_group)
     cli.add_command(load.embed)
+    cli.add_command(load.learn)
 
 
 _register()

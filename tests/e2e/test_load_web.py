@@ -1,0 +1,65 @@
+"""`graphrag load url --crawl` and `graphrag learn` against a real HTTP server on 127.0.0.1."""
+
+import functools
+import json
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+PAGES = {
+    "robots.txt": "User-agent: *\nDisallow: /private/\n",
+    "index.html": "<html><head><title>Harbours</title></head><body><nav>Home | About</nav><main><h1>Harbours</h1>"
+                  "<p>Ostia served Rome.</p><a href='ostia.html'>Ostia</a> <a href='private/x.html'>x</a></main></body></html>",
+    "ostia.html": "<html><head><title>Ostia</title><meta name='author' content='A. Writer'></head><body><main>"
+                  "<h1>Ostia</h1><p>Ostia lay at the mouth of the Tiber.</p></main></body></html>",
+    "private/x.html": "<html><body><p>Hidden from robots.</p></body></html>",
+}
+
+
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def site(tmp_path):
+    root = tmp_path / "site"
+    for name, text in PAGES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def titles(neo4j):
+    with neo4j.driver() as driver:
+        return {r["t"]: r["topics"] for r in driver.execute_query(
+            "MATCH (d:Document) RETURN d.title AS t, d.topics AS topics").records}
+
+
+def test_crawl_respects_robots_and_stays_incremental(schema, run_cli, site):
+    result = run_cli("load", "url", f"{site}/index.html", "--crawl", "--delay", "0", "--json")
+    out = json.loads(result.stdout)
+    assert out["documents"]["created"] == 2
+    assert any("robots" in e["error"] for e in out["errors"])
+    assert set(titles(schema)) == {"Harbours", "Ostia"}
+    again = json.loads(run_cli("load", "url", f"{site}/index.html", "--crawl", "--delay", "0", "--json").stdout)
+    assert again["documents"]["unchanged"] == 2 and again["chunks"]["created"] == 0
+
+
+def test_learn_records_topics(schema, run_cli, site, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "roads.md").write_text("# Roads\n\nThe Via Appia ran from Rome to Brundisium.\n")
+    result = run_cli("learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
+                     "--no-crawl", "--json")
+    assert result.exit_code == 0, result.output
+    docs = titles(schema)
+    assert set(docs) == {"Roads", "Ostia"}
+    assert all(topics == ["roman roads", "harbours"] for topics in docs.values())

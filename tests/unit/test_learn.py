@@ -1,0 +1,21 @@
+import pytest
+
+from graphrag_cypher.errors import GraphragError
+from graphrag_cypher.learn import parse_learn
+
+
+def test_topics_paths_and_urls():
+    request = parse_learn("learn: ancient harbours, trade | path: ./notes | url: https://example.org/ports/")
+    assert request.topics == ["ancient harbours", "trade"]
+    assert request.paths == ["./notes"]
+    assert request.urls == ["https://example.org/ports/"]
+
+
+def test_without_prefix_and_several_paths():
+    request = parse_learn("path: a, b | topics: x")
+    assert request.paths == ["a", "b"] and request.topics == ["x"] and request.urls == []
+
+
+def test_topics_alone_are_refused_with_advice():
+    with pytest.raises(GraphragError, match="path: DIR"):
+        parse_learn("learn: rome, carthage")
