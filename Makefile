@@ -43,9 +43,9 @@ test-python:
 test-java:
 	$(MVN) -q -B -f procedures/pom.xml test
 
-## bench: benchmarks (none yet)
+## bench: benchmarks on the real data in ../shared/data (GRAPHRAG_DATA_DIR), one table
 bench: setup
-	@echo "no benchmarks yet"
+	$(BIN)/python bench/run.py
 
 clean-neo4j:
 	-$(BIN)/graphrag neo4j stop

@@ -35,7 +35,9 @@ class LoadOptions:
     semantic: bool = False
     prune: bool = False
     topics: tuple[str, ...] = ()
-    batch_chunks: int = 256  # chunks per transaction (and per embedding call)
+    embed_batch: int = 1024  # chunks per embedding call: bigger calls pad less (texts are sorted by length)
+    write_batch: int = 256  # chunks per write transaction: what an interruption can lose
+    overlap_writes: bool = True  # write while the next batch is embedded
 
 
 @dataclass
@@ -92,7 +94,7 @@ class _Writer(threading.Thread):
     def __init__(self, graph: Graph, stats: LoadStats, on_written: Callable[[int, int], None]):
         super().__init__(daemon=True, name="graphrag-writer")
         self.graph, self.stats, self.on_written = graph, stats, on_written
-        self.batches: queue.Queue = queue.Queue(maxsize=2)
+        self.batches: queue.Queue = queue.Queue(maxsize=16)
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -102,8 +104,10 @@ class _Writer(threading.Thread):
         while True:
             batch = self.batches.get()
             if batch is None:
+                self.batches.task_done()
                 return
             if self.error:
+                self.batches.task_done()
                 continue
             try:
                 def work(tx):
@@ -123,11 +127,19 @@ class _Writer(threading.Thread):
                 self.on_written(len(batch), made)
             except BaseException as exc:  # surfaced by the loading thread
                 self.error = exc
+            finally:
+                self.batches.task_done()
 
     def put(self, batch: list[dict]) -> None:
         if self.error:
             raise self.error
         self.batches.put(batch)
+
+    def drain(self) -> None:
+        """Wait until every queued batch is written."""
+        self.batches.join()
+        if self.error:
+            raise self.error
 
     def finish(self) -> None:
         self.batches.put(None)
@@ -165,7 +177,7 @@ class Loader:
                 self.seen.add(item.id)
                 pending.append(item)
                 pending_chunks += max(1, len(item.sections))
-                if pending_chunks >= self.options.batch_chunks:
+                if pending_chunks >= self.options.embed_batch:
                     self._flush(pending, writer)
                     pending, pending_chunks = [], 0
             if pending:
@@ -202,8 +214,18 @@ class Loader:
             rows.append({"id": doc.id, "labels": list(doc.labels), "props": document_props(doc, self.options),
                          "chunks": chunks})
         self._embed(rows)
-        if rows:
-            writer.put(rows)
+        group: list[dict] = []
+        size = 0
+        for row in rows:
+            group.append(row)
+            size += len(row["chunks"])
+            if size >= self.options.write_batch:
+                writer.put(group)
+                group, size = [], 0
+        if group:
+            writer.put(group)
+        if not self.options.overlap_writes:
+            writer.drain()
 
     def _chunks(self, doc) -> list[dict]:
         from graphrag_cypher.loaders.chunking import chunk_document

@@ -1,0 +1,90 @@
+"""Ingest benchmark: the whole load against `model.encode` alone, side by side in one run.
+
+    python bench/ingest.py [--json]
+
+Loads `qa/musique_train_corpus.json` into an empty database and reports passages/s and
+the ratio of the load's wall time to the time `encode` alone takes on the same chunk
+texts (goal: <= 1.3, i.e. parsing and the database hide behind embedding). Also times
+all ISAW articles and the Grimm book. Model loading is excluded from both sides.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench_neo4j, data_dir  # noqa: E402
+
+
+def wipe(graph) -> None:
+    with graph.session() as session:
+        session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+
+
+def timed_load(graph, embedder, loader: str, items, corpus: str):
+    from graphrag_cypher.ingest import LoadOptions, Loader
+
+    started = time.perf_counter()
+    stats = Loader(graph, embedder, LoadOptions(loader=loader, source_root=corpus, corpus=corpus)).run(items)
+    return time.perf_counter() - started, stats
+
+
+def main() -> dict:
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.loaders.chunking import chunk_document
+    from graphrag_cypher.loaders.files import parse_folder
+    from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+    from graphrag_cypher.loaders.stories import parse_story_book
+
+    data = data_dir()
+    musique = data / "qa" / "musique_train_corpus.json"
+    if not musique.exists():
+        return {"skipped": f"real data not found at {data} (set GRAPHRAG_DATA_DIR)"}
+    results: dict = {}
+    with bench_neo4j() as (settings, graph):
+        embedder = make_embedder(settings)
+        embedder.embed(["warm up the model"] * 64)
+
+        docs = [d for d in parse_qa_corpus(musique, corpus="musique") if hasattr(d, "sections")]
+        texts = [c.text for d in docs for c in chunk_document(d)]
+        # Two rounds of (encode alone, whole load) side by side: a shared 2-core machine drifts
+        # by several seconds between runs, so each load is compared with the encode just before it.
+        rounds = []
+        for _ in range(2):
+            started = time.perf_counter()
+            embedder.embed(texts)
+            encode_s = time.perf_counter() - started
+            load_s, stats = timed_load(graph, embedder, "qa-corpus", iter(docs), "musique")
+            rounds.append((encode_s, load_s, stats))
+            wipe(graph)
+        encode_s = sum(r[0] for r in rounds) / len(rounds)
+        load_s = sum(r[1] for r in rounds) / len(rounds)
+        results["musique"] = {
+            "passages": len(docs), "chunks": rounds[0][2].chunks_created, "encode_s": round(encode_s, 2),
+            "load_s": round(load_s, 2), "passages_per_s": round(len(docs) / load_s, 1),
+            "ratio_load_to_encode": round(load_s / encode_s, 3),
+            "ratios_per_round": [round(r[1] / r[0], 3) for r in rounds],
+        }
+        for name, loader, items in (
+            ("isaw", "files", lambda: parse_folder(data / "isaw-papers", extensions=frozenset({".xhtml"}))),
+            ("grimm", "stories", lambda: parse_story_book(data / "tales" / "grimm-pg2591.txt", corpus="grimm")),
+        ):
+            if not (data / ("isaw-papers" if name == "isaw" else "tales")).exists():
+                continue
+            seconds, stats = timed_load(graph, embedder, loader, items(), name)
+            results[name] = {"documents": stats.created, "chunks": stats.chunks_created, "load_s": round(seconds, 2),
+                             "chunks_per_s": round(stats.chunks_created / seconds, 1)}
+            wipe(graph)
+    return results
+
+
+if __name__ == "__main__":
+    out = main()
+    if "--json" in sys.argv:
+        print(json.dumps(out, indent=2))
+    else:
+        print(json.dumps(out))

@@ -1,0 +1,44 @@
+"""`make bench`: every benchmark in one run, printed as one table (and JSON with --json)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def rows_for_ingest(result: dict) -> list[tuple[str, str, str]]:
+    if "skipped" in result:
+        return [("ingest", "skipped", result["skipped"])]
+    rows = []
+    m = result.get("musique")
+    if m:
+        rows.append(("ingest musique (1,890 passages)", f"{m['ratio_load_to_encode']:.2f}x encode",
+                     f"load {m['load_s']} s vs encode {m['encode_s']} s, {m['passages_per_s']} passages/s, "
+                     f"rounds {m['ratios_per_round']} (goal <= 1.3)"))
+    for name in ("isaw", "grimm"):
+        if name in result:
+            r = result[name]
+            rows.append((f"ingest {name}", f"{r['load_s']} s", f"{r['documents']} documents, {r['chunks']} chunks, "
+                                                                 f"{r['chunks_per_s']} chunks/s"))
+    return rows
+
+
+def main() -> None:
+    import ingest
+
+    results = {"ingest": ingest.main()}
+    if "--json" in sys.argv:
+        print(json.dumps(results, indent=2))
+        return
+    rows = rows_for_ingest(results["ingest"])
+    width = max(len(r[0]) for r in rows)
+    print(f"{'benchmark':<{width}}  {'result':<14}  detail")
+    for name, value, detail in rows:
+        print(f"{name:<{width}}  {value:<14}  {detail}")
+
+
+if __name__ == "__main__":
+    main()
