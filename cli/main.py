@@ -63,7 +63,7 @@ def settings():
 
 
 def _register() -> None:
-    from graphrag_cypher.cli import cypher, doctor, load, neo4j, schema
+    from graphrag_cypher.cli import ask, cypher, doctor, load, neo4j, schema
 
     cli.add_command(neo4j.neo4j_group)
     cli.add_command(schema.apply_schema)
@@ -73,6 +73,8 @@ def _register() -> None:
     cli.add_command(load.load_group)
     cli.add_command(load.embed)
     cli.add_command(load.learn)
+    cli.add_command(ask.ask)
+    cli.add_command(ask.chat)
 
 
 _register()

@@ -1,0 +1,63 @@
+"""Multi-turn state: bounded history and follow-ups rewritten into standalone questions."""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+_ELLIPTICAL = re.compile(r"^(and|but|what about|how about|also|then|so)\b|\b(it|its|he|she|him|her|his|they|them|their|that|this|those|there)\b",
+                         re.IGNORECASE)
+
+REWRITE_PROMPT = ("Rewrite the user's last message as one standalone question that can be understood without the "
+                  "conversation. Keep names, places and time expressions. Reply with the question only.")
+
+
+class Conversation:
+    def __init__(self, settings, max_turns: int = 8, use_llm: bool = True):
+        self.settings = settings
+        self.use_llm = use_llm and settings.llm_configured
+        self.turns: deque = deque(maxlen=max_turns)
+
+    def messages(self) -> list[dict]:
+        """The recent turns as chat messages (questions and checked answers)."""
+        out = []
+        for turn in self.turns:
+            out += [{"role": "user", "content": turn["question"]}, {"role": "assistant", "content": turn["answer"]}]
+        return out
+
+    def add(self, said: str, question: str, result: dict) -> None:
+        self.turns.append({"said": said, "question": question, "answer": result.get("answer", ""),
+                           "entities": [e.get("matched") or e["name"] for e in result.get("entities", [])],
+                           "time": (result.get("filters") or {}).get("time_expression")})
+
+    def standalone(self, line: str) -> str:
+        if not self.turns:
+            return line
+        if self.use_llm:
+            from .answer import llm_complete
+
+            history = "\n".join(f"User: {t['question']}\nAssistant: {t['answer'][:300]}" for t in self.turns)
+            rewritten = llm_complete(self.settings, [
+                {"role": "system", "content": REWRITE_PROMPT},
+                {"role": "user", "content": f"{history}\nUser: {line}"},
+            ]).strip()
+            return rewritten or line
+        return carry_over(line, self.turns[-1])
+
+
+def carry_over(line: str, previous: dict) -> str:
+    """Without an LLM: an elliptical follow-up inherits the previous turn's entities and time."""
+    from .question import parse_time_range
+
+    words = len(line.split())
+    if not (_ELLIPTICAL.search(line) or words <= 4):
+        return line
+    extra = [name for name in previous.get("entities", []) if name and name.lower() not in line.lower()]
+    question = line.rstrip("?")
+    if extra:
+        question += " (" + ", ".join(extra) + ")"
+    from datetime import date
+
+    if previous.get("time") and parse_time_range(line, date.today()) is None:
+        question += f" {previous['time']}"
+    return question + ("?" if line.endswith("?") else "")

@@ -1,0 +1,258 @@
+"""Question in, evidence out: the retrieval modes, each a Cypher file in cypher/queries/retrieval/.
+
+- vector   — `db.index.vector.queryNodes` on chunk embeddings
+- fulltext — `db.index.fulltext.queryNodes` on chunk text (query escaped)
+- hybrid   — weighted reciprocal-rank fusion of the two
+- graph    — hybrid, then expansion through NEXT_CHUNK neighbours and the entities that the
+             question and the top chunks mention (and their relationships)
+- ppr      — Open GDS personalized PageRank over the chunk–entity graph, seeded by the
+             question's entities and the top hybrid chunks
+
+Filters (corpus, date range) hold in every mode. Everything runs in read transactions.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date
+
+from .errors import GraphragError
+
+MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
+DEFAULT_MODE = "graph"
+PPR_GRAPH = "graphrag_ppr"
+
+# Fusion and expansion weights. Full-text is weaker than vectors on the measured sets, so
+# its votes count less (see DESIGN.md "Fusion can hurt"); `graphrag eval` tunes these.
+WEIGHTS = {
+    "vectorWeight": 1.0,
+    "fulltextWeight": 0.5,
+    "rrfK": 60,
+    "neighbourWeight": 0.3,
+    "entityWeight": 0.4,  # share of a seed's score passed to chunks sharing its entities
+    "questionWeight": 1.0,  # chunks mentioning an entity named in the question, on the RRF scale
+    "hopWeight": 0.5,
+    "perEntity": 20,
+}
+
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+
+
+def escape_lucene(text: str) -> str:
+    return _LUCENE_SPECIAL.sub(r"\\\1", text)
+
+
+def fold(text: str) -> str:
+    """Accent-folded lower case, for matching names in questions."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+
+
+@dataclass
+class Filters:
+    corpus: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    time_expression: str | None = None
+
+    def params(self) -> dict:
+        return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to}
+
+    def to_dict(self) -> dict:
+        return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to,
+                "time_expression": self.time_expression}
+
+
+@dataclass
+class Analysis:
+    question: str
+    search_text: str  # the question without its time expression
+    keywords: list[str]
+    entities: list[dict]  # {id, name, labels}
+    route: object
+    language: str
+    filters: Filters
+
+
+@dataclass
+class Evidence:
+    chunk_id: str
+    document_id: str
+    title: str | None
+    uri: str | None
+    text: str
+    score: float
+    via: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"chunk_id": self.chunk_id, "document_id": self.document_id, "title": self.title, "uri": self.uri,
+                "score": round(float(self.score), 6), "text": self.text, "via": self.via}
+
+
+def _evidence(row: dict, via: list[str] | None = None) -> Evidence:
+    return Evidence(row["chunkId"], row["documentId"], row.get("title"), row.get("uri"), row.get("text") or "",
+                    float(row.get("score") or 0.0), via or list(row.get("via") or []))
+
+
+class Retriever:
+    def __init__(self, graph, embedder, weights: dict | None = None):
+        self.graph = graph
+        self.embedder = embedder
+        self.weights = {**WEIGHTS, **(weights or {})}
+        self.timings: dict[str, float] = {}
+
+    # -- question analysis --------------------------------------------------------------
+    def analyze(self, question: str, corpus: str | None = None, date_from: str | None = None,
+                date_to: str | None = None, today: date | None = None) -> Analysis:
+        from .question import detect_language, keywords, parse_time_range, route, strip_time_expression
+
+        started = time.perf_counter()
+        rng = parse_time_range(question, today or date.today())
+        filters = Filters(corpus=corpus, date_from=date_from, date_to=date_to)
+        if rng is not None and not (date_from or date_to):
+            filters.date_from = rng.start.isoformat() if rng.start else None
+            filters.date_to = rng.end.isoformat() if rng.end else None
+            filters.time_expression = rng.expression
+        search_text = strip_time_expression(question, rng) if rng else question
+        words = keywords(search_text)
+        analysis = Analysis(question, search_text, words, self.question_entities(search_text, words), route(question),
+                            detect_language(question), filters)
+        self.timings["analyze_ms"] = (time.perf_counter() - started) * 1000
+        return analysis
+
+    def question_entities(self, text: str, words: list[str]) -> list[dict]:
+        """Known entities whose name or alias occurs in the question on word boundaries."""
+        if not words:
+            return []
+        query = " OR ".join(escape_lucene(w) for w in words)
+        folded = fold(text)
+        found: dict[str, dict] = {}
+        for row in self.graph.read("retrieval/question_entities", query=query, limit=50):
+            for name in row["names"] or [row["name"]]:
+                if name and len(name) >= 3 and re.search(rf"(?<!\w){re.escape(fold(name))}(?!\w)", folded):
+                    found.setdefault(row["id"], {"id": row["id"], "name": row["name"], "matched": name,
+                                                 "labels": [l for l in row["labels"] if l != "__Entity__"]})
+                    break
+        # A longer match wins over names it contains ("Mount Greyhorn" over "Greyhorn").
+        kept = list(found.values())
+        return [e for e in kept if not any(len(o["matched"]) > len(e["matched"]) and fold(e["matched"]) in fold(o["matched"])
+                                           for o in kept if o is not e)]
+
+    # -- modes ----------------------------------------------------------------------------
+    def retrieve(self, analysis: Analysis, mode: str = DEFAULT_MODE, k: int = 5) -> list[Evidence]:
+        if mode not in MODES:
+            raise GraphragError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
+        started = time.perf_counter()
+        results = getattr(self, f"_{mode}")(analysis, k)
+        self.timings["retrieve_ms"] = (time.perf_counter() - started) * 1000
+        return results
+
+    def _embedding(self, analysis: Analysis) -> list[float]:
+        started = time.perf_counter()
+        vector = self.embedder.embed([analysis.search_text])[0]
+        self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        return vector
+
+    def _fetch(self, k: int, filters: Filters) -> int:
+        # Filters are applied after the index lookup, so ask the index for more when filtering.
+        return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to) else 10))
+
+    def _fulltext_query(self, analysis: Analysis) -> str:
+        words = analysis.keywords or [analysis.search_text]
+        return " ".join(escape_lucene(w) for w in words)
+
+    def _vector(self, analysis: Analysis, k: int) -> list[Evidence]:
+        rows = self.graph.read("retrieval/vector", embedding=self._embedding(analysis), k=k,
+                               fetch=self._fetch(k, analysis.filters), **analysis.filters.params())
+        return [_evidence(r, [f"vector#{i + 1}"]) for i, r in enumerate(rows)]
+
+    def _fulltext(self, analysis: Analysis, k: int) -> list[Evidence]:
+        rows = self.graph.read("retrieval/fulltext", query=self._fulltext_query(analysis), k=k,
+                               fetch=self._fetch(k, analysis.filters), **analysis.filters.params())
+        return [_evidence(r, [f"fulltext#{i + 1}"]) for i, r in enumerate(rows)]
+
+    def _hybrid(self, analysis: Analysis, k: int) -> list[Evidence]:
+        w = self.weights
+        rows = self.graph.read(
+            "retrieval/hybrid", embedding=self._embedding(analysis), query=self._fulltext_query(analysis), k=k,
+            fetch=self._fetch(k, analysis.filters), vectorWeight=w["vectorWeight"],
+            fulltextWeight=w["fulltextWeight"], rrfK=w["rrfK"], **analysis.filters.params())
+        return [_evidence(r) for r in rows]
+
+    def _graph(self, analysis: Analysis, k: int) -> list[Evidence]:
+        seeds = self._hybrid(analysis, max(k, 10))
+        w = self.weights
+        rows = self.graph.read(
+            "retrieval/expand", seeds=[{"chunkId": s.chunk_id, "score": s.score} for s in seeds[:k]],
+            entityIds=[e["id"] for e in analysis.entities], neighbourWeight=w["neighbourWeight"],
+            entityWeight=w["entityWeight"], questionWeight=w["questionWeight"] / w["rrfK"], hopWeight=w["hopWeight"],
+            perEntity=w["perEntity"],
+            **analysis.filters.params())
+        merged: dict[str, Evidence] = {s.chunk_id: s for s in seeds}
+        for row in rows:
+            extra = _evidence(row)
+            if extra.chunk_id in merged:
+                merged[extra.chunk_id].score += extra.score
+                merged[extra.chunk_id].via += extra.via
+            else:
+                merged[extra.chunk_id] = extra
+        return sorted(merged.values(), key=lambda e: -e.score)[:k]
+
+    def _ppr(self, analysis: Analysis, k: int) -> list[Evidence]:
+        seeds = self._hybrid(analysis, k)
+        sources = [s.chunk_id for s in seeds] + [e["id"] for e in analysis.entities]
+        if not sources or not self._ensure_projection():
+            return seeds  # nothing to walk from, or no entities linked yet: hybrid is the answer
+        rows = self.graph.read("retrieval/ppr", name=PPR_GRAPH, sourceIds=sources, k=max(k * 3, 15), damping=0.5,
+                               **analysis.filters.params())
+        ranked = {r["chunkId"]: _evidence(r, ["ppr"]) for r in rows}
+        # Seeds keep their place; PPR adds what the graph walk reaches; rank fusion of both lists.
+        fused: dict[str, Evidence] = {}
+        for weight, items in ((1.0, seeds), (1.0, list(ranked.values()))):
+            for rank, ev in enumerate(items):
+                target = fused.setdefault(ev.chunk_id, Evidence(ev.chunk_id, ev.document_id, ev.title, ev.uri, ev.text, 0.0, []))
+                target.score += weight / (60 + rank + 1)
+                target.via += ev.via
+        return sorted(fused.values(), key=lambda e: -e.score)[:k]
+
+    def _ensure_projection(self) -> bool:
+        """A current GDS projection of the chunk–entity graph, made once and reused."""
+        expected = self.graph.read("retrieval/ppr_graph_size")[0]["relationships"]
+        if not expected:
+            return False
+        info = self.graph.read("retrieval/ppr_graph_info", name=PPR_GRAPH)
+        # Undirected projection stores each relationship twice.
+        if info and info[0]["relationshipCount"] == 2 * expected:
+            return True
+        if info:
+            self.graph.read("retrieval/ppr_drop", name=PPR_GRAPH)
+        self.graph.read("retrieval/ppr_project", name=PPR_GRAPH)
+        return True
+
+    # -- routing: how are A and B related --------------------------------------------------
+    def relation(self, analysis: Analysis, k: int = 5) -> tuple[list[dict], list[Evidence]] | None:
+        """Paths between the two entities named in a relation question, and their chunks."""
+        a, b = analysis.route.a, analysis.route.b
+        ends = []
+        for phrase in (a, b):
+            match = self.question_entities(phrase, [w for w in re.findall(r"\w+", phrase) if len(w) > 1])
+            if not match:
+                return None
+            ends.append(match[0]["id"])
+        if ends[0] == ends[1]:
+            return None
+        paths = self.graph.read("retrieval/relation_paths", a=ends[0], b=ends[1], maxHops=3, limit=k)
+        if not paths:
+            return [], []
+        chunk_ids = list(dict.fromkeys(cid for p in paths for cid in p["support"]))[: k * 2]
+        rows = self.graph.read("retrieval/chunks_by_id", ids=chunk_ids)
+        return paths, [_evidence(dict(r, score=1.0 / (i + 1)), ["path"]) for i, r in enumerate(rows)]
+
+    def context_graph(self, evidence: list[Evidence], limit: int = 40) -> dict:
+        if not evidence:
+            return {"nodes": [], "relationships": [], "mentions": []}
+        rows = self.graph.read("retrieval/context_graph", chunkIds=[e.chunk_id for e in evidence], limit=limit)
+        return rows[0] if rows else {"nodes": [], "relationships": [], "mentions": []}

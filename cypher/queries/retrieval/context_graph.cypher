@@ -1,0 +1,16 @@
+// The entities mentioned by the evidence chunks and the relationships among them, for the
+// NODES / RELATIONSHIPS lines of the LLM context and the Mermaid view.
+// params: $chunkIds, $limit
+// returns: nodes, relationships, mentions
+UNWIND $chunkIds AS chunkId
+MATCH (c:Chunk {id: chunkId})-[:MENTIONS]->(e:__Entity__)
+WITH collect(DISTINCT e)[0..$limit] AS entities, collect(DISTINCT {chunk: chunkId, entity: e.id}) AS mentions
+CALL (entities) {
+  UNWIND entities AS e
+  MATCH (e)-[r]->(x:__Entity__)
+  WHERE x IN entities AND NOT type(r) IN ['MENTIONS', 'CO_OCCURS']
+  RETURN collect({start: e.id, type: type(r), end: x.id, description: r.description}) AS relationships
+}
+RETURN [e IN entities | {id: e.id, name: coalesce(e.name, e.title), type: coalesce(e.type, head([l IN labels(e) WHERE l <> '__Entity__'])),
+                         description: e.description}] AS nodes,
+       relationships, mentions

@@ -1,0 +1,12 @@
+// Full-text (BM25) search over chunk text with the accent-folding analyzer; $query is a
+// Lucene query whose special characters were escaped by the caller.
+// params: $query, $k, $fetch, $corpus, $from, $to
+// returns: chunkId, documentId, title, uri, text, score
+CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c, score
+MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
+WHERE ($corpus IS NULL OR d.corpus = $corpus)
+  AND ($from IS NULL OR d.date >= $from)
+  AND ($to IS NULL OR d.date <= $to)
+RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score
+ORDER BY score DESC
+LIMIT $k

@@ -1,0 +1,31 @@
+// Hybrid search: weighted reciprocal-rank fusion of vector and full-text results, each
+// filtered by corpus and date before ranking (so filters hold in hybrid mode too).
+// score = sum over lists of weight / (rrfK + rank), rank starting at 1.
+// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $vectorWeight, $fulltextWeight, $rrfK
+// returns: chunkId, documentId, title, uri, text, score, via
+CALL () {
+  CALL db.index.vector.queryNodes('chunk_embedding', $fetch, $embedding) YIELD node AS c, score
+  MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
+  WHERE ($corpus IS NULL OR d.corpus = $corpus)
+    AND ($from IS NULL OR d.date >= $from)
+    AND ($to IS NULL OR d.date <= $to)
+  WITH c ORDER BY score DESC
+  WITH collect(c) AS ranked
+  UNWIND range(0, size(ranked) - 1) AS i
+  RETURN ranked[i] AS c, $vectorWeight / ($rrfK + i + 1) AS part, 'vector#' + toString(i + 1) AS via
+  UNION ALL
+  CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c, score
+  MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
+  WHERE ($corpus IS NULL OR d.corpus = $corpus)
+    AND ($from IS NULL OR d.date >= $from)
+    AND ($to IS NULL OR d.date <= $to)
+  WITH c ORDER BY score DESC
+  WITH collect(c) AS ranked
+  UNWIND range(0, size(ranked) - 1) AS i
+  RETURN ranked[i] AS c, $fulltextWeight / ($rrfK + i + 1) AS part, 'fulltext#' + toString(i + 1) AS via
+}
+WITH c, sum(part) AS score, collect(via) AS via
+MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
+RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score, via
+ORDER BY score DESC
+LIMIT $k

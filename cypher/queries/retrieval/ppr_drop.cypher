@@ -1,0 +1,5 @@
+// Drop a stale PPR projection.
+// params: $name
+// returns: graphName
+CALL gds.graph.drop($name, false) YIELD graphName
+RETURN graphName
