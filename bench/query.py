@@ -1,0 +1,65 @@
+"""Query latency benchmark: p50/p95 of analysis + retrieval per mode, in-process, no LLM.
+
+    python bench/query.py [--json]
+
+Loads the MuSiQue corpus of ../shared/data/qa into a throw-away Neo4j, then runs its 100
+questions through every mode (one warm-up pass first). Goal: p50 <= 50 ms for hybrid and graph.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench_neo4j, data_dir  # noqa: E402
+
+MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None) -> dict:
+    from graphrag_cypher.retrieval import Retriever
+
+    retriever = Retriever(graph, embedder)
+    results = {}
+    for mode in MODES:
+        for question in questions[:10]:  # warm-up: query plans, caches, the PPR projection
+            retriever.retrieve(retriever.analyze(question, corpus=corpus), mode, k)
+        latencies = []
+        for question in questions:
+            started = time.perf_counter()
+            retriever.retrieve(retriever.analyze(question, corpus=corpus), mode, k)
+            latencies.append((time.perf_counter() - started) * 1000)
+        results[mode] = {"p50_ms": round(statistics.median(latencies), 1),
+                         "p95_ms": round(percentile(latencies, 0.95), 1), "questions": len(latencies)}
+    return results
+
+
+def main() -> dict:
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.ingest import LoadOptions, Loader
+    from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+
+    data = data_dir() / "qa"
+    corpus, questions_file = data / "musique_train_corpus.json", data / "musique_train.json"
+    if not corpus.exists() or not questions_file.exists():
+        return {"skipped": f"real data not found at {data} (set GRAPHRAG_DATA_DIR)"}
+    questions = [q["question"] for q in json.loads(questions_file.read_text())]
+    with bench_neo4j() as (settings, graph):
+        embedder = make_embedder(settings)
+        Loader(graph, embedder, LoadOptions(loader="qa-corpus", source_root="musique", corpus="musique")).run(
+            parse_qa_corpus(corpus, corpus="musique"))
+        return run_modes(graph, embedder, questions)
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(), indent=2 if "--json" in sys.argv else None))
