@@ -75,6 +75,13 @@ def _register() -> None:
     cli.add_command(load.learn)
     cli.add_command(ask.ask)
     cli.add_command(ask.chat)
+    from graphrag_cypher.cli import kg
+
+    cli.add_command(kg.extract)
+    cli.add_command(kg.resolve)
+    from graphrag_cypher.cli import evaluate
+
+    cli.add_command(evaluate.eval_group)
 
 
 _register()

@@ -1,0 +1,284 @@
+"""Retrieval evaluation on multi-hop QA sets, every mode and the peers side by side.
+
+Formats are detected: HippoRAG's MuSiQue shape (`paragraphs[]` with `is_supporting`; gold
+passages matched on (title, text), since titles repeat) and its 2WikiMultiHopQA / HotpotQA
+shapes (`context` as `[title, [sentences]]`, `supporting_facts` as `[title, index]`; gold
+passages by title). Metrics per mode: recall@k as HippoRAG defines it (the share of a
+question's gold passages in the top k, averaged over questions), hit@k (all gold in the
+top k), MRR (first gold passage), and p50/p95 latency of analysis + retrieval.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import GraphragError
+
+
+@dataclass
+class Question:
+    id: str
+    text: str
+    answer: str | None
+    aliases: list[str]
+    gold_ids: set[str]  # passage document ids (MuSiQue)
+    gold_titles: set[str]  # titles (2Wiki, HotpotQA)
+
+
+def detect_format(records: list[dict]) -> str:
+    if not records or not isinstance(records, list) or not isinstance(records[0], dict):
+        raise GraphragError("the questions file must be a JSON list of question objects")
+    first = records[0]
+    if "paragraphs" in first:
+        return "musique"
+    if "context" in first and "supporting_facts" in first:
+        return "2wiki" if "evidences" in first or "type" in first and "_id" in first and "entity_ids" in first else "hotpotqa"
+    raise GraphragError("unknown question format: expected MuSiQue (`paragraphs`) or 2Wiki/HotpotQA "
+                        "(`context`, `supporting_facts`)")
+
+
+def read_questions(path: Path) -> tuple[str, list[Question]]:
+    from graphrag_cypher.loaders.qa_corpus import passage_id
+
+    try:
+        records = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GraphragError(f"cannot read questions from {path}: {exc}") from exc
+    fmt = detect_format(records)
+    questions = []
+    for i, record in enumerate(records):
+        qid = str(record.get("id") or record.get("_id") or i)
+        aliases = list(record.get("answer_aliases") or [])
+        if fmt == "musique":
+            gold = {passage_id(p["title"].strip(), p["paragraph_text"].strip())
+                    for p in record["paragraphs"] if p.get("is_supporting")}
+            questions.append(Question(qid, record["question"], record.get("answer"), aliases, gold, set()))
+        else:
+            titles = {fact[0] for fact in record["supporting_facts"]}
+            questions.append(Question(qid, record["question"], record.get("answer"), aliases, set(), titles))
+    return fmt, questions
+
+
+def score(question: Question, ranked: list[dict], k: int) -> dict:
+    """recall@k, hit@k and reciprocal rank for one question; `ranked` rows have document_id, title."""
+    seen_docs, docs = set(), []
+    for row in ranked:
+        if row["document_id"] not in seen_docs:
+            seen_docs.add(row["document_id"])
+            docs.append(row)
+    if question.gold_ids:
+        hits = [row["document_id"] in question.gold_ids for row in docs]
+        found = {row["document_id"] for row in docs[:k]} & question.gold_ids
+        total = len(question.gold_ids)
+    else:
+        hits = [row.get("title") in question.gold_titles for row in docs]
+        found = {row.get("title") for row in docs[:k]} & question.gold_titles
+        total = len(question.gold_titles)
+    first = next((i for i, hit in enumerate(hits) if hit), None)
+    return {"recall": len(found) / total if total else 0.0, "hit": float(len(found) == total and total > 0),
+            "rr": 1.0 / (first + 1) if first is not None else 0.0}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+def summarise(scores: list[dict], latencies: list[float], k: int) -> dict:
+    n = len(scores) or 1
+    return {
+        f"recall@{k}": round(100 * sum(s["recall"] for s in scores) / n, 2),
+        f"hit@{k}": round(100 * sum(s["hit"] for s in scores) / n, 2),
+        "mrr": round(sum(s["rr"] for s in scores) / n, 4),
+        "latency_ms": {"p50": round(statistics.median(latencies), 1) if latencies else None,
+                       "p95": round(percentile(latencies, 0.95), 1) if latencies else None},
+        "questions": len(scores),
+    }
+
+
+def evaluate_modes(graph, embedder, questions: list[Question], modes: list[str], k: int, corpus: str | None,
+                   on_progress=lambda message: None) -> dict:
+    from .retrieval import Retriever
+
+    retriever = Retriever(graph, embedder)
+    results = {}
+    fetch = max(k, 10)
+    for mode in modes:
+        scores, latencies = [], []
+        for question in questions[:3]:  # warm-up: query plans and the PPR projection
+            retriever.retrieve(retriever.analyze(question.text, corpus=corpus), mode, fetch)
+        for i, question in enumerate(questions):
+            started = time.perf_counter()
+            evidence = retriever.retrieve(retriever.analyze(question.text, corpus=corpus), mode, fetch)
+            latencies.append((time.perf_counter() - started) * 1000)
+            scores.append(score(question, [{"document_id": e.document_id, "title": e.title} for e in evidence], k))
+        results[mode] = summarise(scores, latencies, k)
+        on_progress(f"{mode}: recall@{k} {results[mode][f'recall@{k}']}")
+    return results
+
+
+class _EmbedderAdapter:
+    """Our embedder behind neo4j-graphrag's Embedder interface."""
+
+    def __init__(self, embedder):
+        from neo4j_graphrag.embeddings.base import Embedder
+
+        class Adapter(Embedder):
+            def embed_query(self, text: str) -> list[float]:
+                return embedder.embed([text])[0]
+
+        self.instance = Adapter()
+
+
+def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion_query: str,
+                   on_progress=lambda message: None) -> dict:
+    """neo4j-graphrag's own retrievers on the same indexes and embeddings."""
+    from neo4j_graphrag.retrievers import HybridCypherRetriever, HybridRetriever, VectorRetriever
+
+    adapter = _EmbedderAdapter(embedder).instance
+    driver, database = graph.driver, graph.database
+    peers = {
+        "neo4j-graphrag VectorRetriever": VectorRetriever(driver, "chunk_embedding", adapter,
+                                                          return_properties=["id"], neo4j_database=database),
+        "neo4j-graphrag HybridRetriever": HybridRetriever(driver, "chunk_embedding", "chunk_text", adapter,
+                                                          return_properties=["id"], neo4j_database=database),
+        "neo4j-graphrag HybridCypherRetriever (our expansion)": HybridCypherRetriever(
+            driver, "chunk_embedding", "chunk_text", expansion_query, adapter, neo4j_database=database),
+    }
+    results = {}
+    for name, retriever in peers.items():
+        scores, latencies, failures = [], [], 0
+        for question in questions:
+            started = time.perf_counter()
+            try:
+                vector = adapter.embed_query(question.text)
+                if isinstance(retriever, VectorRetriever):
+                    raw = retriever.search(query_vector=vector, top_k=max(k, 10))
+                else:
+                    raw = retriever.search(query_text=question.text, query_vector=vector, top_k=max(k, 10))
+                ids = [_record_id(r) for r in raw.records]
+            except Exception:  # a peer failing on one question (e.g. Lucene syntax) scores zero there
+                ids, failures = [], failures + 1
+            latencies.append((time.perf_counter() - started) * 1000)
+            rows = graph.read("evaluation/chunk_documents", ids=[i for i in ids if i])
+            order = {cid: n for n, cid in enumerate(ids)}
+            rows.sort(key=lambda r: order.get(r["chunkId"], 1e9))
+            scores.append(score(question, [{"document_id": r["documentId"], "title": r["title"]} for r in rows], k))
+        results[name] = summarise(scores, latencies, k)
+        results[name]["failed_questions"] = failures
+        on_progress(f"{name}: recall@{k} {results[name][f'recall@{k}']}")
+    return results
+
+
+def _record_id(record) -> str | None:
+    if "id" in record.keys():
+        return record["id"]
+    node = record.get("node")
+    return node.get("id") if node is not None else None
+
+
+def write_report(result: dict, folder: Path) -> list[Path]:
+    """A Markdown table and a PNG bar chart of recall@k by mode and peer."""
+    folder.mkdir(parents=True, exist_ok=True)
+    k = result["k"]
+    rows = [(name, r) for name, r in result["modes"].items()] + [(name, r) for name, r in result.get("peers", {}).items()]
+    lines = [f"# Retrieval evaluation: {result['dataset']} ({result['questions']} questions, k={k})", "",
+             f"| retriever | recall@{k} | hit@{k} | MRR | p50 ms | p95 ms |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, r in rows:
+        lines.append(f"| {name} | {r[f'recall@{k}']:.2f} | {r[f'hit@{k}']:.2f} | {r['mrr']:.3f} | "
+                     f"{r['latency_ms']['p50']} | {r['latency_ms']['p95']} |")
+    markdown = folder / "retrieval.md"
+    markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 1.5))
+    names = [name for name, _ in rows][::-1]
+    values = [r[f"recall@{k}"] for _, r in rows][::-1]
+    colours = ["#1f77b4" if name in result["modes"] else "#999999" for name in names]
+    ax.barh(names, values, color=colours)
+    for y, value in enumerate(values):
+        ax.text(value + 0.5, y, f"{value:.1f}", va="center")
+    ax.set_xlabel(f"recall@{k} (%)")
+    ax.set_xlim(0, 100)
+    ax.set_title(f"{result['dataset']}: recall@{k} by mode (blue) and peer (grey)")
+    fig.tight_layout()
+    chart = folder / "retrieval.png"
+    fig.savefig(chart, dpi=120)
+    plt.close(fig)
+    return [markdown, chart]
+
+
+# --- answers (only with an LLM) -------------------------------------------------------------
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
+    import re
+    import string
+
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def exact_match(prediction: str, truths: list[str]) -> float:
+    return float(any(normalize_answer(prediction) == normalize_answer(t) for t in truths))
+
+
+def f1(prediction: str, truths: list[str]) -> float:
+    from collections import Counter
+
+    best = 0.0
+    pred = normalize_answer(prediction).split()
+    for truth in truths:
+        gold = normalize_answer(truth).split()
+        common = Counter(pred) & Counter(gold)
+        same = sum(common.values())
+        if same == 0 or not pred or not gold:
+            continue
+        precision, recall = same / len(pred), same / len(gold)
+        best = max(best, 2 * precision * recall / (precision + recall))
+    return best
+
+
+# --- an isolated Neo4j for the corpus ---------------------------------------------------------
+
+def corpus_key(corpus: Path, embedder_name: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(corpus, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    digest.update(embedder_name.encode())
+    return digest.hexdigest()[:12]
+
+
+def isolated_instance(corpus: Path, embedder_name: str, root: Path, heap: str = "1g"):
+    """A local Neo4j of its own for this corpus (reused across runs): user data is never touched."""
+    import secrets
+    import socket
+
+    from . import neo4j_local
+
+    home = root / corpus_key(corpus, embedder_name)
+    home.mkdir(parents=True, exist_ok=True)
+    secret = home / "eval-password"
+    if not secret.exists():
+        secret.write_text(secrets.token_urlsafe(18))
+        secret.chmod(0o600)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    state = neo4j_local.status(neo4j_local.LocalInstance(home=home / "neo4j", password=secret.read_text()))
+    if state.get("running"):
+        port = state["bolt_port"]
+    return neo4j_local.LocalInstance(home=home / "neo4j", bolt_port=port, http_port=None,
+                                     password=secret.read_text(), heap=heap)

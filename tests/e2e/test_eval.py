@@ -1,0 +1,34 @@
+"""`graphrag eval retrieval` on a small fixture, in its own Neo4j instance."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
+
+
+def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
+    result = run_exe("eval", "retrieval", "--questions", str(FIXTURES / "musique_questions.json"),
+                     "--corpus", str(FIXTURES / "corpus.json"), "--k", "2", "--peers", "--json",
+                     "--report", str(tmp_path / "report"), timeout=600)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["questions"] == 3 and out["k"] == 2 and out["dataset"].startswith("musique")
+    assert set(out["modes"]) == {"vector", "fulltext", "hybrid", "graph", "ppr"}
+    assert len(out["peers"]) == 3
+    for r in list(out["modes"].values()) + list(out["peers"].values()):
+        assert {"recall@2", "hit@2", "mrr", "latency_ms"} <= set(r) and 0 <= r["recall@2"] <= 100
+    assert out["modes"]["vector"]["recall@2"] >= 50, "the fixture questions are easy for dense retrieval"
+    assert (tmp_path / "report" / "retrieval.md").read_text().count("|") > 20
+    assert (tmp_path / "report" / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
+    # the user's database (the session's Neo4j) saw none of it
+    with neo4j_server.driver() as driver:
+        assert driver.execute_query("MATCH (d:Document {corpus: 'eval'}) RETURN count(d) AS n").records[0]["n"] == 0
+
+
+def test_eval_answers_without_llm_says_so(run_exe):
+    result = run_exe("eval", "answers", "--questions", str(FIXTURES / "musique_questions.json"),
+                     "--corpus", str(FIXTURES / "corpus.json"))
+    assert result.returncode == 0 and "no LLM is configured" in result.stdout
