@@ -72,18 +72,18 @@ class Graph:
         ) as session:
             yield session
 
-    def read(self, name: str, **params: Any) -> list[dict]:
+    def read(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a read transaction; rows as dicts."""
         return self.read_text(query(name), **params)
 
-    def read_text(self, text: str, **params: Any) -> list[dict]:
+    def read_text(self, text: str, /, **params: Any) -> list[dict]:
         def work(tx):
             return [record.data() for record in tx.run(text, params)]
 
         with self.session(read_only=True) as session:
             return session.execute_read(work)
 
-    def write(self, name: str, **params: Any) -> list[dict]:
+    def write(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a write transaction; rows as dicts."""
         text = query(name)
 
@@ -93,7 +93,7 @@ class Graph:
         with self.session() as session:
             return session.execute_write(work)
 
-    def run_schema(self, text: str, **params: Any) -> list[dict]:
+    def run_schema(self, text: str, /, **params: Any) -> list[dict]:
         """An auto-commit statement (schema changes cannot share a transaction with writes)."""
         with self.session() as session:
             return [record.data() for record in session.run(text, params)]

@@ -69,6 +69,22 @@ def _storable(value) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+# Bump when chunking or what is embedded changes, so stored documents are rebuilt.
+PIPELINE_VERSION = "2"
+
+
+def stored_hash(doc, options: LoadOptions) -> str:
+    """What decides "unchanged": the content, and how it is chunked and embedded."""
+    recipe = f"{doc.content_hash}|{options.chunk_size}|{options.overlap}|{int(options.semantic)}|{PIPELINE_VERSION}"
+    return hashlib.sha256(recipe.encode("utf-8")).hexdigest()
+
+
+def embedding_input(title: str | None, text: str) -> str:
+    """Chunks are embedded with their document's title in front: a passage about "Carrow"
+    rarely repeats its own name, and the title is often what a question asks about."""
+    return f"{title}\n{text}" if title else text
+
+
 def document_props(doc, options: LoadOptions) -> dict:
     props = {}
     for key, value in doc.metadata.items():
@@ -77,7 +93,7 @@ def document_props(doc, options: LoadOptions) -> dict:
         props[key] = value if _storable(value) else json.dumps(value, ensure_ascii=False, default=str)
     props.update(
         title=doc.title, kind=doc.kind, source=doc.source, path=doc.source, uri=doc.uri,
-        contentHash=doc.content_hash, corpus=options.corpus, sourceRoot=options.source_root, loader=options.loader,
+        contentHash=stored_hash(doc, options), corpus=options.corpus, sourceRoot=options.source_root, loader=options.loader,
     )
     if options.topics:
         props["topics"] = list(options.topics)
@@ -194,7 +210,7 @@ class Loader:
         stored = {row["id"]: row["contentHash"] for row in self.graph.read("ingest/document_hashes", ids=[d.id for d in docs])}
         changed = []
         for doc in docs:
-            if stored.get(doc.id) == doc.content_hash:
+            if stored.get(doc.id) == stored_hash(doc, self.options):
                 self.stats.unchanged += 1
             else:
                 changed.append(doc)
@@ -237,7 +253,8 @@ class Loader:
         for spec in specs:
             if not spec.text.strip():
                 continue
-            props = {"text": spec.text, "index": spec.index, "contentHash": text_hash(spec.text),
+            props = {"text": spec.text, "index": spec.index, "title": doc.title,
+                     "contentHash": text_hash(embedding_input(doc.title, spec.text)),
                      "section": spec.section, "page": spec.page, "corpus": self.options.corpus}
             if doc.prechunked:
                 props["seq"] = spec.index
@@ -276,7 +293,7 @@ class Loader:
                 else:
                     todo.append(chunk)
         if todo:
-            vectors = self.embedder.embed([c["props"]["text"] for c in todo])
+            vectors = self.embedder.embed([embedding_input(c["props"]["title"], c["props"]["text"]) for c in todo])
             for chunk, vector in zip(todo, vectors):
                 chunk["embedding"] = vector
             self.stats.embedded += len(todo)
