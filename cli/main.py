@@ -73,6 +73,10 @@ def _register() -> None:
     cli.add_command(load.load_group)
     cli.add_command(load.embed)
     cli.add_command(load.learn)
+    from graphrag_cypher.cli import link
+
+    cli.add_command(link.link_group)
+    cli.add_command(link.sanity)
     cli.add_command(ask.ask)
     cli.add_command(ask.chat)
     from graphrag_cypher.cli import kg

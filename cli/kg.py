@@ -1,0 +1,124 @@
+"""`graphrag extract` and `graphrag resolve`: text and records into typed entities and relations."""
+
+from __future__ import annotations
+
+import click
+
+from .output import info, print_json
+from .params import dry_run_option, json_option
+
+
+def _print_summary(result: dict) -> None:
+    click.echo(f"schema {result['schema']}: {result['entities']} entities, {result['edgesBuilt']} edges built, "
+               f"{result['edgesSkippedBySchema']} edges skipped by schema")
+    if result.get("nodesByType"):
+        click.echo("nodes by type: " + ", ".join(f"{t} {n}" for t, n in result["nodesByType"].items()))
+    if result.get("edgesByType"):
+        click.echo("edges by type: " + ", ".join(f"{t} {n}" for t, n in result["edgesByType"].items()))
+    if result.get("confidence"):
+        click.echo("confidence: " + ", ".join(f"{c} {n}" for c, n in sorted(result["confidence"].items())))
+    for reason, n in (result.get("skipped") or {}).items():
+        click.echo(f"skipped {n}: {reason}")
+    written = result.get("written") or {}
+    click.echo(f"written: {written.get('nodesCreated', 0)} nodes and "
+               f"{written.get('relationshipsCreated', 0)} relationships created")
+
+
+@click.command("extract")
+@click.option("--schema", "schema_name", default=None,
+              help="Built-in schema (folktale, got, ancient-world, generic) or a path to a schema YAML file. "
+                   "Default: folktale for --extractor llm, got for infobox.")
+@click.option("--extractor", type=click.Choice(["infobox", "llm"]), default="infobox", show_default=True,
+              help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story.")
+@click.option("--corpus", default=None, help="Only documents of this corpus.")
+@click.option("--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text.")
+@click.option("--limit", type=int, default=None, help="llm: at most this many stories in this run.")
+@click.option("--max-chars", type=int, default=12000, show_default=True,
+              help="llm: stories longer than this are extracted chunk by chunk.")
+@click.option("--validate", is_flag=True,
+              help="infobox: ask the LLM to confirm nodes with low confidence or close type scores.")
+@json_option
+def extract(schema_name, extractor, corpus, resume, limit, max_chars, validate, as_json) -> None:
+    """Build typed entities and relations from loaded documents, checked against a schema.
+
+    The infobox extractor types each wiki page with an infobox by scoring its template,
+    fields, title and categories (type_scores, confidence, reason are kept on the node)
+    and maps fields to relations; relations the schema forbids are skipped and counted.
+    The llm extractor sends each story (or chunk of a long one) to the configured LLM
+    (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) and keeps what the schema allows; progress is
+    checkpointed on the story, so an interrupted run continues with --resume.
+
+    \b
+    Example:
+      graphrag load mediawiki wiki.xml --no-embed
+      graphrag extract --schema got --extractor infobox
+      graphrag extract --schema folktale --extractor llm --resume
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.kg.schema import load_schema
+
+    from .main import settings
+
+    config = settings()
+    schema = load_schema(schema_name or ("folktale" if extractor == "llm" else "got"))
+    with connect(config) as graph:
+        if extractor == "infobox":
+            from graphrag_cypher.kg import infobox
+
+            result = infobox.run(graph, schema, corpus=corpus)
+            if validate:
+                from graphrag_cypher.kg import validate as validation
+
+                result["validation"] = validation.run(graph, config, schema, progress=None if as_json else info)
+        else:
+            from graphrag_cypher.kg import llm_extract
+
+            result = llm_extract.run(graph, config, schema, corpus=corpus, resume=resume, limit=limit,
+                                     max_chars=max_chars, progress=None if as_json else info)
+    if as_json:
+        print_json(result)
+    else:
+        _print_summary(result)
+        if result.get("stories"):
+            s = result["stories"]
+            click.echo(f"stories: {s['extracted']} extracted, {s['skipped']} already done, {s['failed']} failed")
+        if result.get("validation"):
+            v = result["validation"]
+            click.echo(f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
+                       f"{v['skipped']} already validated")
+    if result.get("stories", {}).get("failed"):
+        raise SystemExit(3)
+
+
+@click.command("resolve")
+@click.option("--schema", "schema_name", default=None, help="Only entities of this schema (default: all).")
+@click.option("--threshold", type=click.IntRange(50, 100), default=90, show_default=True,
+              help="Fuzzy name similarity (0-100) above which two entities of one type are merged.")
+@dry_run_option
+@json_option
+def resolve(schema_name, threshold, dry_run, as_json) -> None:
+    """Merge duplicate entities: same type, names that differ only by a typo or spelling.
+
+    Names are compared after folding case, accents and punctuation; pairs of the same type
+    and scope scoring at least --threshold (rapidfuzz) are merged, the merged name kept as
+    an alias. With --dry-run the candidate pairs are listed and nothing changes.
+
+    \b
+    Example:
+      graphrag resolve --dry-run
+      graphrag resolve --schema got --threshold 92 --json
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.kg import resolve as resolution
+
+    from .main import settings
+
+    with connect(settings()) as graph:
+        result = resolution.run(graph, schema=schema_name, threshold=threshold, dry_run=dry_run)
+    if as_json:
+        print_json(result)
+        return
+    for pair in result["candidates"]:
+        click.echo(f"{pair['score']:5.1f}  {pair['type']}: {pair['keep']['name']!r} <- {pair['merge']['name']!r}")
+    verb = "would merge" if dry_run else "merged"
+    click.echo(f"{len(result['candidates'])} candidate pair(s); {verb} {result['merged']}")

@@ -1,0 +1,199 @@
+"""`graphrag link places|wikidata|entities` and `graphrag sanity`: linkers and checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .output import info, print_json
+from .params import dry_run_option, json_option
+
+
+@click.group("link")
+def link_group() -> None:
+    """Link chunks to gazetteer places and entities, and places to Wikidata.
+
+    Every linker is deterministic and idempotent: a second run creates nothing, and edges
+    an earlier run made that the current rules no longer make are removed.
+    """
+
+
+@link_group.command("places")
+@click.option("--engine", type=click.Choice(["fast", "cypher"]), default="fast", show_default=True,
+              help="fast: one Aho–Corasick pass over all chunks; cypher: the reference, one full-text query per name.")
+@click.option("--min-length", type=click.IntRange(1, 100), default=3, show_default=True,
+              help="Shortest name (folded) that is looked for.")
+@click.option("--stoplist", "stoplists", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A file of names never to link, one per line (added to the shipped list). Repeatable.")
+@click.option("--no-default-stoplist", is_flag=True, help="Do not use the shipped stop-list.")
+@click.option("--any-case", is_flag=True, help="Also link matches written without a capital letter.")
+@click.option("--keep-bibliographies", is_flag=True,
+              help="Also scan bibliography / works-cited sections and publisher places (\"London: Routledge\").")
+@click.option("--names-per-query", type=click.IntRange(1, 5000), default=1, show_default=True,
+              help="cypher engine: names per statement (1 = one full-text query per name, the seed's method).")
+@click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
+@click.option("--gazetteer", "gazetteers", multiple=True, type=click.Choice(["pleiades", "geonames"]),
+              help="Only places of this gazetteer (default: all). Repeatable.")
+@dry_run_option
+@json_option
+def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, keep_bibliographies, names_per_query,
+                corpus, gazetteers, dry_run, as_json) -> None:
+    """Link chunks to the places they mention (Chunk -[:MENTIONS]-> Place).
+
+    Names are matched accent- and case-folded on word boundaries; the matched text must
+    contain a capital letter; stop-listed names, names shorter than --min-length and
+    bibliography sections are skipped. A name shared by several places links the one the
+    document's other places point to, or else every candidate with `ambiguous: true`.
+    Each edge records `matched`, `rule`, `source`, `candidates` and `at`.
+
+    \b
+    Example:
+      graphrag link places
+      graphrag link places --engine cypher --dry-run --json
+      graphrag link places --stoplist my-stoplist.txt --corpus isaw
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.linkers.matcher import load_stoplist
+    from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places as run
+
+    from .main import settings
+
+    options = PlaceLinkOptions(
+        engine=engine, min_length=min_length, stoplist=load_stoplist(stoplists, default=not no_default_stoplist),
+        require_capital=not any_case, skip_tails=not keep_bibliographies,
+        skip_sections=None if keep_bibliographies else PlaceLinkOptions.skip_sections,
+        corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query)
+    with connect(settings()) as graph:
+        result = run(graph, options, progress=(lambda _: None) if as_json else info)
+    out = result.to_dict()
+    if as_json:
+        print_json(out)
+        return
+    verb = "would link" if dry_run else "linked"
+    click.echo(
+        f"{engine} engine: {out['names']} names, {out['chunks_scanned']} chunks scanned "
+        f"({out['chunks_skipped']} in bibliographies skipped); {verb} {out['mentions']} chunk-place pairs "
+        f"({out['mentions_created']} created, {out['mentions_removed']} removed, {out['mentions_total']} in the graph); "
+        f"ambiguous names left open: {out['ambiguous']}, decided by context: "
+        f"{sum(out['decided_by_context'].values())}; stop-listed names: {out['stoplisted']}")
+
+
+@link_group.command("wikidata")
+@click.option("--endpoint", default="https://query.wikidata.org/sparql", show_default=True, envvar="GRAPHRAG_WIKIDATA_ENDPOINT",
+              help="SPARQL endpoint. Env: GRAPHRAG_WIKIDATA_ENDPOINT.")
+@click.option("--batch", type=click.IntRange(1, 1000), default=200, show_default=True, help="Pleiades ids per query.")
+@click.option("--delay", type=float, default=1.0, show_default=True, help="Seconds between queries (be polite).")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per query.")
+@click.option("--retries", type=click.IntRange(0, 20), default=5, show_default=True,
+              help="Retries on 429, 5xx and timeouts (exponential backoff with jitter).")
+@click.option("--all", "recheck", is_flag=True, help="Look up every place again (default: only places not looked up before).")
+@click.option("--limit", type=int, default=None, help="Stop after this many places.")
+@json_option
+def link_wikidata(endpoint, batch, delay, timeout, retries, recheck, limit, as_json) -> None:
+    """Align Pleiades places with Wikidata items by Pleiades id (P1584).
+
+    Creates (:WikidataEntity {qid, uri, label, instanceOf, lat, lon}) and
+    (:Place)-[:SAME_AS {property: 'P1584', source: 'wikidata', matchedBy: 'pleiadesId'}]->(it).
+    Resumable: places looked up before are skipped; interrupt it and run it again.
+
+    \b
+    Example:
+      graphrag link wikidata
+      graphrag link wikidata --endpoint http://127.0.0.1:7878/query --batch 100 --delay 0
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.linkers.wikidata import WikidataOptions, link_wikidata as run
+
+    from .main import settings
+
+    options = WikidataOptions(endpoint=endpoint, batch=batch, delay=delay, timeout=timeout, retries=retries,
+                              recheck=recheck, limit=limit)
+    with connect(settings()) as graph:
+        result = run(graph, options, progress=(lambda _: None) if as_json else info)
+    if as_json:
+        print_json(result)
+        return
+    click.echo(f"wikidata: {result['places_queried']} places queried in {result['queries']} queries; "
+               f"{result['matched']} matched; {result['entities_created']} items and {result['links_created']} "
+               f"SAME_AS created; {result['aligned_total']} places aligned in the graph")
+
+
+@link_group.command("entities")
+@click.option("--min-length", type=click.IntRange(1, 100), default=3, show_default=True)
+@click.option("--any-case", is_flag=True, help="Also link matches written without a capital letter.")
+@click.option("--max-per-chunk", type=click.IntRange(2, 1000), default=25, show_default=True,
+              help="At most this many entities of one chunk count towards CO_OCCURS.")
+@click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
+@dry_run_option
+@json_option
+def link_entities(min_length, any_case, max_per_chunk, corpus, dry_run, as_json) -> None:
+    """Link chunks to the known entities they mention, by name and aliases; count co-occurrences.
+
+    Uses the place linker's matcher (folded, word boundaries, capital letter). Entities
+    tied to one document (`documentId`) are only looked for in that document. Entities
+    mentioned in the same chunk get (a)-[:CO_OCCURS {count}]->(b).
+
+    \b
+    Example:
+      graphrag link entities
+      graphrag link entities --corpus tales --json
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.linkers.entities import EntityLinkOptions, link_entities as run
+
+    from .main import settings
+
+    options = EntityLinkOptions(min_length=min_length, require_capital=not any_case, max_per_chunk=max_per_chunk,
+                                corpus=corpus, dry_run=dry_run)
+    with connect(settings()) as graph:
+        result = run(graph, options)
+    if as_json:
+        print_json(result)
+        return
+    click.echo(f"entities: {result['names']} names, {result['chunks_scanned']} chunks; {result['mentions']} links "
+               f"({result['mentions_created']} created, {result['mentions_removed']} removed); CO_OCCURS: "
+               f"{result['co_occurs']} pairs ({result['co_occurs_created']} created)")
+
+
+@click.command("sanity")
+@click.option("--corpus", default=None, help="Per-document coverage only for this corpus.")
+@json_option
+def sanity(corpus, as_json) -> None:
+    """Check the graph: counts, per-document coverage, Wikidata alignment, orphans, duplicates.
+
+    The exit code is 1 when an integrity rule is broken (chunks without a document,
+    MENTIONS without an entity at the end, duplicate MENTIONS, SAME_AS without an item).
+
+    \b
+    Example:
+      graphrag sanity
+      graphrag sanity --corpus isaw --json
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.linkers.sanity import check
+
+    from .main import settings
+    from .output import print_table
+
+    with connect(settings()) as graph:
+        report = check(graph, corpus=corpus)
+    if as_json:
+        print_json(report)
+    else:
+        print_table(["label", "nodes"], sorted(report["labels"].items()), title="Nodes")
+        print_table(["type", "relationships"], sorted(report["relationships"].items()), title="Relationships")
+        docs = report["coverage"]["documents"]
+        print_table(["document", "chunks", "with places", "places", "links", "on wikidata"],
+                    [[d["title"] or d["id"], d["chunks"], d["chunksWithPlaces"], d["places"], d["links"],
+                      d["wikidataPlaces"]] for d in docs[:200]],
+                    title=f"Coverage ({len(docs)} documents" + (", first 200)" if len(docs) > 200 else ")"))
+        w = report["wikidata"]
+        click.echo(f"wikidata: {w['alignedPlaces']} of {w['pleiadesPlaces']} Pleiades places aligned "
+                   f"({w['wikidataEntities']} items)")
+        click.echo(f"shared place names: {report['duplicates']['sharedNames']}")
+        for violation in report["violations"]:
+            click.echo(f"violation: {violation}", err=True)
+        click.echo("ok" if report["ok"] else f"{len(report['violations'])} integrity violation(s)")
+    if not report["ok"]:
+        raise SystemExit(1)

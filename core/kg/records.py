@@ -1,0 +1,176 @@
+"""Structured records (JSON / JSON Lines) to typed entities and relations via a YAML mapping.
+
+A mapping names the schema, where the records are, how a record becomes an entity (name
+field, type, per-name type overrides, aliases, properties) and which fields become which
+relations (``parents`` → CHILD_OF …). A name in a relation field that is itself a record
+takes that record's type; otherwise the mapping's ``values`` table or the relation's
+target type. Relations the schema does not allow between the two types are skipped and
+counted. Built-in mappings ship in ``kg/mappings/*.yaml``; a user passes a path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from .names import norm_name
+from .schema import KGSchema, SchemaError, load_schema
+from .store import Extraction
+
+
+@dataclass
+class Mapping:
+    schema: KGSchema
+    data: dict
+    where: str
+
+
+def builtin_mappings() -> list[str]:
+    folder = resources.files("graphrag_cypher.kg").joinpath("mappings")
+    return sorted(f.name[:-5] for f in folder.iterdir() if f.name.endswith(".yaml"))
+
+
+def load_mapping(name_or_path: str | Path, schema: str | None = None) -> Mapping:
+    import yaml
+
+    path = Path(str(name_or_path))
+    if path.suffix.lower() in {".yaml", ".yml"} or path.exists():
+        if not path.is_file():
+            raise SchemaError(f"mapping file not found: {path}")
+        text, where = path.read_text(encoding="utf-8"), str(path)
+    else:
+        builtin = resources.files("graphrag_cypher.kg").joinpath("mappings", f"{name_or_path}.yaml")
+        if not builtin.is_file():
+            raise SchemaError(f"unknown mapping {name_or_path!r}: use one of {', '.join(builtin_mappings())} or a YAML path")
+        text, where = builtin.read_text(encoding="utf-8"), str(name_or_path)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SchemaError(f"mapping {where}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entity"), dict):
+        raise SchemaError(f"mapping {where}: needs an `entity` section")
+    kg_schema = load_schema(schema or data.get("schema") or "generic")
+    check_mapping(kg_schema, data, where)
+    return Mapping(kg_schema, data, where)
+
+
+def check_mapping(schema: KGSchema, data: dict, where: str) -> None:
+    entity = data["entity"]
+    if not entity.get("name"):
+        raise SchemaError(f"mapping {where}: entity.name (the field holding the name) is required")
+    types = [entity.get("type")] + list((entity.get("types") or {}).keys()) + list((data.get("values") or {}).keys())
+    for t in types:
+        if schema.entity_type(t) != t:
+            raise SchemaError(f"mapping {where}: type {t!r} is not in schema {schema.name}")
+    for rel in data.get("relations") or []:
+        if not isinstance(rel, dict) or not rel.get("field"):
+            raise SchemaError(f"mapping {where}: every relation needs a `field`")
+        if schema.relation_type(rel.get("relation")) != rel.get("relation"):
+            raise SchemaError(f"mapping {where}: relation {rel.get('relation')!r} is not in schema {schema.name}")
+        if schema.entity_type(rel.get("target")) != rel.get("target"):
+            raise SchemaError(f"mapping {where}: target type {rel.get('target')!r} is not in schema {schema.name}")
+
+
+def read_records(path: Path, key: str | None) -> list[dict]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix.lower() in {".jsonl", ".ndjson"}:
+            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+        else:
+            data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"{path}: not valid JSON ({exc})") from None
+    if key:
+        if not isinstance(data, dict) or key not in data:
+            raise SchemaError(f"{path}: no top-level key {key!r} (the mapping's `records`)")
+        data = data[key]
+    if not isinstance(data, list):
+        raise SchemaError(f"{path}: expected a list of records")
+    return [r for r in data if isinstance(r, dict)]
+
+
+def values_at(record: dict, path: str) -> list:
+    """Values at a field path: `parents`, `a.b`, `actors[].actorName`; lists are flattened."""
+    current = [record]
+    for part in path.split("."):
+        many = part.endswith("[]")
+        name = part[:-2] if many else part
+        nxt = []
+        for item in current:
+            value = item.get(name) if isinstance(item, dict) else None
+            if value is None:
+                continue
+            nxt.extend(value if isinstance(value, list) else [value])
+        current = nxt
+    return [v for v in current if v is not None and v != ""]
+
+
+def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
+    schema, spec = mapping.schema, mapping.data
+    entity = spec["entity"]
+    overrides = {norm_name(n): t for t, names in (entity.get("types") or {}).items() for n in names}
+    value_types = {norm_name(n): t for t, names in (spec.get("values") or {}).items() for n in names}
+    out = Extraction()
+    subjects: dict[str, str] = {}  # id -> type
+    good: list[tuple[dict, str, str]] = []
+    for index, record in enumerate(records):
+        names = values_at(record, entity["name"])
+        name = names[0] if names and isinstance(names[0], str) else None
+        norm = norm_name(name or "")
+        if not norm:
+            out.skip("record without a name", f"record {index}")
+            continue
+        type_name = overrides.get(norm, entity.get("type"))
+        entity_id = schema.entity_id(norm)
+        aliases = [a for f in entity.get("aliases") or [] for a in values_at(record, f) if isinstance(a, str)]
+        props = {"name": name, "normName": norm, "confidence": "High", "typedBy": "mapping", "source": source,
+                 "schema": schema.name, "reason": f"record mapped by {mapping.where}"}
+        for prop, field in (entity.get("properties") or {}).items():
+            found = values_at(record, field)
+            if found and all(isinstance(v, (str, int, float, bool)) for v in found):
+                props[prop] = found[0] if len(found) == 1 else [str(v) for v in found]
+        out.entity({"id": entity_id, "type": type_name, "aliases": aliases, **props})
+        subjects[entity_id] = type_name
+        good.append((record, entity_id, name))
+
+    for record, entity_id, name in good:
+        subject_type = subjects[entity_id]
+        for rel in spec.get("relations") or []:
+            for value in values_at(record, rel["field"]):
+                if not isinstance(value, str) or not value.strip():
+                    out.skip("value is not a name", f"{name}: {rel['field']} = {str(value)[:60]}")
+                    continue
+                target_name = rel.get("name", "{value}").replace("{value}", value.strip())
+                target_norm = norm_name(target_name)
+                target_id = schema.entity_id(target_norm)
+                if target_id == entity_id:
+                    continue
+                target_type = subjects.get(target_id) or value_types.get(target_norm) or rel["target"]
+                relation = rel["relation"]
+                reverse = bool(rel.get("reverse"))
+                src, dst = (target_id, entity_id) if reverse else (entity_id, target_id)
+                src_type, dst_type = (target_type, subject_type) if reverse else (subject_type, target_type)
+                if not schema.allows(src_type, relation, dst_type):
+                    out.skip(f"schema: {schema.why_not(src_type, relation, dst_type)}",
+                             f"{name}: {rel['field']} = {value}")
+                    continue
+                if target_id not in subjects:
+                    out.entity({"id": target_id, "type": target_type, "name": target_name, "normName": target_norm,
+                                "aliases": [], "confidence": "Medium", "typedBy": "relation", "source": source,
+                                "schema": schema.name, "reason": f"named in '{rel['field']}' of {name}"},
+                               implied=True)
+                out.relation(src, relation, dst, {"source": source, "property": rel["field"]})
+    return out
+
+
+def run(graph, mapping: Mapping, path: Path) -> dict:
+    from . import store
+
+    records = read_records(path, mapping.data.get("records"))
+    extraction = extract(mapping, records, f"records:{path.name}")
+    stats = store.write(graph, extraction, mapping.schema.labels)
+    result = store.summary(extraction, stats)
+    result.update(records=len(records), schema=mapping.schema.name, mapping=mapping.where)
+    return result

@@ -1,0 +1,92 @@
+"""Entity resolution: fuzzy duplicates of one type within one scope are merged.
+
+Exact matches need no step here: ids are built from normalised names (case, accents and
+punctuation folded), so within a scope they meet on MERGE, and story-local entities are
+joined to their canonical entity by INSTANCE_OF when extracted. This pass finds the rest
+with rapidfuzz: pairs of the same schema, type and scope (the same story for story-local
+entities) whose normalised names score at least the threshold. The entity with more
+relationships is kept; the other's relationships move to it and its names become aliases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def similarity(a: str, b: str) -> float:
+    """Name similarity (0-100) of two normalised names, strict where names differ by meaning.
+
+    Numbers must agree ("Musician 1" is not "Musician 2"); names with the same number of
+    words are only as similar as their least similar word ("Tyrion Lannister" is not
+    "Tywin Lannister"); otherwise the names are compared without spaces ("dawn fang").
+    """
+    from rapidfuzz import fuzz
+
+    if _DIGITS.findall(a) != _DIGITS.findall(b):
+        return 0.0
+    ta, tb = a.split(), b.split()
+    if len(ta) == len(tb):
+        return min(fuzz.ratio(x, y) for x, y in zip(ta, tb))
+    return fuzz.ratio(a.replace(" ", ""), b.replace(" ", ""))
+
+
+def candidates(entities: list[dict], threshold: int) -> list[dict]:
+    from rapidfuzz import fuzz, process
+
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for e in entities:
+        scope = e["storyId"] if e["scope"] == "story" else "global"
+        groups[(e.get("schema"), e["type"], scope)].append(e)
+    pairs = []
+    for (schema, type_name, _), members in groups.items():
+        if len(members) < 2:
+            continue
+        names = [m["normName"] for m in members]
+        # a cheap whole-name prefilter, then the strict score on the few pairs left
+        matrix = process.cdist(names, names, scorer=fuzz.ratio, score_cutoff=max(0, threshold - 15))
+        for i in range(len(members)):
+            for j in range(i + 1, len(members)):
+                if not matrix[i][j]:
+                    continue
+                score = similarity(names[i], names[j])
+                if score >= threshold:
+                    a, b = members[i], members[j]
+                    keep, merge = (a, b) if (a["degree"], -len(a["id"])) >= (b["degree"], -len(b["id"])) else (b, a)
+                    pairs.append({"type": type_name, "schema": schema, "score": round(score, 1),
+                                  "keep": {"id": keep["id"], "name": keep["name"]},
+                                  "merge": {"id": merge["id"], "name": merge["name"]}})
+    return sorted(pairs, key=lambda p: (-p["score"], p["keep"]["id"]))
+
+
+def merge_rows(pairs: list[dict]) -> list[dict]:
+    """One row per merged entity, each pointing at the final survivor (chains collapse)."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while x in parent:
+            x = parent[x]
+        return x
+
+    for pair in pairs:
+        keep, merge = root(pair["keep"]["id"]), root(pair["merge"]["id"])
+        if keep != merge:
+            parent[merge] = keep
+    return [{"keep": root(m), "merge": m} for m in parent]
+
+
+def run(graph, schema: str | None = None, threshold: int = 90, dry_run: bool = False) -> dict:
+    entities = graph.read("kg/resolve_entities", schema=schema)
+    pairs = candidates(entities, threshold)
+    merged = 0
+    if pairs and not dry_run:
+        rows = merge_rows(pairs)
+        for start in range(0, len(rows), 200):
+            merged += graph.write("kg/merge_entity_pairs", rows=rows[start:start + 200])[0]["merged"]
+    elif dry_run:
+        merged = len(merge_rows(pairs))
+    return {"entities": len(entities), "threshold": threshold, "dryRun": dry_run, "candidates": pairs,
+            "merged": merged}

@@ -1,0 +1,197 @@
+"""KG schemas as YAML: entity types, relation types and the allowed (source → target) pairs.
+
+A schema is the allowlist for labels and relationship types: nothing from data or an LLM
+becomes a label or a type unless the schema names it, and the schema's own names must be
+plain identifiers (letters, digits, underscores) that do not clash with the graph's
+structural labels. Built-in schemas ship in ``kg/schemas/*.yaml``; a user passes a path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from ..errors import GraphragError
+
+IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+# Labels and types the graph itself uses: a schema may not claim them.
+RESERVED = {"__Entity__", "__Migration", "__KGBuilder__", "Document", "Chunk", "Story", "WikiPage", "Article",
+            "Place", "WikidataEntity", "MENTIONS", "FROM_CHUNK", "FROM_DOCUMENT", "NEXT_CHUNK", "INSTANCE_OF",
+            "DESCRIBES", "SAME_AS", "CO_OCCURS"}
+# `Place` and `Article` are also graph labels (gazetteer places, ISAW articles), but a schema
+# may type entities with them: the entity keeps the __Entity__ label and its own id.
+SHARED_LABELS = {"Place", "Article"}
+SCOPES = {"global", "story"}
+
+
+class SchemaError(GraphragError):
+    """A schema or mapping file is invalid."""
+
+
+@dataclass
+class RelationType:
+    name: str
+    description: str = ""
+    sources: frozenset[str] = frozenset()
+    targets: frozenset[str] = frozenset()
+
+
+@dataclass
+class KGSchema:
+    name: str
+    entity_types: dict[str, str]
+    relation_types: dict[str, RelationType]
+    scope: str = "global"
+    id_prefix: str = ""
+    description: str = ""
+    infobox: dict = field(default_factory=dict)
+    path: str = ""
+
+    # --- the allowlist -------------------------------------------------------------------
+    def entity_type(self, value) -> str | None:
+        """The schema's spelling of an entity type (case-insensitive), or None if not allowed."""
+        if not isinstance(value, str):
+            return None
+        return self._entity_index().get(value.strip().casefold())
+
+    def relation_type(self, value) -> str | None:
+        """The schema's spelling of a relation type ("child of" → CHILD_OF), or None."""
+        if not isinstance(value, str):
+            return None
+        key = re.sub(r"[\s\-]+", "_", value.strip()).casefold()
+        return self._relation_index().get(key)
+
+    def allows(self, source_type: str, relation: str, target_type: str) -> bool:
+        rel = self.relation_types.get(relation)
+        return bool(rel) and source_type in rel.sources and target_type in rel.targets
+
+    def why_not(self, source_type: str, relation: str, target_type: str) -> str:
+        return f"{relation} not allowed from {source_type} to {target_type}"
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted(self.entity_types)
+
+    def entity_id(self, norm: str) -> str:
+        """The id of a global (or canonical) entity with this normalised name."""
+        return f"{self.id_prefix}:{norm}"
+
+    def _entity_index(self) -> dict[str, str]:
+        if not hasattr(self, "_eidx"):
+            self._eidx = {name.casefold(): name for name in self.entity_types}
+        return self._eidx
+
+    def _relation_index(self) -> dict[str, str]:
+        if not hasattr(self, "_ridx"):
+            self._ridx = {name.casefold(): name for name in self.relation_types}
+        return self._ridx
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name, "scope": self.scope, "idPrefix": self.id_prefix, "path": self.path,
+            "entityTypes": self.labels,
+            "relationTypes": {r.name: {"source": sorted(r.sources), "target": sorted(r.targets)}
+                              for r in self.relation_types.values()},
+        }
+
+
+def builtin_schemas() -> list[str]:
+    folder = resources.files("graphrag_cypher.kg").joinpath("schemas")
+    return sorted(f.name[:-5] for f in folder.iterdir() if f.name.endswith(".yaml"))
+
+
+def load_schema(name_or_path: str | Path) -> KGSchema:
+    """A built-in schema by name (`got`, `folktale`, …) or a YAML file by path."""
+    text, where = _schema_text(str(name_or_path))
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise SchemaError(f"schema {where}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    return parse_schema(data, where)
+
+
+def _schema_text(name: str) -> tuple[str, str]:
+    path = Path(name)
+    if path.suffix.lower() in {".yaml", ".yml"} or path.exists():
+        if not path.is_file():
+            raise SchemaError(f"schema file not found: {path}")
+        return path.read_text(encoding="utf-8"), str(path)
+    builtin = resources.files("graphrag_cypher.kg").joinpath("schemas", f"{name}.yaml")
+    if not builtin.is_file():
+        raise SchemaError(f"unknown schema {name!r}: use one of {', '.join(builtin_schemas())} or a path to a YAML file")
+    return builtin.read_text(encoding="utf-8"), name
+
+
+def _identifier(value, what: str, where: str) -> str:
+    if not isinstance(value, str) or not IDENTIFIER.match(value):
+        raise SchemaError(f"schema {where}: {what} {value!r} must be letters, digits and underscores")
+    if value in RESERVED and value not in SHARED_LABELS:
+        raise SchemaError(f"schema {where}: {what} {value!r} is reserved by the graph model")
+    return value
+
+
+def parse_schema(data, where: str = "<schema>") -> KGSchema:
+    if not isinstance(data, dict):
+        raise SchemaError(f"schema {where}: expected a mapping at the top level")
+    name = data.get("name") or Path(where).stem
+    scope = data.get("scope", "global")
+    if scope not in SCOPES:
+        raise SchemaError(f"schema {where}: scope must be one of {sorted(SCOPES)}, not {scope!r}")
+    entities = data.get("entity_types") or {}
+    if isinstance(entities, list):
+        entities = {e: {} for e in entities}
+    if not isinstance(entities, dict) or not entities:
+        raise SchemaError(f"schema {where}: entity_types must name at least one type")
+    entity_types = {}
+    for key, spec in entities.items():
+        entity_types[_identifier(key, "entity type", where)] = (spec or {}).get("description", "") \
+            if isinstance(spec, dict) else str(spec or "")
+    relations = data.get("relation_types") or {}
+    if isinstance(relations, list):
+        relations = {r: {} for r in relations}
+    relation_types = {}
+    for key, spec in relations.items():
+        spec = spec or {}
+        rel = _identifier(key, "relation type", where)
+        ends = []
+        for end in ("source", "target"):
+            listed = spec.get(end, "*")
+            listed = sorted(entity_types) if listed in ("*", None) else ([listed] if isinstance(listed, str) else listed)
+            unknown = [t for t in listed if t not in entity_types]
+            if unknown:
+                raise SchemaError(f"schema {where}: relation {rel} names unknown {end} type {unknown[0]!r}")
+            ends.append(frozenset(listed))
+        relation_types[rel] = RelationType(rel, spec.get("description", ""), ends[0], ends[1])
+    infobox = data.get("infobox") or {}
+    _check_infobox(infobox, entity_types, relation_types, where)
+    prefix = str(data.get("id_prefix") or name)
+    if not re.match(r"^[A-Za-z0-9_\-]+$", prefix):
+        raise SchemaError(f"schema {where}: id_prefix {prefix!r} must be letters, digits, '-' and '_'")
+    return KGSchema(name=str(name), entity_types=entity_types, relation_types=relation_types, scope=scope,
+                    id_prefix=prefix, description=data.get("description", ""), infobox=infobox, path=where)
+
+
+def _check_infobox(infobox: dict, entity_types: dict, relation_types: dict, where: str) -> None:
+    def check_scores(scores, what):
+        for t in scores or {}:
+            if t not in entity_types:
+                raise SchemaError(f"schema {where}: infobox {what} scores unknown type {t!r}")
+
+    for section in ("templates", "titles", "categories"):
+        for rule in infobox.get(section) or []:
+            try:
+                re.compile(rule["match"])
+            except (KeyError, re.error) as exc:
+                raise SchemaError(f"schema {where}: infobox {section} rule {rule!r}: {exc}") from None
+            check_scores(rule.get("scores"), f"{section} rule {rule['match']!r}")
+    for fname, scores in (infobox.get("fields") or {}).items():
+        check_scores(scores, f"field {fname!r}")
+    for fname, spec in (infobox.get("properties") or {}).items():
+        if spec.get("relation") not in relation_types:
+            raise SchemaError(f"schema {where}: infobox property {fname!r} maps to unknown relation {spec.get('relation')!r}")
+        if spec.get("target") not in entity_types:
+            raise SchemaError(f"schema {where}: infobox property {fname!r} has unknown target type {spec.get('target')!r}")

@@ -1,0 +1,73 @@
+"""`--validate`: the LLM confirms or corrects heuristic types the scores were unsure of.
+
+Candidates are infobox-typed entities with low confidence, a tie, or a close runner-up
+(``needsReview``). They go to the LLM in batches; each answer is checked against the
+schema (an unknown type is ignored), applied, and recorded on the entity
+(``validatedBy``), which is this step's own checkpoint: a second run asks nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..errors import GraphragError
+from .llm_extract import LLM, parse_reply
+from .schema import KGSchema
+
+BATCH = 20
+
+
+def _json_schema(schema: KGSchema) -> dict:
+    item = {"type": "object", "additionalProperties": False, "required": ["id", "type", "reason"],
+            "properties": {"id": {"type": "string"}, "type": {"type": "string", "enum": schema.labels},
+                           "reason": {"type": "string"}}}
+    return {"name": "type_validation", "strict": True,
+            "schema": {"type": "object", "additionalProperties": False, "required": ["results"],
+                       "properties": {"results": {"type": "array", "items": item}}}}
+
+
+def _messages(schema: KGSchema, batch: list[dict]) -> list[dict]:
+    types = "\n".join(f"- {t}: {d}" for t, d in schema.entity_types.items())
+    items = [{"id": e["id"], "name": e["name"], "guessed_type": e["type"], "infobox": e.get("infoboxType"),
+              "type_scores": e.get("typeScores"), "reason": e.get("reason")} for e in batch]
+    return [
+        {"role": "system", "content": "You check the types a heuristic gave to wiki pages. For each item answer "
+                                      'with the right type from this list. Reply with only JSON {"results": '
+                                      '[{"id": ..., "type": ..., "reason": ...}]}.\n' + types},
+        {"role": "user", "content": json.dumps(items, ensure_ascii=False)},
+    ]
+
+
+def run(graph, settings, schema: KGSchema, progress=None) -> dict:
+    if not settings.llm_configured:
+        raise GraphragError("--validate needs an LLM: set GRAPHRAG_LLM_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY)")
+    validated_by = f"llm:{settings.llm_model}"
+    todo = graph.read("kg/validation_candidates", schema=schema.name, validatedBy=validated_by)
+    llm = LLM(settings, schema, _json_schema(schema))
+    counts = {"checked": 0, "confirmed": 0, "retyped": 0, "unanswered": 0, "batches": 0}
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start:start + BATCH]
+        try:
+            reply = parse_reply(llm.complete(_messages(schema, batch)))
+        except ValueError:
+            counts["unanswered"] += len(batch)
+            continue
+        answers = {a.get("id"): a for a in reply.get("results") or [] if isinstance(a, dict)}
+        rows = []
+        for entity in batch:
+            answer = answers.get(entity["id"])
+            new_type = schema.entity_type(answer.get("type")) if answer else None
+            if new_type is None:
+                counts["unanswered"] += 1
+                continue
+            verdict = "confirmed" if new_type == entity["type"] else "retyped"
+            counts[verdict] += 1
+            rows.append({"id": entity["id"], "type": new_type, "verdict": verdict, "validatedBy": validated_by,
+                         "reason": str(answer.get("reason") or "")[:1000]})
+        if rows:
+            graph.write("kg/set_validation", rows=rows, schemaLabels=schema.labels)
+        counts["checked"] += len(batch)
+        counts["batches"] += 1
+        if progress:
+            progress(f"validate: {counts['checked']}/{len(todo)} checked")
+    return counts

@@ -1,0 +1,7 @@
+// Entities the entity linker looks for (not gazetteer places: `link places` handles those):
+// id, name and aliases, and the document a story-scoped entity belongs to, if any.
+// params: none
+// returns: id, names, documentId
+MATCH (e:__Entity__)
+WHERE e.id IS NOT NULL AND NOT e:Place AND coalesce(e.name, '') <> ''
+RETURN e.id AS id, [e.name] + coalesce(e.aliases, []) AS names, e.documentId AS documentId

@@ -1,0 +1,81 @@
+"""`graphrag link entities`: chunks -[:MENTIONS]-> known entities, and CO_OCCURS between them.
+
+The names are every non-place ``__Entity__``'s name and aliases; the matching is the place
+linker's (:class:`.matcher.Matcher`: folded, word boundaries, a capital letter). A name
+shared by several entities links all of them with ``ambiguous: true``. An entity with a
+``documentId`` (a story's character, say) is only looked for in that document. Afterwards
+``(a)-[:CO_OCCURS {count}]->(b)`` counts the chunks two entities are both mentioned in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from graphrag_cypher.db import Graph
+
+from .matcher import Matcher, build_name_table, load_stoplist
+from .places import SKIP_SECTIONS, iter_chunks, resolve, write_mentions
+
+LINKER = "entities"
+
+
+@dataclass
+class EntityLinkOptions:
+    min_length: int = 3
+    require_capital: bool = True
+    max_per_chunk: int = 25
+    corpus: str | None = None
+    dry_run: bool = False
+    write_batch: int = 2000
+
+
+def link_entities(graph: Graph, options: EntityLinkOptions) -> dict:
+    rows = graph.read("linkers/entity_names")
+    names: dict[str, list[str]] = defaultdict(list)
+    scope = {}
+    for row in sorted(rows, key=lambda r: r["id"]):
+        for name in row["names"] or []:
+            if isinstance(name, str) and name.strip():
+                names[name].append(row["id"])
+        if row["documentId"]:
+            scope[row["id"]] = row["documentId"]
+    table = build_name_table(names, min_length=options.min_length, stoplist=load_stoplist(default=False))
+    matcher = Matcher(table, require_capital=options.require_capital, skip_tails=False)
+    skip = re.compile(SKIP_SECTIONS)
+    chunks = list(iter_chunks(graph, options.corpus, with_text=True))
+    chunk_doc = {c["id"]: c["docId"] for c in chunks}
+    hits: dict[tuple[str, str], set[str]] = defaultdict(set)
+    scanned = 0
+    for chunk in chunks:
+        if skip.fullmatch(chunk["section"] or ""):
+            continue
+        scanned += 1
+        for match in matcher.find(chunk["text"] or ""):
+            hits[(chunk["id"], match.key)].add(match.surface)
+    # Story-scoped entities only count in their own document.
+    targets = {key: tuple(t for t in table.targets[key]) for key in table.targets}
+    scoped_hits = {}
+    for (chunk, key), surfaces in hits.items():
+        allowed = tuple(t for t in targets[key] if scope.get(t, chunk_doc[chunk]) == chunk_doc[chunk])
+        if allowed:
+            scoped_key = key if allowed == targets[key] else f"{key}@{chunk_doc[chunk]}"
+            targets[scoped_key] = allowed
+            scoped_hits[(chunk, scoped_key)] = surfaces
+    edges = resolve(scoped_hits, targets, chunk_doc, {}, 0.5)
+    for props in edges.values():
+        props.update(source="aho-corasick", linker=LINKER)
+        props["keys"] = sorted({k.split("@", 1)[0] for k in props["keys"]})
+    result = {"names": len(table.targets), "entities": len(rows), "chunks_scanned": scanned,
+              "matches": len(scoped_hits), "mentions": len(edges), "mentions_created": 0, "mentions_removed": 0,
+              "ambiguous": sum(1 for e in edges.values() if e["ambiguous"]), "co_occurs": 0, "co_occurs_created": 0,
+              "co_occurs_removed": 0, "dry_run": options.dry_run}
+    if not options.dry_run:
+        result["mentions_created"], result["mentions_removed"] = write_mentions(
+            graph, edges, [c["id"] for c in chunks], LINKER, options.write_batch)
+        co = graph.write("linkers/merge_co_occurs", maxPerChunk=options.max_per_chunk)[0]
+        result["co_occurs"], result["co_occurs_created"] = co["pairs"], co["created"]
+        result["co_occurs_removed"] = graph.write("linkers/prune_co_occurs")[0]["removed"]
+    result["mentions_total"] = graph.read("linkers/count_mentions", linker=LINKER)[0]["total"]
+    return result

@@ -1,0 +1,291 @@
+"""Find known names in text: accent-folded, case-insensitive, on word boundaries.
+
+One rule, written down once and implemented twice — by :class:`Matcher` (an Aho–Corasick
+automaton over folded text, the fast engine) and by :func:`java_pattern` +
+:func:`fulltext_query` (a full-text shortlist and a Java regex run inside Neo4j, the
+reference engine). A name matches the text at ``[start, end)`` when
+
+* the folded text there equals the folded name (:func:`fold`: canonical decomposition,
+  combining marks dropped, lower case; so "Alexandría" ~ "alexandria");
+* the characters just outside are not word characters (letters, digits, combining marks,
+  "_"), and the match does not follow a letter joined to it by ``. : ' ’ ·`` — "l'Égypte"
+  is one word to a reader and to Lucene's tokenizer alike;
+* the matched text contains an upper-case letter ("Rome", not "rome") and is not a short
+  all-capitals acronym ("URI", "LOD": at most 4 characters, no lower-case letter) when
+  ``require_capital`` is on;
+* it is not followed by a tail that makes it something else, when ``skip_tails`` is on:
+  a publisher's ``London: Routledge`` or ``Paris 1998`` (a modern year, not "2000 BC"),
+  or a ruler's numeral, ``Arsinoe II``, ``Constantine VII``.
+
+Names shorter than ``min_length`` (folded) and stop-listed names are never looked for.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+# Lucene's English stop words: the `standard-folding` analyzer drops them from the
+# full-text index, so the reference engine could never shortlist a name that is one.
+LUCENE_STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
+    "they this to was will with".split())
+
+JOINERS = frozenset(".:'\u2018\u2019\u00b7\u0387\u2024")  # join two letters into one token (UAX #29)
+_SPACE = " \\t\\n\\x0B\\f\\r\\u00A0"  # the same set in Java and Python regex syntax
+# After a name: "London: Routledge" or "Paris 1998" / "York, 2004" (a modern year, not "2000 BC").
+_PUBLISHER_TAIL_PY = re.compile(
+    rf"[{_SPACE}]*(?::[{_SPACE}]*(\w)|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.)))")
+_REGNAL_PY = re.compile(r" +[IVX]+")
+_WORD_JAVA = r"[\p{L}\p{N}\p{M}_]"
+_TAILS_JAVA = (
+    rf"(?![{_SPACE}]*(?::[{_SPACE}]*\p{{Lu}}|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.))))"
+    rf"(?! +[IVX]+(?!{_WORD_JAVA}))")
+_LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
+
+
+def capitalised(surface: str) -> bool:
+    """Has an upper-case letter and is not a short acronym ("URI", "LOD")."""
+    categories = [unicodedata.category(c) for c in unicodedata.normalize("NFC", surface)]
+    return "Lu" in categories and ("Ll" in categories or len(categories) > 4)
+
+
+def is_mark(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("M")
+
+
+def is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_" or is_mark(ch)
+
+
+@lru_cache(maxsize=65536)
+def fold_char(ch: str) -> str:
+    """The folded form of one character: "" for combining marks, else lower-case base letters."""
+    out = []
+    for part in unicodedata.normalize("NFD", ch):
+        if is_mark(part):
+            continue
+        # Java's case-insensitive match treats characters with the same upper case as equal
+        # (ı ~ i, ς ~ σ, ſ ~ s), so fold through the upper case; ß → SS is not one character.
+        folded = part.upper().lower()
+        out.append(folded if len(folded) == 1 else part.lower())
+    return "".join(out)
+
+
+def fold(text: str) -> str:
+    """Accent- and case-folded text ("Alexandría" → "alexandria")."""
+    if text.isascii():
+        return text.lower()
+    return "".join(fold_char(ch) for ch in text)
+
+
+def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
+    """Folded text and, per folded character, the index of the original character it came from
+    (None when folding kept every position, as for ASCII text)."""
+    if text.isascii():
+        return text.lower(), None
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        folded = fold_char(ch)
+        if folded:
+            chars.append(folded)
+            origin.extend([i] * len(folded))
+    return "".join(chars), origin
+
+
+_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_EDGE_JUNK = "*?‘’'\"“”[]!. \t"
+
+
+def clean_names(raw: Iterable[str]) -> list[str]:
+    """Gazetteer name strings as matchable names, in first-seen order, without duplicates.
+
+    "Contestania (region)" → "Contestania"; "Perinthus/Heraclea" → both; "Medeon?",
+    "*Kalasyrta", "‘Abone’" lose their editorial marks; names with inner brackets
+    ("A(n)dros") are dropped — which reading the text uses is unknowable.
+    """
+    seen: dict[str, None] = {}
+    for value in raw:
+        if not isinstance(value, str):
+            continue
+        value = unicodedata.normalize("NFC", value).strip()
+        value = _PAREN.sub("", value)
+        for part in value.split("/"):
+            part = " ".join(part.split()).strip(_EDGE_JUNK)
+            if part and not any(c in part for c in "()[]") and any(c.isalpha() for c in part):
+                seen.setdefault(part, None)
+    return list(seen)
+
+
+def load_stoplist(paths: Iterable[str | Path] = (), default: bool = True) -> frozenset[str]:
+    """Folded stop-listed names: the shipped `stoplist.txt` (unless default=False) plus files."""
+    lines: list[str] = []
+    if default:
+        lines += resources.files("graphrag_cypher.linkers").joinpath("stoplist.txt").read_text("utf-8").splitlines()
+    for path in paths:
+        lines += Path(path).read_text("utf-8").splitlines()
+    return frozenset(fold(line.split("#", 1)[0].strip()) for line in lines if line.split("#", 1)[0].strip())
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    surface: str  # the text as written (NFC)
+    key: str  # the folded name
+    targets: tuple
+
+
+@dataclass
+class NameTable:
+    """Folded name → targets, after the length and stop-list rules; what both engines look for."""
+
+    targets: dict[str, tuple] = field(default_factory=dict)
+    too_short: int = 0
+    stoplisted: int = 0
+    unsearchable: int = 0  # no letters or digits a full-text index could shortlist on
+
+
+def build_name_table(names: dict[str, Iterable[Any]], *, min_length: int = 3,
+                     stoplist: frozenset[str] = frozenset()) -> NameTable:
+    table = NameTable()
+    merged: dict[str, dict[Any, None]] = {}
+    for name, targets in names.items():
+        key = fold(unicodedata.normalize("NFC", name)).strip()
+        if not key:
+            continue
+        merged.setdefault(key, {}).update(dict.fromkeys(targets))
+    for key in sorted(merged):
+        if len(key) < min_length:
+            table.too_short += 1
+        elif key in stoplist or key in LUCENE_STOP_WORDS:
+            table.stoplisted += 1
+        elif not shortlist_tokens(key):
+            table.unsearchable += 1
+        else:
+            table.targets[key] = tuple(merged[key])
+    return table
+
+
+class Matcher:
+    """All occurrences of known names in a text, by one Aho–Corasick pass.
+
+    ``Matcher({"Babylon": ["pleiades:893951"]}).find("At Babylon's gate")`` →
+    ``[Match(3, 10, "Babylon", "babylon", ("pleiades:893951",))]``.
+    """
+
+    def __init__(self, names: dict[str, Iterable[Any]] | NameTable, *, min_length: int = 3,
+                 stoplist: frozenset[str] = frozenset(), require_capital: bool = True, skip_tails: bool = True):
+        import ahocorasick
+
+        self.table = names if isinstance(names, NameTable) else build_name_table(
+            names, min_length=min_length, stoplist=stoplist)
+        self.require_capital, self.skip_tails = require_capital, skip_tails
+        self._automaton = ahocorasick.Automaton()
+        for key in self.table.targets:
+            self._automaton.add_word(key, key)
+        self._empty = not self.table.targets
+        if not self._empty:
+            self._automaton.make_automaton()
+
+    def __len__(self) -> int:
+        return len(self.table.targets)
+
+    def find(self, text: str) -> list[Match]:
+        if self._empty or not text:
+            return []
+        folded, origin = fold_with_offsets(text)
+        found = []
+        for last, key in self._automaton.iter(folded):
+            first = last - len(key) + 1
+            if origin is None:
+                start, end = first, last + 1
+            else:
+                start = origin[first]
+                if first > 0 and origin[first - 1] == start:
+                    continue  # starts inside one character's expansion
+                end = origin[last] + 1
+                if last + 1 < len(origin) and origin[last + 1] == origin[last]:
+                    continue  # ends inside one
+                while end < len(text) and is_mark(text[end]):
+                    end += 1
+            if not self._accept(text, start, end):
+                continue
+            surface = unicodedata.normalize("NFC", text[start:end])
+            found.append(Match(start, end, surface, key, self.table.targets[key]))
+        return found
+
+    def _accept(self, text: str, start: int, end: int) -> bool:
+        if start > 0:
+            before = text[start - 1]
+            if is_word_char(before):
+                return False
+            if before in JOINERS and start > 1 and (text[start - 2].isalpha() or is_mark(text[start - 2])):
+                return False
+        if end < len(text) and is_word_char(text[end]):
+            return False
+        if self.require_capital and not capitalised(text[start:end]):
+            return False
+        if self.skip_tails:
+            tail = _PUBLISHER_TAIL_PY.match(text, end)
+            if tail and (tail.group(1) is None or unicodedata.category(tail.group(1)) == "Lu"):
+                return False
+            regnal = _REGNAL_PY.match(text, end)
+            if regnal and (regnal.end() == len(text) or not is_word_char(text[regnal.end()])):
+                return False
+        return True
+
+
+# --- the same rule for the reference engine (full-text shortlist + Java regex in Neo4j) ---
+
+def shortlist_tokens(key: str) -> list[str]:
+    """Lucene wildcard terms that every chunk containing the folded name must match.
+
+    Each word of the name becomes a prefix query (``babylon*`` also finds "Babylon's",
+    which the tokenizer keeps as one token). Characters the index folds differently
+    from us become ``*``; Lucene stop words, which the index never holds, are left out.
+    """
+    terms = []
+    # A joiner keeps two letters in one token ("ba'albek"), nothing else ("vii.8" is two).
+    key = "".join(ch if ch not in JOINERS or (0 < i < len(key) - 1 and key[i - 1].isalpha() and key[i + 1].isalpha())
+                  else " " for i, ch in enumerate(key))
+    for word in re.split(r"[^\w.:'\u2018\u2019\u00b7\u0387\u2024]+|_", key):
+        word = word.strip("".join(JOINERS))
+        if not word or word in LUCENE_STOP_WORDS:
+            continue
+        out = []
+        for ch in word:
+            if ch.isascii() and ch.isalnum():
+                out.append(ch)
+            elif ch in "'\u2018\u2019":
+                out.append("'")
+            elif ch in JOINERS:
+                out.append("\\" + ch if ch in _LUCENE_SPECIAL else ch)
+            elif not out or out[-1] != "*":
+                out.append("*")
+        term = "".join(out)
+        if any(c.isalnum() for c in term):
+            terms.append(term if term.endswith("*") else term + "*")
+    return terms
+
+
+def fulltext_query(key: str) -> str:
+    """The full-text shortlist query for a folded name: all its words, as prefixes."""
+    return " AND ".join(shortlist_tokens(key))
+
+
+def java_pattern(key: str, *, skip_tails: bool = True) -> str:
+    """A Java regex, for `apoc.text.regexGroups` on NFD text, whose group 1 is each match of
+    the folded name under the rule above (the capital check is made on the group)."""
+    body = []
+    for ch in key:
+        body.append((ch if ch.isalnum() else "\\" + ch if ch.isascii() else ch) + r"\p{M}*")
+    joined = "".join(sorted(JOINERS))
+    return (rf"(?<!{_WORD_JAVA})(?<![\p{{L}}\p{{M}}][{re.escape(joined)}])((?iu:{''.join(body)}))(?!{_WORD_JAVA})"
+            + (_TAILS_JAVA if skip_tails else ""))

