@@ -157,9 +157,9 @@ def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion
             try:
                 vector = adapter.embed_query(question.text)
                 if isinstance(retriever, VectorRetriever):
-                    raw = retriever.search(query_vector=vector, top_k=max(k, 10))
+                    raw = retriever.get_search_results(query_vector=vector, top_k=max(k, 10))
                 else:
-                    raw = retriever.search(query_text=question.text, query_vector=vector, top_k=max(k, 10))
+                    raw = retriever.get_search_results(query_text=question.text, query_vector=vector, top_k=max(k, 10))
                 ids = [_record_id(r) for r in raw.records]
             except Exception:  # a peer failing on one question (e.g. Lucene syntax) scores zero there
                 ids, failures = [], failures + 1
@@ -175,10 +175,11 @@ def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion
 
 
 def _record_id(record) -> str | None:
-    if "id" in record.keys():
-        return record["id"]
-    node = record.get("node")
-    return node.get("id") if node is not None else None
+    """Our chunk id: in `node` for the built-in queries (whose `id` is the element id), else `id`."""
+    node = record.get("node") if "node" in record.keys() else None
+    if isinstance(node, dict):
+        return node.get("id")
+    return record["id"] if "id" in record.keys() else None
 
 
 def write_report(result: dict, folder: Path) -> list[Path]:

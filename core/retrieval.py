@@ -57,13 +57,14 @@ class Filters:
     date_from: str | None = None
     date_to: str | None = None
     time_expression: str | None = None
+    ignored_time_expression: str | None = None
 
     def params(self) -> dict:
         return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to}
 
     def to_dict(self) -> dict:
         return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to,
-                "time_expression": self.time_expression}
+                "time_expression": self.time_expression, "ignored_time_expression": self.ignored_time_expression}
 
 
 @dataclass
@@ -103,6 +104,7 @@ class Retriever:
         self.embedder = embedder
         self.weights = {**WEIGHTS, **(weights or {})}
         self.timings: dict[str, float] = {}
+        self._dated: dict[str | None, bool] = {}
 
     # -- question analysis --------------------------------------------------------------
     def analyze(self, question: str, corpus: str | None = None, date_from: str | None = None,
@@ -112,7 +114,12 @@ class Retriever:
         started = time.perf_counter()
         rng = parse_time_range(question, today or date.today())
         filters = Filters(corpus=corpus, date_from=date_from, date_to=date_to)
-        if rng is not None and not (date_from or date_to):
+        if rng is not None and (date_from or date_to or not self._has_dates(corpus)):
+            # Explicit --from/--to win; and in a corpus without dated documents a year in the
+            # question is content ("born in 1990"), not a filter that would exclude everything.
+            filters.ignored_time_expression = rng.expression
+            rng = None
+        if rng is not None:
             filters.date_from = rng.start.isoformat() if rng.start else None
             filters.date_to = rng.end.isoformat() if rng.end else None
             filters.time_expression = rng.expression
@@ -122,6 +129,11 @@ class Retriever:
                             detect_language(question), filters)
         self.timings["analyze_ms"] = (time.perf_counter() - started) * 1000
         return analysis
+
+    def _has_dates(self, corpus: str | None) -> bool:
+        if corpus not in self._dated:
+            self._dated[corpus] = bool(self.graph.read("retrieval/has_dates", corpus=corpus)[0]["dated"])
+        return self._dated[corpus]
 
     def question_entities(self, text: str, words: list[str]) -> list[dict]:
         """Known entities whose name or alias occurs in the question on word boundaries."""

@@ -9,3 +9,4 @@ WITH node, score, collect(DISTINCT about)[0..2] AS about
 UNWIND [node] + about AS c
 WITH c, max(score) AS score
 RETURN c.id AS id, score
+ORDER BY score DESC
