@@ -23,6 +23,8 @@ from .errors import GraphragError
 
 MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
 DEFAULT_MODE = "graph"
+# MENTIONS rules that mean "this chunk is about the entity" rather than "names it in passing".
+ABOUT_RULES = {"own-title"}
 PPR_GRAPH = "graphrag_ppr"
 
 # Fusion and expansion weights. Full-text is weaker than vectors on the measured sets, so
@@ -31,10 +33,10 @@ WEIGHTS = {
     "vectorWeight": 1.0,
     "fulltextWeight": 0.5,
     "rrfK": 60,
-    "neighbourWeight": 0.3,
-    "entityWeight": 0.4,  # share of a seed's score passed to chunks sharing its entities
-    "questionWeight": 1.0,  # chunks mentioning an entity named in the question, on the RRF scale
-    "hopWeight": 0.5,
+    # graph mode
+    "graphCandidates": 30,  # hybrid seeds per question
+    "linkSeeds": 10,  # the top seeds whose named topics are followed
+    "linksPerSeed": 1,  # passages placed after each seed
     "perEntity": 20,
 }
 
@@ -195,23 +197,47 @@ class Retriever:
         return [_evidence(r) for r in rows]
 
     def _graph(self, analysis: Analysis, k: int) -> list[Evidence]:
-        seeds = self._hybrid(analysis, max(k, 10))
+        """Hybrid seeds, each followed by the passage about what it names.
+
+        The second hop of a multi-hop question rarely resembles the question, but the first
+        hop names it: when a top seed mentions a topic (a title linked by `graphrag link
+        titles`, or any entity with a page that is about it), the chunk about that topic is
+        placed right after the seed, inheriting its score. Chunks naming the question's own
+        entities join the candidates. No LLM at index or query time; nothing per question.
+        """
         w = self.weights
-        rows = self.graph.read(
-            "retrieval/expand", seeds=[{"chunkId": s.chunk_id, "score": s.score} for s in seeds[:k]],
-            entityIds=[e["id"] for e in analysis.entities], neighbourWeight=w["neighbourWeight"],
-            entityWeight=w["entityWeight"], questionWeight=w["questionWeight"] / w["rrfK"], hopWeight=w["hopWeight"],
-            perEntity=w["perEntity"],
-            **analysis.filters.params())
-        merged: dict[str, Evidence] = {s.chunk_id: s for s in seeds}
-        for row in rows:
-            extra = _evidence(row)
-            if extra.chunk_id in merged:
-                merged[extra.chunk_id].score += extra.score
-                merged[extra.chunk_id].via += extra.via
-            else:
-                merged[extra.chunk_id] = extra
-        return sorted(merged.values(), key=lambda e: -e.score)[:k]
+        seeds = self._hybrid(analysis, max(k, w["graphCandidates"]))
+        if not seeds:
+            return seeds
+        embedding = self._embedding(analysis)
+        params = analysis.filters.params()
+        top = [s.chunk_id for s in seeds[: w["linkSeeds"]]]
+        about: dict[str, list[tuple[float, dict]]] = {}
+        for row in self.graph.read("retrieval/linked_chunks", seedIds=top, embedding=embedding,
+                                   perEntity=w["perEntity"], **params):
+            if row["linkedRule"] in ABOUT_RULES and row["seedRule"] not in ABOUT_RULES:
+                about.setdefault(row["seedId"], []).append((float(row["similarity"] or 0.0), row))
+        ranked: list[Evidence] = []
+        placed: set[str] = set()
+
+        def place(evidence: Evidence) -> None:
+            if evidence.chunk_id not in placed:
+                placed.add(evidence.chunk_id)
+                ranked.append(evidence)
+
+        for seed in seeds:
+            place(seed)
+            links = sorted(about.get(seed.chunk_id, []), key=lambda item: -item[0])[: w["linksPerSeed"]]
+            for similarity, row in links:
+                place(_evidence(dict(row, score=seed.score), [f"about {row['entity']}, named by {seed.chunk_id}"]))
+        if analysis.entities:
+            for row in self.graph.read("retrieval/entity_chunks", entityIds=[e["id"] for e in analysis.entities],
+                                       embedding=embedding, perEntity=w["perEntity"], **params):
+                if row["chunkId"] not in placed and row["rule"] in ABOUT_RULES:
+                    # the passage about an entity the question names: just after the first seed
+                    ranked.insert(1, _evidence(dict(row, score=seeds[0].score), [f"about question entity {row['entity']}"]))
+                    placed.add(row["chunkId"])
+        return ranked[:k]
 
     def _ppr(self, analysis: Analysis, k: int) -> list[Evidence]:
         seeds = self._hybrid(analysis, k)

@@ -1,0 +1,14 @@
+// Chunks that mention the entities named in the question, with their similarity to it.
+// params: $entityIds, $embedding, $perEntity, $corpus, $from, $to
+// returns: chunkId, documentId, title, uri, text, similarity, entity, rule
+UNWIND $entityIds AS entityId
+MATCH (e:__Entity__ {id: entityId})<-[m:MENTIONS]-(n:Chunk)
+WITH e, collect({n: n, rule: m.rule})[0..$perEntity] AS hits
+UNWIND hits AS hit
+WITH e, hit.n AS n, hit.rule AS rule
+MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
+WHERE ($corpus IS NULL OR d.corpus = $corpus)
+  AND ($from IS NULL OR d.date >= $from)
+  AND ($to IS NULL OR d.date <= $to)
+RETURN n.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, n.text AS text,
+       vector.similarity.cosine(n.embedding, $embedding) AS similarity, coalesce(e.name, e.id) AS entity, rule
