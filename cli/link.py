@@ -79,6 +79,40 @@ def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, ke
         f"{sum(out['decided_by_context'].values())}; stop-listed names: {out['stoplisted']}")
 
 
+@link_group.command("titles")
+@click.option("--corpus", default=None, help="Only documents of this corpus.")
+@click.option("--min-length", type=click.IntRange(1, 100), default=4, show_default=True,
+              help="Shortest title (folded) that is looked for in text.")
+@dry_run_option
+@json_option
+def link_titles_cmd(corpus, min_length, dry_run, as_json) -> None:
+    """Register document titles as :Topic entities and link the chunks that name them.
+
+    For encyclopedic corpora (wiki pages, QA passages): each title becomes a topic its own
+    chunks are about, and every chunk naming another title (word boundaries, capitalised,
+    accents folded) mentions that topic. The graph retrieval mode follows these links.
+
+    \b
+    Example:
+      graphrag load qa-corpus musique_train_corpus.json --corpus musique
+      graphrag link titles --corpus musique
+    """
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.linkers.titles import link_titles
+
+    from .main import settings
+
+    with connect(settings()) as graph:
+        result = link_titles(graph, corpus=corpus, min_length=min_length, dry_run=dry_run,
+                             on_progress=(lambda m: None) if as_json else info)
+    if as_json:
+        print_json(result)
+    else:
+        click.echo(f"{result['topics']} topic(s) from {result['documents']} document(s); "
+                   f"{result['title_mentions_found']} title mention(s) found"
+                   + ("" if dry_run else f", {result['mentions_created']} link(s) created"))
+
+
 @link_group.command("wikidata")
 @click.option("--endpoint", default="https://query.wikidata.org/sparql", show_default=True, envvar="GRAPHRAG_WIKIDATA_ENDPOINT",
               help="SPARQL endpoint. Env: GRAPHRAG_WIKIDATA_ENDPOINT.")
