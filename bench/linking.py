@@ -43,6 +43,7 @@ def main() -> dict:
             parse_folder(isaw, extensions=frozenset({".xhtml"})))
         result["articles"] = {"documents": stats.created, "chunks": stats.chunks_created}
 
+        link_places(graph, PlaceLinkOptions(engine="fast"))  # warm-up: query plans, page cache, the name read
         runs = {}
         for label, engine, batch in (("fast", "fast", 1), ("cypher", "cypher", 1), ("cypher_batched", "cypher", 200)):
             _delete_links(graph)

@@ -26,6 +26,21 @@ def rows_for_ingest(result: dict) -> list[tuple[str, str, str]]:
     return rows
 
 
+def rows_for_linking(result: dict) -> list[tuple[str, str, str]]:
+    if "skipped" in result:
+        return [("link places", "skipped", result["skipped"])]
+    fast, cypher = result["fast"], result["cypher"]
+    return [
+        ("link places fast vs cypher", f"{result['ratio']}x",
+         f"fast {fast['seconds']} s, cypher {cypher['seconds']} s (one query per name), "
+         f"batched cypher {result['cypher_batched']['seconds']} s ({result['ratio_batched']}x), matching alone "
+         f"{result['match_ratio']}x; identical link sets: {result['identical']} (goal >= 100x, fast < 30 s)"),
+        ("link places fast", f"{fast['chunks_per_s']} chunks/s",
+         f"{fast['mentions']} mentions from {fast['names']} names over {fast['chunks_scanned']} chunks; "
+         f"second run created {result['second_run_created']}"),
+    ]
+
+
 def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
     if "skipped" in result:
         return [("query latency", "skipped", result["skipped"])]
@@ -34,15 +49,30 @@ def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
             for mode, r in result.items()]
 
 
+def rows_for_eval(result: dict) -> list[tuple[str, str, str]]:
+    if "skipped" in result:
+        return [("eval musique", "skipped", result["skipped"])]
+    k = result["k"]
+    rows = []
+    for group in ("modes", "peers"):
+        for name, r in result.get(group, {}).items():
+            rows.append((f"eval recall@{k} {name}", f"{r[f'recall@{k}']:.2f}",
+                         f"hit@{k} {r[f'hit@{k}']:.2f}, MRR {r['mrr']:.3f}, p50 {r['latency_ms']['p50']} ms"))
+    return rows
+
+
 def main() -> None:
+    import evaluation
     import ingest
+    import linking
     import query
 
-    results = {"ingest": ingest.main(), "query": query.main()}
+    results = {"ingest": ingest.main(), "linking": linking.main(), "query": query.main(), "eval": evaluation.main()}
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
         return
-    rows = rows_for_ingest(results["ingest"]) + rows_for_linking(results["linking"]) + rows_for_query(results["query"])
+    rows = (rows_for_ingest(results["ingest"]) + rows_for_linking(results["linking"])
+            + rows_for_query(results["query"]) + rows_for_eval(results["eval"]))
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")
     for name, value, detail in rows:
