@@ -81,9 +81,9 @@ def test_status_reports_applied_pending_and_changed(neo4j, run_cli, tmp_path):
     assert status["applied"] == [] and len(status["pending"]) == len(list(folder.iterdir()))
 
     assert run_cli("apply-schema", "--migrations-dir", str(folder)).exit_code == 0
-    (folder / "V0004__Later.cypher").write_text("CREATE INDEX later IF NOT EXISTS FOR (d:Document) ON (d.later);\n")
+    (folder / "V0100__Later.cypher").write_text("CREATE INDEX later IF NOT EXISTS FOR (d:Document) ON (d.later);\n")
     status = json.loads(run_cli("schema", "status", "--json", "--migrations-dir", str(folder)).stdout)
-    assert [m["file"] for m in status["pending"]] == ["V0004__Later.cypher"]
+    assert [m["file"] for m in status["pending"]] == ["V0100__Later.cypher"]
     assert status["changed"] == []
 
 
