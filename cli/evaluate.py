@@ -53,15 +53,21 @@ class _Session:
         self.instance = isolated_instance(self.corpus_path, self.embedder.name, Path(".graphrag") / "eval")
         say(f"evaluation Neo4j in {self.instance.home} on bolt port {self.instance.bolt_port}")
         neo4j_local.start(self.instance, timeout=240, echo=say)
-        config = replace(base, neo4j_uri=f"bolt://127.0.0.1:{self.instance.bolt_port}",
-                         neo4j_username="neo4j", neo4j_password=self.instance.password, neo4j_database="neo4j")
-        self.graph = connect(config)
-        migrations.apply(self.graph, config.placeholders())
-        stats = Loader(self.graph, self.embedder, LoadOptions(loader="qa-corpus", source_root="eval", corpus="eval")).run(
-            parse_qa_corpus(self.corpus_path, corpus="eval"))
-        say(f"corpus: {stats.created} passages loaded, {stats.unchanged} unchanged, {stats.failed} failed")
-        linked = link_titles(self.graph, corpus="eval")
-        say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
+        try:
+            config = replace(base, neo4j_uri=f"bolt://127.0.0.1:{self.instance.bolt_port}",
+                             neo4j_username="neo4j", neo4j_password=self.instance.password, neo4j_database="neo4j")
+            self.graph = connect(config)
+            migrations.apply(self.graph, config.placeholders())
+            stats = Loader(self.graph, self.embedder,
+                           LoadOptions(loader="qa-corpus", source_root="eval", corpus="eval")).run(
+                parse_qa_corpus(self.corpus_path, corpus="eval"))
+            say(f"corpus: {stats.created} passages loaded, {stats.unchanged} unchanged, {stats.failed} failed")
+            linked = link_titles(self.graph, corpus="eval")
+            say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
+        except BaseException:
+            if not self.keep:  # a failed set-up must not leave a server behind
+                neo4j_local.stop(self.instance)
+            raise
         return self
 
     def __exit__(self, *exc):
