@@ -78,6 +78,7 @@ class Analysis:
     route: object
     language: str
     filters: Filters
+    embedding: list[float] | None = None
 
 
 @dataclass
@@ -165,10 +166,12 @@ class Retriever:
         return results
 
     def _embedding(self, analysis: Analysis) -> list[float]:
-        started = time.perf_counter()
-        vector = self.embedder.embed([analysis.search_text])[0]
-        self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
-        return vector
+        """The question's vector, computed once per analysis (graph and ppr modes reuse it)."""
+        if analysis.embedding is None:
+            started = time.perf_counter()
+            analysis.embedding = self.embedder.embed([analysis.search_text])[0]
+            self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        return analysis.embedding
 
     def _fetch(self, k: int, filters: Filters) -> int:
         # Filters are applied after the index lookup, so ask the index for more when filtering.
