@@ -137,7 +137,8 @@ def with_titles(text: str, sources: list[Source]) -> str:
 
 # --- without an LLM -----------------------------------------------------------------------
 
-def extractive_answer(question: str, sources: list[Source], embed: Callable | None, max_sentences: int = 3) -> str:
+def extractive_answer(question: str, sources: list[Source], embed: Callable | None, max_sentences: int = 4,
+                      per_source: int = 2) -> str:
     """The most relevant sentences of the top evidence, each with its citation."""
     from graphrag_cypher.loaders.text import split_sentences
 
@@ -159,12 +160,14 @@ def extractive_answer(question: str, sources: list[Source], embed: Callable | No
         scores = [len(words & set(re.findall(r"\w+", c[0].lower()))) for c in candidates]
     # Prefer sentences from higher-ranked evidence a little, then by similarity.
     ranked = sorted(range(len(candidates)), key=lambda i: -(scores[i] - 0.02 * candidates[i][2]))
-    chosen, seen = [], set()
+    chosen, seen, used = [], set(), {}
     for i in ranked:
         sentence, cite, _ = candidates[i]
-        if sentence in seen:
+        # a multi-part question is often answered by several sources: no source takes every slot
+        if sentence in seen or used.get(cite, 0) >= per_source:
             continue
         seen.add(sentence)
+        used[cite] = used.get(cite, 0) + 1
         chosen.append(i)
         if len(chosen) == max_sentences:
             break
