@@ -21,8 +21,9 @@ from common import bench_neo4j, data_dir  # noqa: E402
 
 
 def wipe(graph) -> None:
-    with graph.session() as session:
-        session.run("MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+    from graphrag_cypher.queries import query
+
+    graph.run_schema(query("admin/delete_all_data"))
 
 
 def timed_load(graph, embedder, loader: str, items, corpus: str):
