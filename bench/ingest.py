@@ -36,6 +36,7 @@ def timed_load(graph, embedder, loader: str, items, corpus: str):
 
 def main() -> dict:
     from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.ingest import embedding_input
     from graphrag_cypher.loaders.chunking import chunk_document
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
@@ -51,7 +52,8 @@ def main() -> dict:
         embedder.embed(["warm up the model"] * 64)
 
         docs = [d for d in parse_qa_corpus(musique, corpus="musique") if hasattr(d, "sections")]
-        texts = [c.text for d in docs for c in chunk_document(d)]
+        # the same inputs the load embeds: each chunk with its document title in front
+        texts = [embedding_input(d.title, c.text) for d in docs for c in chunk_document(d)]
         # Two rounds of (encode alone, whole load) side by side: a shared 2-core machine drifts
         # by several seconds between runs, so each load is compared with the encode just before it.
         rounds = []

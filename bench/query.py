@@ -47,6 +47,7 @@ def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | N
 def main() -> dict:
     from graphrag_cypher.embedder import make_embedder
     from graphrag_cypher.ingest import LoadOptions, Loader
+    from graphrag_cypher.linkers.titles import link_titles
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
 
     data = data_dir() / "qa"
@@ -58,7 +59,8 @@ def main() -> dict:
         embedder = make_embedder(settings)
         Loader(graph, embedder, LoadOptions(loader="qa-corpus", source_root="musique", corpus="musique")).run(
             parse_qa_corpus(corpus, corpus="musique"))
-        return run_modes(graph, embedder, questions)
+        link_titles(graph, corpus="musique")  # the graph and ppr modes walk these links
+        return run_modes(graph, embedder, questions, corpus="musique")
 
 
 if __name__ == "__main__":
