@@ -43,7 +43,8 @@ def _versions(config, bolt_port: int) -> dict:
 
     local = replace(config, neo4j_uri=f"bolt://127.0.0.1:{bolt_port}")
     with connect(local) as graph:
-        return {"neo4j": server_info(graph)["version"], "edition": server_info(graph)["edition"], **plugin_versions(graph)}
+        server = server_info(graph)
+        return {"neo4j": server["version"], "edition": server["edition"], **plugin_versions(graph)}
 
 
 @click.group("neo4j")

@@ -245,7 +245,7 @@ def resolve(hits: dict, targets: dict, chunk_doc: dict, coords: dict, ratio: flo
 
 
 def write_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, batch: int) -> tuple[int, int]:
-    """MERGE the edges, then drop this linker's edges of the scanned chunks that were not made."""
+    """Merge the edges, then drop this linker's edges of the scanned chunks that were not made."""
     rows = [{"chunkId": c, "targetId": t, "props": props} for (c, t), props in sorted(edges.items())]
     created = 0
     for start in range(0, len(rows), batch):
