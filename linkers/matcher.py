@@ -77,18 +77,41 @@ def fold_char(ch: str) -> str:
     return "".join(out)
 
 
+# fold_char of every character seen so far, as a `str.translate` table (ord → folded text).
+_FOLDS: dict[int, str] = {}
+# The characters whose fold is not exactly one character (combining marks, some decompositions).
+_NOT_ONE_TO_ONE: set[str] = set()
+
+
+def _learn_folds(text: str) -> bool:
+    """Put the text's characters into the translate table; True when each folds to exactly one."""
+    one_to_one = True
+    for ch in set(text):
+        if ord(ch) not in _FOLDS:
+            folded = _FOLDS[ord(ch)] = fold_char(ch)
+            if len(folded) != 1:
+                _NOT_ONE_TO_ONE.add(ch)
+        if one_to_one and ch in _NOT_ONE_TO_ONE:
+            one_to_one = False
+    return one_to_one
+
+
 def fold(text: str) -> str:
     """Accent- and case-folded text ("Alexandría" → "alexandria")."""
     if text.isascii():
         return text.lower()
-    return "".join(fold_char(ch) for ch in text)
+    _learn_folds(text)
+    return text.translate(_FOLDS)
 
 
 def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
     """Folded text and, per folded character, the index of the original character it came from
-    (None when folding kept every position, as for ASCII text)."""
+    (None when folding kept every position: ASCII text, or text whose every character folds
+    to exactly one character, like most accented text in NFC)."""
     if text.isascii():
         return text.lower(), None
+    if _learn_folds(text):
+        return text.translate(_FOLDS), None
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(text):

@@ -19,7 +19,7 @@ def test_fold_drops_accents_and_case_like_java():
     assert fold("Meydancıkkale") == "meydancikkale", "dotless i folds like Java's case-insensitive match"
     assert fold("ΣΟΦΟΣ") == fold("σοφος") == fold("σοφοσ")
     folded, origin = fold_with_offsets("Bābil!")
-    assert folded == "babil!" and origin == [0, 1, 2, 3, 4, 5]
+    assert folded == "babil!" and origin is None, "one folded character per character: positions kept"
     folded, origin = fold_with_offsets("Ba\u0304bil")  # decomposed: the mark disappears
     assert folded == "babil" and origin == [0, 1, 3, 4, 5]
 
@@ -102,3 +102,15 @@ def test_java_pattern_agrees_with_the_matcher_on_simple_cases(text, expected):
     found = [m.group(1) for m in regex.finditer(java_pattern("babylon").replace("(?iu:", "(?i:"), text)]
     assert found == expected
     assert [m.surface for m in Matcher({"Babylon": ["b"]}, require_capital=False).find(text)] == expected
+
+
+def test_fold_by_translate_table_equals_folding_each_character():
+    from graphrag_cypher.linkers.matcher import fold_char
+
+    text = "".join(chr(i) for i in range(0x20, 0x3000) if chr(i).isprintable() or unicodedata.category(chr(i)) == "Mn")
+    assert fold(text) == "".join(fold_char(ch) for ch in text)
+    one_to_one = "".join(ch for ch in text if len(fold_char(ch)) == 1)
+    folded, origin = fold_with_offsets(one_to_one)
+    assert origin is None and folded == "".join(fold_char(ch) for ch in one_to_one)
+    folded, origin = fold_with_offsets("Ṭell ʿAṭšāna\u0301 ß")  # a combining mark: offsets needed
+    assert folded == "tell ʿatsana ß" and origin == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14]
