@@ -47,6 +47,7 @@ def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | N
 def main() -> dict:
     from graphrag_cypher.embedder import make_embedder
     from graphrag_cypher.ingest import LoadOptions, Loader
+    from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.linkers.titles import link_titles
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
 
@@ -60,6 +61,7 @@ def main() -> dict:
         Loader(graph, embedder, LoadOptions(loader="qa-corpus", source_root="musique", corpus="musique")).run(
             parse_qa_corpus(corpus, corpus="musique"))
         link_titles(graph, corpus="musique")  # the graph and ppr modes walk these links
+        link_phrases(graph)
         return run_modes(graph, embedder, questions, corpus="musique")
 
 

@@ -29,7 +29,7 @@ def eval_options(func):
 
 
 class _Session:
-    """The corpus loaded (and title-linked) into a Neo4j instance of its own."""
+    """The corpus loaded (and title- and phrase-linked) into a Neo4j instance of its own."""
 
     def __init__(self, corpus_path: Path, keep: bool, quiet: bool):
         self.corpus_path, self.keep, self.quiet = corpus_path, keep, quiet
@@ -42,6 +42,7 @@ class _Session:
         from graphrag_cypher.embedder import make_embedder
         from graphrag_cypher.evaluation import isolated_instance
         from graphrag_cypher.ingest import LoadOptions, Loader
+        from graphrag_cypher.linkers.phrases import link_phrases
         from graphrag_cypher.linkers.titles import link_titles
         from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
 
@@ -64,6 +65,8 @@ class _Session:
             say(f"corpus: {stats.created} passages loaded, {stats.unchanged} unchanged, {stats.failed} failed")
             linked = link_titles(self.graph, corpus="eval")
             say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
+            shared = link_phrases(self.graph)
+            say(f"phrases: {shared['phrases']} shared phrases, {shared['links']} chunk-phrase links")
         except BaseException:
             if not self.keep:  # a failed set-up must not leave a server behind
                 neo4j_local.stop(self.instance)

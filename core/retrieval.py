@@ -3,8 +3,8 @@
 - vector   — `db.index.vector.queryNodes` on chunk embeddings
 - fulltext — `db.index.fulltext.queryNodes` on chunk text (query escaped)
 - hybrid   — weighted reciprocal-rank fusion of the two
-- graph    — hybrid, then expansion through NEXT_CHUNK neighbours and the entities that the
-             question and the top chunks mention (and their relationships)
+- graph    — hybrid, then each top seed followed by the chunk it leads to through a shared
+             rare phrase or a topic it names, and the chunks about the question's entities
 - ppr      — Open GDS personalized PageRank over the chunk–entity graph, seeded by the
              question's entities and the top hybrid chunks
 
@@ -35,8 +35,11 @@ WEIGHTS = {
     "rrfK": 60,
     # graph mode
     "graphCandidates": 30,  # hybrid seeds per question
-    "linkSeeds": 10,  # the top seeds whose named topics are followed
+    "linkSeeds": 10,  # the top seeds whose neighbours are followed
     "linksPerSeed": 1,  # passages placed after each seed
+    "linkWeight": 0.3,  # neighbour strength = similarity to the question + linkWeight x link weight
+    "maxPhraseChunks": 50,  # a phrase shared by more chunks than this links nothing
+    "aboutWeight": 1.0,  # link weight of "the seed names a topic; this chunk is about it"
     "perEntity": 20,
 }
 
@@ -200,13 +203,15 @@ class Retriever:
         return [_evidence(r) for r in rows]
 
     def _graph(self, analysis: Analysis, k: int) -> list[Evidence]:
-        """Hybrid seeds, each followed by the passage about what it names.
+        """Hybrid seeds, each followed by the passage it leads to.
 
         The second hop of a multi-hop question rarely resembles the question, but the first
-        hop names it: when a top seed mentions a topic (a title linked by `graphrag link
-        titles`, or any entity with a page that is about it), the chunk about that topic is
-        placed right after the seed, inheriting its score. Chunks naming the question's own
-        entities join the candidates. No LLM at index or query time; nothing per question.
+        hop names it. From each of the top seeds the graph offers neighbours: chunks sharing
+        a rare phrase with it (`graphrag link phrases`, weight 1 / chunks sharing it) and the
+        chunk about a topic it names (`graphrag link titles`). The neighbour with the best
+        similarity to the question plus `linkWeight` × link weight is placed right after its
+        seed, inheriting the seed's score. Chunks about the question's own entities join
+        the candidates. No LLM at index or query time; nothing per question.
         """
         w = self.weights
         seeds = self._hybrid(analysis, max(k, w["graphCandidates"]))
@@ -215,11 +220,12 @@ class Retriever:
         embedding = self._embedding(analysis)
         params = analysis.filters.params()
         top = [s.chunk_id for s in seeds[: w["linkSeeds"]]]
-        about: dict[str, list[tuple[float, dict]]] = {}
-        for row in self.graph.read("retrieval/linked_chunks", seedIds=top, embedding=embedding,
-                                   perEntity=w["perEntity"], **params):
-            if row["linkedRule"] in ABOUT_RULES and row["seedRule"] not in ABOUT_RULES:
-                about.setdefault(row["seedId"], []).append((float(row["similarity"] or 0.0), row))
+        leads: dict[str, list[tuple[float, str, dict]]] = {}
+        for row in self.graph.read("retrieval/seed_neighbours", seedIds=top, embedding=embedding,
+                                   maxPhraseChunks=w["maxPhraseChunks"], aboutRules=sorted(ABOUT_RULES),
+                                   aboutWeight=w["aboutWeight"], **params):
+            strength = float(row["similarity"] or 0.0) + w["linkWeight"] * float(row["weight"] or 0.0)
+            leads.setdefault(row["seedId"], []).append((-strength, row["chunkId"], row))
         ranked: list[Evidence] = []
         placed: set[str] = set()
 
@@ -230,9 +236,14 @@ class Retriever:
 
         for seed in seeds:
             place(seed)
-            links = sorted(about.get(seed.chunk_id, []), key=lambda item: -item[0])[: w["linksPerSeed"]]
-            for similarity, row in links:
-                place(_evidence(dict(row, score=seed.score), [f"about {row['entity']}, named by {seed.chunk_id}"]))
+            followed = 0
+            for _, chunk_id, row in sorted(leads.get(seed.chunk_id, []), key=lambda item: item[:2]):
+                if followed >= w["linksPerSeed"]:
+                    break
+                if chunk_id in placed:
+                    continue
+                place(_evidence(dict(row, score=seed.score), [f"via {', '.join(row['via'])} from {seed.chunk_id}"]))
+                followed += 1
         if analysis.entities:
             for row in self.graph.read("retrieval/entity_chunks", entityIds=[e["id"] for e in analysis.entities],
                                        embedding=embedding, perEntity=w["perEntity"], **params):
