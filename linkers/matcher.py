@@ -79,21 +79,37 @@ def fold_char(ch: str) -> str:
 
 # fold_char of every character seen so far, as a `str.translate` table (ord → folded text).
 _FOLDS: dict[int, str] = {}
+# The same folds with every character that is not a word character replaced by BOUNDARY:
+# the text the automaton reads, so that it only reports names that start and end on word
+# boundaries (a text has thousands of names inside words — "Rome" in "chromosome" — for
+# every one that stands alone). A character and the characters it folds to are word
+# characters alike (a unit test checks every code point), so one table serves both.
+_BOUNDED: dict[int, str] = {}
+BOUNDARY = "\x00"
 # The characters whose fold is not exactly one character (combining marks, some decompositions).
 _NOT_ONE_TO_ONE: set[str] = set()
 
 
+def _learn(ch: str) -> None:
+    folded = _FOLDS[ord(ch)] = fold_char(ch)
+    _BOUNDED[ord(ch)] = "".join(c if is_word_char(c) else BOUNDARY for c in folded)
+    if len(folded) != 1:
+        _NOT_ONE_TO_ONE.add(ch)
+
+
 def _learn_folds(text: str) -> bool:
-    """Put the text's characters into the translate table; True when each folds to exactly one."""
+    """Put the text's characters into the translate tables; True when each folds to exactly one."""
     one_to_one = True
     for ch in set(text):
         if ord(ch) not in _FOLDS:
-            folded = _FOLDS[ord(ch)] = fold_char(ch)
-            if len(folded) != 1:
-                _NOT_ONE_TO_ONE.add(ch)
+            _learn(ch)
         if one_to_one and ch in _NOT_ONE_TO_ONE:
             one_to_one = False
     return one_to_one
+
+
+for _ch in map(chr, range(128)):
+    _learn(_ch)
 
 
 def fold(text: str) -> str:
@@ -120,6 +136,12 @@ def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
             chars.append(folded)
             origin.extend([i] * len(folded))
     return "".join(chars), origin
+
+
+def bounded(folded: str) -> str:
+    """Folded text with each character that is not a word character replaced by BOUNDARY."""
+    _learn_folds(folded)
+    return folded.translate(_BOUNDED)
 
 
 _PAREN = re.compile(r"\s*\([^()]*\)\s*$")
@@ -210,9 +232,16 @@ class Matcher:
         self.table = names if isinstance(names, NameTable) else build_name_table(
             names, min_length=min_length, stoplist=stoplist)
         self.require_capital, self.skip_tails = require_capital, skip_tails
-        self._automaton = ahocorasick.Automaton()
+        # Each name between two BOUNDARY characters, read in bounded text: names that fold to
+        # the same bounded form ("tell el-amarna", "tell el amarna") share an entry.
+        by_form: dict[str, list[str]] = {}
+        _learn_folds("".join(self.table.targets))
         for key in self.table.targets:
-            self._automaton.add_word(key, key)
+            by_form.setdefault(BOUNDARY + key.translate(_BOUNDED) + BOUNDARY, []).append(key)
+        self._automaton = ahocorasick.Automaton()
+        for form, keys in by_form.items():
+            exact = len(keys) == 1 and BOUNDARY not in form[1:-1]  # the form says which name it is
+            self._automaton.add_word(form, (len(form) - 2, tuple(keys), exact))
         self._empty = not self.table.targets
         if not self._empty:
             self._automaton.make_automaton()
@@ -223,22 +252,36 @@ class Matcher:
     def find(self, text: str) -> list[Match]:
         if self._empty or not text:
             return []
+        if text.isascii() or _learn_folds(text):
+            # One folded character per character: positions in the text are positions in
+            # the bounded text, less the BOUNDARY put in front.
+            return self._found(text, BOUNDARY + text.translate(_BOUNDED) + BOUNDARY, None)
         folded, origin = fold_with_offsets(text)
+        return self._found(text, BOUNDARY + bounded(folded) + BOUNDARY, (folded, origin))
+
+    def _found(self, text: str, marked: str, offsets: tuple[str, list[int]] | None) -> list[Match]:
         found = []
-        for last, key in self._automaton.iter(folded):
-            first = last - len(key) + 1
-            if origin is None:
-                start, end = first, last + 1
+        for last, (length, keys, exact) in self._automaton.iter(marked):
+            first = last - length - 1  # in the folded text: the marked text has BOUNDARY in front
+            if offsets is None:
+                start, end = first, first + length
+                if exact:
+                    key = keys[0]
+                else:
+                    folded = text[start:end].translate(_FOLDS)
+                    key = next((k for k in keys if k == folded), None)
             else:
+                folded, origin = offsets
+                key = next((k for k in keys if folded.startswith(k, first)), None)
                 start = origin[first]
                 if first > 0 and origin[first - 1] == start:
                     continue  # starts inside one character's expansion
-                end = origin[last] + 1
-                if last + 1 < len(origin) and origin[last + 1] == origin[last]:
+                end = origin[first + length - 1] + 1
+                if first + length < len(origin) and origin[first + length] == end - 1:
                     continue  # ends inside one
                 while end < len(text) and is_mark(text[end]):
                     end += 1
-            if not self._accept(text, start, end):
+            if key is None or not self._accept(text, start, end):
                 continue
             surface = unicodedata.normalize("NFC", text[start:end])
             found.append(Match(start, end, surface, key, self.table.targets[key]))

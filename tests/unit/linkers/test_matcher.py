@@ -114,3 +114,32 @@ def test_fold_by_translate_table_equals_folding_each_character():
     assert origin is None and folded == "".join(fold_char(ch) for ch in one_to_one)
     folded, origin = fold_with_offsets("Ṭell ʿAṭšāna\u0301 ß")  # a combining mark: offsets needed
     assert folded == "tell ʿatsana ß" and origin == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14]
+
+
+def test_folding_keeps_word_characters_apart_from_the_rest_for_every_code_point():
+    """The bounded text the automaton reads relies on two facts about folding: a folded
+    character folds to itself, and it is a word character exactly when the character it
+    came from is one (so boundaries in the text are boundaries in the folded text)."""
+    import sys
+
+    from graphrag_cypher.linkers.matcher import fold_char, is_word_char
+
+    broken = []
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        ch = chr(code)
+        word = is_word_char(ch)
+        if any(fold_char(c) != c or is_word_char(c) != word for c in fold_char(ch)):
+            broken.append(hex(code))
+    assert broken == []
+
+
+def test_names_with_the_same_bounded_form_and_overlapping_names():
+    m = Matcher({"Tell el-Amarna": ["a"], "Tell el Amarna": ["b"], "Asia": ["c"], "Asia Minor": ["d"]},
+                require_capital=False)
+    assert surfaces(m, "Tell el-Amarna, Tell el Amarna, Tell el–Amarna; Asia Minor.") == [
+        ("Tell el-Amarna", "tell el-amarna", ("a",)), ("Tell el Amarna", "tell el amarna", ("b",)),
+        ("Asia", "asia", ("c",)), ("Asia Minor", "asia minor", ("d",))]
+    assert surfaces(m, "Ba\u0304bil Asia\u0304 Minor") == [  # decomposed: the slow path, same result
+        ("Asi\u0101", "asia", ("c",)), ("Asi\u0101 Minor", "asia minor", ("d",))]
