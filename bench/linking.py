@@ -65,9 +65,9 @@ def main() -> dict:
 
 
 def _delete_links(graph) -> None:
-    graph.write("linkers/prune_mentions", linker="places",
-                chunks=[{"id": r["id"], "keep": []} for r in graph.read("linkers/chunks", after="", limit=10**9,
-                                                                         corpus=None, withText=False)])
+    [row] = graph.read("linkers/mentions", linker="places")
+    graph.write("linkers/write_mentions", linker="places", create=[], update=[],
+                remove=[{"chunkId": c, "targetId": t} for c, t in zip(row["chunkIds"], row["targetIds"])])
 
 
 if __name__ == "__main__":

@@ -11,23 +11,37 @@ What happens to the matches is shared: a name of one place links it (rule
 ``unique-name``); a name shared by several places links the candidate the document's
 other places point to (``context-document`` when that very place is linked unambiguously
 elsewhere in the document, ``context-nearest`` when one candidate is clearly the nearest
-to the centre of those places), or else every candidate with ``ambiguous: true``. Edges
-are written with `linkers/merge_mentions.cypher` (one per chunk and place) and edges of an
-earlier run that this run no longer makes are removed, so the graph always shows the
-result of the last run and a repeated run changes nothing.
+to the centre of those places), or else every candidate with ``ambiguous: true``. The
+linker's edges are read first (`linkers/mentions.cypher`); only the difference is written
+(`linkers/write_mentions.cypher`: new edges, one per chunk and place, changed properties,
+edges this run no longer makes), so the graph always shows the result of the last run and
+a repeated run writes nothing.
+
+The name table is built from the places in Neo4j and kept under ``.graphrag/cache/``, keyed
+by a fingerprint of the places Neo4j computes on each run (:func:`cache_key`): while the
+gazetteer and the name rules are unchanged, a run reads no names at all.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import marshal
 import math
+import os
 import re
+import sys
 import time
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import Callable, Iterator
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
+from graphrag_cypher.queries import query
 
 from .matcher import Matcher, NameTable, build_name_table, fulltext_query, java_pattern, load_stoplist
 
@@ -39,6 +53,8 @@ SKIP_SECTIONS = (r"(?is)(?:.*>[ ]*)?(?:select |selected )?(?:bibliography|works 
                  r"|references cited|literature cited|sources cited|abbreviations|further reading)(?:[ ]*>.*)?")
 RULE_RANK = {"unique-name": 0, "context-document": 1, "context-nearest": 2, "ambiguous": 3}
 NO_MATCH = "(?!)"  # a regex nothing matches: "skip no section"
+CACHE_DIR = Path(".graphrag") / "cache"
+CACHE_KEEP = 4  # name tables kept on disk (one per gazetteer state and set of name rules)
 
 
 @dataclass
@@ -54,8 +70,9 @@ class PlaceLinkOptions:
     gazetteers: tuple[str, ...] | None = None  # Place.source values; None = all
     dry_run: bool = False
     name_batch: int = 1  # names per reference-engine query: 1 is the seed's method, one query per name
-    write_batch: int = 2000
+    write_batch: int = 5000
     only_keys: frozenset[str] | None = None  # restrict to these folded names (benchmarks on a sample)
+    cache_dir: Path | None = CACHE_DIR  # the built name table, reused while the places are unchanged; None = off
 
 
 @dataclass
@@ -74,8 +91,10 @@ class LinkResult:
     mentions_created: int = 0
     mentions_removed: int = 0
     mentions_total: int = 0
+    mentions_updated: int = 0
     ambiguous: int = 0
     ambiguous_edges: int = 0
+    names_cached: bool = False
     decided_by_context: dict = field(default_factory=lambda: {"context-document": 0, "context-nearest": 0})
     dry_run: bool = False
     seconds: dict = field(default_factory=dict)
@@ -117,30 +136,93 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
         props["source"] = ENGINE_SOURCES[options.engine]
     result.edges = edges
     result.mentions = len(edges)
-    if not options.dry_run:
-        started = time.perf_counter()
-        result.mentions_created, result.mentions_removed = write_mentions(
-            graph, edges, [c["id"] for c in chunks], LINKER, options.write_batch)
-        result.seconds["write"] = round(time.perf_counter() - started, 3)
-    result.mentions_total = graph.read("linkers/count_mentions", linker=LINKER)[0]["total"]
+    if options.dry_run:
+        result.mentions_total = graph.read("linkers/count_mentions", linker=LINKER)[0]["total"]
+        return result
+    started = time.perf_counter()
+    changes = sync_mentions(graph, edges, [c["id"] for c in chunks], LINKER, options.write_batch)
+    result.seconds["write"] = round(time.perf_counter() - started, 3)
+    result.mentions_created, result.mentions_updated = changes.created, changes.updated
+    result.mentions_removed, result.mentions_total = changes.removed, changes.total
     return result
 
 
 def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> tuple[NameTable, dict]:
-    rows = graph.read("places/names", sources=list(options.gazetteers) if options.gazetteers else None)
-    names: dict[str, list[str]] = defaultdict(list)
-    coords = {}
-    for row in sorted(rows, key=lambda r: r["id"]):
-        for name in row["names"] or []:
-            names[name].append(row["id"])
-        if row["lat"] is not None and row["lon"] is not None:
-            coords[row["id"]] = (row["lat"], row["lon"])
-    table = build_name_table(names, min_length=options.min_length, stoplist=options.stoplist)
+    """The name table both engines look for, and each place's point: from the cache when the
+    places are those it was built from (see :func:`cache_key`), else read and built."""
+    sources = sorted(options.gazetteers) if options.gazetteers else None
+    path = None
+    if options.cache_dir is not None:
+        path = Path(options.cache_dir) / f"place-names-{cache_key(graph, sources, options)}.marshal"
+    built = _read_cache(path) if path else None
+    result.names_cached = built is not None
+    if built is None:
+        built = build_place_names(graph, sources, options)
+        if path:
+            _write_cache(path, built)
+    places, table, coords = built
     if options.only_keys is not None:
         table.targets = {k: v for k, v in table.targets.items() if k in options.only_keys}
-    result.places, result.names = len(rows), len(table.targets)
+    result.places, result.names = places, len(table.targets)
     result.stoplisted, result.too_short = table.stoplisted, table.too_short
     return table, coords
+
+
+def build_place_names(graph: Graph, sources: list[str] | None,
+                      options: PlaceLinkOptions) -> tuple[int, NameTable, dict]:
+    [row] = graph.read("places/names", sources=sources)
+    names: dict[str, list[str]] = defaultdict(list)
+    coords = {}
+    for pid, aliases, (lat, lon) in sorted(zip(row["ids"], row["names"], row["points"]), key=lambda r: r[0]):
+        for name in aliases or []:
+            if isinstance(name, str):
+                names[name].append(pid)
+        if lat is not None and lon is not None:
+            coords[pid] = (lat, lon)
+    table = build_name_table(names, min_length=options.min_length, stoplist=options.stoplist)
+    return len(row["ids"]), table, coords
+
+
+def cache_key(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> str:
+    """What the name table is a function of: the places (their number and a fingerprint of
+    their ids and content hashes, computed in Neo4j), the name rules, and the code and
+    queries that build it; any change gives another key, so a stale table is never read."""
+    places = graph.read("places/fingerprint", sources=sources)[0]
+    code = hashlib.sha256()
+    for module in ("matcher.py", "places.py"):
+        code.update(resources.files("graphrag_cypher.linkers").joinpath(module).read_bytes())
+    for name in ("places/names", "places/fingerprint"):
+        code.update(query(name).encode())
+    key = [places["places"], places["fingerprint"], sources, options.min_length, sorted(options.stoplist),
+           code.hexdigest(), unicodedata.unidata_version, list(sys.version_info[:2])]
+    return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()[:32]
+
+
+def _read_cache(path: Path) -> tuple[int, NameTable, dict] | None:
+    try:
+        data = marshal.loads(path.read_bytes())
+        table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
+                          unsearchable=data["unsearchable"])
+        os.utime(path)  # recently used: kept when older tables are dropped
+        return data["places"], table, data["coords"]
+    except (OSError, EOFError, ValueError, TypeError, KeyError):
+        return None
+
+
+def _write_cache(path: Path, built: tuple[int, NameTable, dict]) -> None:
+    places, table, coords = built
+    data = {"places": places, "targets": table.targets, "too_short": table.too_short,
+            "stoplisted": table.stoplisted, "unsearchable": table.unsearchable, "coords": coords}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.partial")
+        partial.write_bytes(marshal.dumps(data))
+        os.replace(partial, path)  # readers see the whole file or none
+        older = sorted(path.parent.glob("place-names-*.marshal"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in older[CACHE_KEEP:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
 
 
 def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5000) -> Iterator[dict]:
@@ -244,20 +326,47 @@ def resolve(hits: dict, targets: dict, chunk_doc: dict, coords: dict, ratio: flo
     return edges
 
 
+@dataclass
+class MentionChanges:
+    created: int = 0
+    updated: int = 0
+    removed: int = 0
+    total: int = 0  # the linker's edges in the graph afterwards, in all chunks
+
+
+def sync_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, batch: int) -> MentionChanges:
+    """Make the linker's edges of the scanned chunks exactly `edges`: read the edges there are
+    (one query), then create the missing, update the changed and remove those not made."""
+    [row] = graph.read("linkers/mentions", linker=linker)
+    scanned = set(chunk_ids)
+    existing = {(c, t): props for c, t, props in zip(row["chunkIds"], row["targetIds"], row["props"])
+                if c in scanned}
+    changes = MentionChanges(total=len(row["chunkIds"]))
+    create, update = [], []
+    for (chunk, target), props in sorted(edges.items()):
+        old = existing.get((chunk, target))
+        if old is None:
+            create.append({"chunkId": chunk, "targetId": target, "props": props})
+        elif any(old.get(k) != v for k, v in props.items()):
+            update.append({"chunkId": chunk, "targetId": target, "props": props})
+    remove = [{"chunkId": c, "targetId": t} for c, t in sorted(existing) if (c, t) not in edges]
+    work = [("create", r) for r in create] + [("update", r) for r in update] + [("remove", r) for r in remove]
+    for start in range(0, len(work), batch):
+        part: dict[str, list] = {"create": [], "update": [], "remove": []}
+        for kind, item in work[start:start + batch]:
+            part[kind].append(item)
+        done = graph.write("linkers/write_mentions", linker=linker, **part)[0]
+        changes.created += done["created"]
+        changes.updated += done["updated"]
+        changes.removed += done["removed"]
+    changes.total += changes.created - changes.removed
+    return changes
+
+
 def write_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, batch: int) -> tuple[int, int]:
-    """Merge the edges, then drop this linker's edges of the scanned chunks that were not made."""
-    rows = [{"chunkId": c, "targetId": t, "props": props} for (c, t), props in sorted(edges.items())]
-    created = 0
-    for start in range(0, len(rows), batch):
-        created += graph.write("linkers/merge_mentions", rows=rows[start:start + batch])[0]["created"]
-    keep: dict[str, list[str]] = defaultdict(list)
-    for chunk, target in edges:
-        keep[chunk].append(target)
-    removed = 0
-    chunks = [{"id": c, "keep": keep.get(c, [])} for c in chunk_ids]
-    for start in range(0, len(chunks), batch):
-        removed += graph.write("linkers/prune_mentions", chunks=chunks[start:start + batch], linker=linker)[0]["removed"]
-    return created, removed
+    """:func:`sync_mentions`, as (created, removed)."""
+    changes = sync_mentions(graph, edges, chunk_ids, linker, batch)
+    return changes.created, changes.removed
 
 
 def link_set(edges: dict) -> set[tuple]:

@@ -1,7 +1,9 @@
 // The names the place linker looks for: every place of the chosen gazetteer(s) with its
-// matchable names and representative point (for disambiguation by context).
+// matchable names and representative point [lat, lon] (for disambiguation by context), as
+// parallel lists in one row: 41k places decode far faster as lists than as 41k records.
+// (Each item is a list, never null, so that collect() keeps the lists aligned.)
 // params: $sources
-// returns: id, names, lat, lon
+// returns: ids, names, points
 MATCH (p:Place)
 WHERE p.id IS NOT NULL AND ($sources IS NULL OR p.source IN $sources)
-RETURN p.id AS id, coalesce(p.names, [p.name]) AS names, p.lat AS lat, p.lon AS lon
+RETURN collect(p.id) AS ids, collect(coalesce(p.names, [p.name])) AS names, collect([p.lat, p.lon]) AS points
