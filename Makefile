@@ -27,11 +27,12 @@ java-build: python-deps
 	@sed "s/^NEO4J_PASSWORD=.*/NEO4J_PASSWORD=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(18))')/" .env.example > .env
 	@echo "wrote .env with a random NEO4J_PASSWORD for the local Neo4j"
 
-## demo: start the local Neo4j, apply the schema, load the bundled sample, run the doctor, ask a question
+## demo: start the local Neo4j, apply the schema, load the bundled sample and link its shared phrases, run the doctor, ask a question
 demo: setup
 	$(BIN)/graphrag neo4j start
 	$(BIN)/graphrag apply-schema
 	$(BIN)/graphrag load sample
+	$(BIN)/graphrag link phrases
 	$(BIN)/graphrag doctor
 	$(BIN)/graphrag ask "Who made the silver lantern, and who stole it?"
 

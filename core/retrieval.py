@@ -242,7 +242,7 @@ class Retriever:
                     break
                 if chunk_id in placed:
                     continue
-                place(_evidence(dict(row, score=seed.score), [f"via {', '.join(row['via'])} from {seed.chunk_id}"]))
+                place(_evidence(dict(row, score=seed.score), [f"linked by {', '.join(row['via'])} from {seed.chunk_id}"]))
                 followed += 1
         if analysis.entities:
             for row in self.graph.read("retrieval/entity_chunks", entityIds=[e["id"] for e in analysis.entities],
