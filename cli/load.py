@@ -31,8 +31,11 @@ def load_options(func):
 
 
 def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overlap, semantic, no_embed, prune,
-             topics, as_json) -> None:
-    """Shared driver: connect, check the vector index, stream items into the graph, report."""
+             topics, as_json, link_phrases: bool = False) -> None:
+    """Shared driver: connect, check the vector index, stream items into the graph, report.
+
+    With `link_phrases`, a load that changed anything re-links shared phrases afterwards, so
+    the graph retrieval mode sees what was just learned."""
     from graphrag_cypher.db import connect
     from graphrag_cypher.ingest import LoadOptions, Loader, check_vector_index
 
@@ -53,7 +56,14 @@ def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overla
             check_vector_index(graph, embedder)
         with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
             stats = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update).run(items)
+        phrases = None
+        if link_phrases and (stats.created or stats.updated or stats.pruned_documents):
+            from graphrag_cypher.linkers.phrases import link_phrases as relink
+
+            phrases = relink(graph)
     result = stats.to_dict()
+    if phrases is not None:
+        result["phrases"] = {k: phrases[k] for k in ("phrases", "links", "links_created", "links_removed")}
     if as_json:
         print_json(result)
     else:
@@ -63,6 +73,9 @@ def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overla
             f"{d['failed']} failed" + (f", {d['pruned']} pruned" if d["pruned"] else "")
             + f"; chunks: {c['created']} created, {c['deleted']} deleted, {c['embedded']} embedded"
         )
+        if phrases is not None:
+            click.echo(f"phrases: {phrases['phrases']} shared, {phrases['links_created']} link(s) created, "
+                       f"{phrases['links_removed']} removed")
     if stats.failed:
         raise SystemExit(EXIT_SOME_FAILED)
 
@@ -301,6 +314,9 @@ def embed(batch: int, as_json: bool) -> None:
 def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
     """Learn from folders and sites in the chatbot's syntax; topics are recorded on the documents.
 
+    When anything changed, the phrases chunks share are re-linked (`graphrag link phrases`),
+    so graph retrieval can follow what was just learned.
+
     REQUEST is "topic, topic | path: DIR | url: URL" (a leading "learn:" is fine).
 
     \b
@@ -323,7 +339,8 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
         if parsed.urls:
             yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages)
 
-    run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics, **kw)
+    run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics,
+             link_phrases=True, **kw)
 
 
 def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:

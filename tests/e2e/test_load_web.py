@@ -56,10 +56,19 @@ def test_crawl_respects_robots_and_stays_incremental(schema, run_cli, site):
 def test_learn_records_topics(schema, run_cli, site, tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "roads.md").write_text("# Roads\n\nThe Via Appia ran from Rome to Brundisium.\n")
+    (notes / "roads.md").write_text("# Roads\n\nThe Via Appia ran from Rome to Brundisium; grain from Ostia went "
+                                    "inland.\n")
     result = run_cli("learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
                      "--no-crawl", "--json")
     assert result.exit_code == 0, result.output
     docs = titles(schema)
     assert set(docs) == {"Roads", "Ostia"}
     assert all(topics == ["roman roads", "harbours"] for topics in docs.values())
+    # what was learned is phrase-linked at once, for the graph retrieval mode
+    phrases = json.loads(result.stdout)["phrases"]
+    with schema.driver() as driver:
+        links = driver.execute_query("MATCH (:Chunk)-[r:HAS_PHRASE]->(:Phrase) RETURN count(r) AS n").records[0]["n"]
+    assert links == phrases["links"] == phrases["links_created"] >= 2  # "Ostia" in both
+    again = run_cli("learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
+                    "--no-crawl", "--json")
+    assert "phrases" not in json.loads(again.stdout), "nothing changed, nothing re-linked"
