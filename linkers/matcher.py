@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 # Lucene's English stop words: the `standard-folding` analyzer drops them from the
 # full-text index, so the reference engine could never shortlist a name that is one.
@@ -77,46 +77,37 @@ def fold_char(ch: str) -> str:
     return "".join(out)
 
 
-# fold_char of every character seen so far, as a `str.translate` table (ord → folded text).
-_FOLDS: dict[int, str] = {}
+class _CharTable(dict):
+    """A `str.translate` table (code point → text) that fills itself as characters are met."""
+
+    def __init__(self, make: Callable[[str], str]):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, code: int) -> str:
+        value = self[code] = self._make(chr(code))
+        return value
+
+
+BOUNDARY = "\x00"
+IRREGULAR = "\x01"
+# fold_char of each character.
+_FOLDS = _CharTable(fold_char)
 # The same folds with every character that is not a word character replaced by BOUNDARY:
 # the text the automaton reads, so that it only reports names that start and end on word
 # boundaries (a text has thousands of names inside words — "Rome" in "chromosome" — for
 # every one that stands alone). A character and the characters it folds to are word
-# characters alike (a unit test checks every code point), so one table serves both.
-_BOUNDED: dict[int, str] = {}
-BOUNDARY = "\x00"
-# The characters whose fold is not exactly one character (combining marks, some decompositions).
-_NOT_ONE_TO_ONE: set[str] = set()
-
-
-def _learn(ch: str) -> None:
-    folded = _FOLDS[ord(ch)] = fold_char(ch)
-    _BOUNDED[ord(ch)] = "".join(c if is_word_char(c) else BOUNDARY for c in folded)
-    if len(folded) != 1:
-        _NOT_ONE_TO_ONE.add(ch)
-
-
-def _learn_folds(text: str) -> bool:
-    """Put the text's characters into the translate tables; True when each folds to exactly one."""
-    one_to_one = True
-    for ch in set(text):
-        if ord(ch) not in _FOLDS:
-            _learn(ch)
-        if one_to_one and ch in _NOT_ONE_TO_ONE:
-            one_to_one = False
-    return one_to_one
-
-
-for _ch in map(chr, range(128)):
-    _learn(_ch)
+# characters alike, and a folded character folds to itself (a unit test checks every code
+# point). A character that does not fold to exactly one (a combining mark, "ǅ" → "dž")
+# becomes IRREGULAR: text with one has no position-for-position bounded form.
+_BOUNDED = _CharTable(lambda ch: IRREGULAR if len(fold_char(ch)) != 1
+                      else BOUNDARY if not is_word_char(fold_char(ch)) else fold_char(ch))
 
 
 def fold(text: str) -> str:
     """Accent- and case-folded text ("Alexandría" → "alexandria")."""
     if text.isascii():
         return text.lower()
-    _learn_folds(text)
     return text.translate(_FOLDS)
 
 
@@ -126,7 +117,7 @@ def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
     to exactly one character, like most accented text in NFC)."""
     if text.isascii():
         return text.lower(), None
-    if _learn_folds(text):
+    if IRREGULAR not in text.translate(_BOUNDED):
         return text.translate(_FOLDS), None
     chars: list[str] = []
     origin: list[int] = []
@@ -139,8 +130,8 @@ def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
 
 
 def bounded(folded: str) -> str:
-    """Folded text with each character that is not a word character replaced by BOUNDARY."""
-    _learn_folds(folded)
+    """Folded text (each character folds to itself) with each character that is not a word
+    character replaced by BOUNDARY."""
     return folded.translate(_BOUNDED)
 
 
@@ -235,13 +226,14 @@ class Matcher:
         # Each name between two BOUNDARY characters, read in bounded text: names that fold to
         # the same bounded form ("tell el-amarna", "tell el amarna") share an entry.
         by_form: dict[str, list[str]] = {}
-        _learn_folds("".join(self.table.targets))
         for key in self.table.targets:
             by_form.setdefault(BOUNDARY + key.translate(_BOUNDED) + BOUNDARY, []).append(key)
-        self._automaton = ahocorasick.Automaton()
+        self._forms = []  # (length, names, exact) per form, in the automaton by position
+        self._automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
         for form, keys in by_form.items():
             exact = len(keys) == 1 and BOUNDARY not in form[1:-1]  # the form says which name it is
-            self._automaton.add_word(form, (len(form) - 2, tuple(keys), exact))
+            self._automaton.add_word(form, len(self._forms))
+            self._forms.append((len(form) - 2, tuple(keys), exact))
         self._empty = not self.table.targets
         if not self._empty:
             self._automaton.make_automaton()
@@ -252,16 +244,19 @@ class Matcher:
     def find(self, text: str) -> list[Match]:
         if self._empty or not text:
             return []
-        if text.isascii() or _learn_folds(text):
+        marked = text.translate(_BOUNDED)
+        if IRREGULAR not in marked:
             # One folded character per character: positions in the text are positions in
             # the bounded text, less the BOUNDARY put in front.
-            return self._found(text, BOUNDARY + text.translate(_BOUNDED) + BOUNDARY, None)
+            return self._found(text, BOUNDARY + marked + BOUNDARY, None)
         folded, origin = fold_with_offsets(text)
         return self._found(text, BOUNDARY + bounded(folded) + BOUNDARY, (folded, origin))
 
     def _found(self, text: str, marked: str, offsets: tuple[str, list[int]] | None) -> list[Match]:
         found = []
-        for last, (length, keys, exact) in self._automaton.iter(marked):
+        forms = self._forms
+        for last, form in self._automaton.iter(marked):
+            length, keys, exact = forms[form]
             first = last - length - 1  # in the folded text: the marked text has BOUNDARY in front
             if offsets is None:
                 start, end = first, first + length

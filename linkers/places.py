@@ -17,9 +17,11 @@ linker's edges are read first (`linkers/mentions.cypher`); only the difference i
 edges this run no longer makes), so the graph always shows the result of the last run and
 a repeated run writes nothing.
 
-The name table is built from the places in Neo4j and kept under ``.graphrag/cache/``, keyed
-by a fingerprint of the places Neo4j computes on each run (:func:`cache_key`): while the
-gazetteer and the name rules are unchanged, a run reads no names at all.
+The name table is built from the places in Neo4j and kept under ``.graphrag/cache/``, one
+file per set of name rules, with the fingerprint of the places it was built from; each run
+has Neo4j fingerprint the places again (`places/fingerprint.cypher`) and uses the file only
+if they are the same (:func:`place_names`), so while the gazetteer is unchanged a run reads
+no names at all, and a changed gazetteer is never linked with an old table.
 """
 
 from __future__ import annotations
@@ -34,10 +36,11 @@ import sys
 import time
 import unicodedata
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
@@ -110,8 +113,10 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
     if options.engine not in ENGINE_SOURCES:
         raise GraphragError(f"unknown engine {options.engine!r}: use fast or cypher")
     result = LinkResult(engine=options.engine, dry_run=options.dry_run)
+    fast = options.engine == "fast"
     started = time.perf_counter()
-    table, coords = place_names(graph, options, result)
+    table, coords, matcher = place_names(graph, options, result, prepare=lambda table: Matcher(
+        table, require_capital=options.require_capital, skip_tails=options.skip_tails) if fast else None)
     if not table.targets:
         raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
     result.seconds["names"] = round(time.perf_counter() - started, 3)
@@ -120,14 +125,11 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
 
     started = time.perf_counter()
     skip = re.compile(options.skip_sections) if options.skip_sections else None
-    chunks = list(iter_chunks(graph, options.corpus, with_text=options.engine == "fast"))
+    chunks = list(iter_chunks(graph, options.corpus, with_text=fast))
     chunk_doc = {c["id"]: c["docId"] for c in chunks}
     eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
     result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
-    if options.engine == "fast":
-        hits = match_fast(table, eligible, options)
-    else:
-        hits = match_reference(graph, table, options, progress)
+    hits = match_fast(matcher, eligible) if fast else match_reference(graph, table, options, progress)
     result.seconds["match"] = round(time.perf_counter() - started, 3)
     result.matches = len(hits)
 
@@ -147,29 +149,54 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
     return result
 
 
-def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> tuple[NameTable, dict]:
-    """The name table both engines look for, and each place's point: from the cache when the
-    places are those it was built from (see :func:`cache_key`), else read and built."""
+@dataclass
+class PlaceNames:
+    """The names both engines look for, built from the places with this fingerprint."""
+
+    fingerprint: list  # [places, MD5]: see places/fingerprint.cypher
+    places: int
+    table: NameTable
+    coords: dict  # place id → (lat, lon)
+
+
+def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult,
+                prepare: Callable[[NameTable], Any] = lambda table: None) -> tuple[NameTable, dict, Any]:
+    """The name table, each place's point, and ``prepare(table)`` (the fast engine's automaton).
+
+    With a cache, the table saved for these name rules is loaded and prepared while Neo4j
+    fingerprints the places; it is used only if the places are still those it was built
+    from. Otherwise the names are read, and the table built, saved and prepared.
+    """
     sources = sorted(options.gazetteers) if options.gazetteers else None
-    path = None
-    if options.cache_dir is not None:
-        path = Path(options.cache_dir) / f"place-names-{cache_key(graph, sources, options)}.marshal"
-    built = _read_cache(path) if path else None
-    result.names_cached = built is not None
-    if built is None:
-        built = build_place_names(graph, sources, options)
+    path = Path(options.cache_dir) / f"place-names-{rules_key(sources, options)}.marshal" if options.cache_dir \
+        else None
+    names = _read_cache(path) if path else None
+    prepared = None
+    if names is not None:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            asked = pool.submit(graph.read, "places/fingerprint", sources=sources)
+            prepared = prepare(_only(names.table, options))
+            [row] = asked.result()
+        if names.fingerprint != [row["places"], row["fingerprint"]]:
+            names = None
+    result.names_cached = names is not None
+    if names is None:
+        names = read_place_names(graph, sources, options)
         if path:
-            _write_cache(path, built)
-    places, table, coords = built
+            _write_cache(path, names)
+        prepared = prepare(_only(names.table, options))
+    result.places, result.names = names.places, len(names.table.targets)
+    result.stoplisted, result.too_short = names.table.stoplisted, names.table.too_short
+    return names.table, names.coords, prepared
+
+
+def _only(table: NameTable, options: PlaceLinkOptions) -> NameTable:
     if options.only_keys is not None:
         table.targets = {k: v for k, v in table.targets.items() if k in options.only_keys}
-    result.places, result.names = places, len(table.targets)
-    result.stoplisted, result.too_short = table.stoplisted, table.too_short
-    return table, coords
+    return table
 
 
-def build_place_names(graph: Graph, sources: list[str] | None,
-                      options: PlaceLinkOptions) -> tuple[int, NameTable, dict]:
+def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:
     [row] = graph.read("places/names", sources=sources)
     names: dict[str, list[str]] = defaultdict(list)
     coords = {}
@@ -180,39 +207,39 @@ def build_place_names(graph: Graph, sources: list[str] | None,
         if lat is not None and lon is not None:
             coords[pid] = (lat, lon)
     table = build_name_table(names, min_length=options.min_length, stoplist=options.stoplist)
-    return len(row["ids"]), table, coords
+    return PlaceNames([len(row["ids"]), row["fingerprint"]], len(row["ids"]), table, coords)
 
 
-def cache_key(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> str:
-    """What the name table is a function of: the places (their number and a fingerprint of
-    their ids and content hashes, computed in Neo4j), the name rules, and the code and
-    queries that build it; any change gives another key, so a stale table is never read."""
-    places = graph.read("places/fingerprint", sources=sources)[0]
+def rules_key(sources: list[str] | None, options: PlaceLinkOptions) -> str:
+    """The cache file for a name table: one per set of name rules and version of the code
+    and queries that build it (the places it was built from are checked each run)."""
     code = hashlib.sha256()
     for module in ("matcher.py", "places.py"):
         code.update(resources.files("graphrag_cypher.linkers").joinpath(module).read_bytes())
     for name in ("places/names", "places/fingerprint"):
         code.update(query(name).encode())
-    key = [places["places"], places["fingerprint"], sources, options.min_length, sorted(options.stoplist),
-           code.hexdigest(), unicodedata.unidata_version, list(sys.version_info[:2])]
+    key = [sources, options.min_length, sorted(options.stoplist), code.hexdigest(), unicodedata.unidata_version,
+           list(sys.version_info[:2])]  # marshal's format follows the Python version
     return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
-def _read_cache(path: Path) -> tuple[int, NameTable, dict] | None:
+def _read_cache(path: Path) -> PlaceNames | None:
     try:
         data = marshal.loads(path.read_bytes())
         table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
                           unsearchable=data["unsearchable"])
-        os.utime(path)  # recently used: kept when older tables are dropped
-        return data["places"], table, data["coords"]
+        names = PlaceNames(list(data["fingerprint"]), data["places"], table, data["coords"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return None
+    os.utime(path)  # recently used: kept when older tables are dropped
+    return names
 
 
-def _write_cache(path: Path, built: tuple[int, NameTable, dict]) -> None:
-    places, table, coords = built
-    data = {"places": places, "targets": table.targets, "too_short": table.too_short,
-            "stoplisted": table.stoplisted, "unsearchable": table.unsearchable, "coords": coords}
+def _write_cache(path: Path, names: PlaceNames) -> None:
+    table = names.table
+    data = {"fingerprint": names.fingerprint, "places": names.places, "targets": table.targets,
+            "too_short": table.too_short, "stoplisted": table.stoplisted, "unsearchable": table.unsearchable,
+            "coords": names.coords}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.partial")
@@ -226,18 +253,19 @@ def _write_cache(path: Path, built: tuple[int, NameTable, dict]) -> None:
 
 
 def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5000) -> Iterator[dict]:
+    """Chunks to link as {id, docId, section, text}, in id order (text "" unless `with_text`)."""
     after = ""
     while True:
-        rows = graph.read("linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
-        yield from rows
-        if len(rows) < page:
+        [row] = graph.read("linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
+        for chunk, doc, section, text in zip(row["ids"], row["docIds"], row["sections"], row["texts"]):
+            yield {"id": chunk, "docId": doc, "section": section, "text": text}
+        if len(row["ids"]) < page:
             return
-        after = rows[-1]["id"]
+        after = row["ids"][-1]
 
 
-def match_fast(table: NameTable, chunks: list[dict], options: PlaceLinkOptions) -> dict:
+def match_fast(matcher: Matcher, chunks: list[dict]) -> dict:
     """(chunk id, folded name) → surfaces, by one Aho–Corasick pass per chunk."""
-    matcher = Matcher(table, require_capital=options.require_capital, skip_tails=options.skip_tails)
     hits: dict[tuple[str, str], set[str]] = defaultdict(set)
     for chunk in chunks:
         for match in matcher.find(chunk["text"] or ""):
@@ -334,22 +362,30 @@ class MentionChanges:
     total: int = 0  # the linker's edges in the graph afterwards, in all chunks
 
 
-def sync_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, batch: int) -> MentionChanges:
-    """Make the linker's edges of the scanned chunks exactly `edges`: read the edges there are
-    (one query), then create the missing, update the changed and remove those not made."""
+def read_mentions(graph: Graph, linker: str) -> list[tuple[str, str, dict]]:
+    """The linker's edges in the graph: (chunk id, entity id, properties but `at`)."""
     [row] = graph.read("linkers/mentions", linker=linker)
+    return list(zip(row["chunkIds"], row["targetIds"], row["props"]))
+
+
+def sync_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, batch: int,
+                  existing: list[tuple[str, str, dict]] | None = None) -> MentionChanges:
+    """Make the linker's edges of the scanned chunks exactly `edges`, given the edges there are
+    (:func:`read_mentions`, read here unless given): create the missing, update the changed,
+    remove those not made, and send nothing else."""
+    if existing is None:
+        existing = read_mentions(graph, linker)
     scanned = set(chunk_ids)
-    existing = {(c, t): props for c, t, props in zip(row["chunkIds"], row["targetIds"], row["props"])
-                if c in scanned}
-    changes = MentionChanges(total=len(row["chunkIds"]))
+    before = {(c, t): props for c, t, props in existing if c in scanned}
+    changes = MentionChanges(total=len(existing))
     create, update = [], []
     for (chunk, target), props in sorted(edges.items()):
-        old = existing.get((chunk, target))
+        old = before.get((chunk, target))
         if old is None:
             create.append({"chunkId": chunk, "targetId": target, "props": props})
         elif any(old.get(k) != v for k, v in props.items()):
             update.append({"chunkId": chunk, "targetId": target, "props": props})
-    remove = [{"chunkId": c, "targetId": t} for c, t in sorted(existing) if (c, t) not in edges]
+    remove = [{"chunkId": c, "targetId": t} for c, t in sorted(before) if (c, t) not in edges]
     work = [("create", r) for r in create] + [("update", r) for r in update] + [("remove", r) for r in remove]
     for start in range(0, len(work), batch):
         part: dict[str, list] = {"create": [], "update": [], "remove": []}
