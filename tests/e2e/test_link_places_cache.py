@@ -1,0 +1,106 @@
+"""`graphrag link places` on a real Neo4j: the cached name table follows every change to
+the places, and a run writes only the difference (new, changed and stale edges)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
+
+pytestmark = pytest.mark.e2e
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "linkers"
+
+
+def query(neo4j, text, **params):
+    with neo4j.driver() as driver:
+        return [dict(r) for r in driver.execute_query(text, params).records]
+
+
+def link(run_cli, *args):
+    result = run_cli("link", "places", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def edges(neo4j):
+    return {(r["chunk"], r["place"]): r["m"] for r in query(
+        neo4j, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place) RETURN c.id AS chunk, p.id AS place, m {.*} AS m")}
+
+
+@pytest.fixture
+def loaded(schema, run_cli):
+    assert run_cli("load", "pleiades", str(FIXTURES / "pleiades-sample.geojsonl")).exit_code == 3  # one bad line
+    assert run_cli("load", "files", str(FIXTURES / "articles"), "--no-embed").exit_code == 0
+    return schema
+
+
+def test_the_cached_names_follow_loads_extracted_places_and_deletions(loaded, run_cli, tmp_path):
+    first = link(run_cli)
+    assert not first["names_cached"] and list(Path(".graphrag/cache").glob("place-names-*.marshal"))
+    second = link(run_cli)
+    assert second["names_cached"] and second["mentions_created"] == second["mentions_updated"] == 0
+    at = {k: m["at"] for k, m in edges(loaded).items()}
+
+    # A load that changes a place: Uruk is no longer also called Warka.
+    lines = (FIXTURES / "pleiades-sample.geojsonl").read_text("utf-8").splitlines()
+    changed = tmp_path / "pleiades.geojsonl"
+    changed.write_text("\n".join(line.replace('"names":["Uruk","Warka"]', '"names":["Uruk"]') for line in lines),
+                       "utf-8")
+    assert run_cli("load", "pleiades", str(changed)).exit_code == 3
+    third = link(run_cli)
+    assert not third["names_cached"]
+    assert (third["mentions_created"], third["mentions_updated"], third["mentions_removed"]) == (0, 1, 0)
+    now = edges(loaded)
+    [uruk] = [m for (_, place), m in now.items() if place == "pleiades:912986"]
+    assert uruk["matched"] == ["Uruk"] and {k: m["at"] for k, m in now.items()} == at, "`at` is the first-made time"
+
+    # A place written without a content hash (an extracted entity typed Place), then deleted.
+    query(loaded, "CREATE (:Place:__Entity__ {id: 'kg:old-cairo', name: 'Old Cairo'})")
+    fourth = link(run_cli)
+    assert not fourth["names_cached"] and fourth["mentions_created"] == 1
+    assert fourth["names"] == third["names"] + 1
+    query(loaded, "MATCH (p:Place {id: 'kg:old-cairo'}) DETACH DELETE p")
+    fifth = link(run_cli)
+    assert not fifth["names_cached"] and fifth["mentions_total"] == third["mentions_total"]
+    assert link(run_cli)["names_cached"]
+
+
+def test_without_the_cache_the_links_are_the_same(loaded, run_cli, monkeypatch):
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+
+    link(run_cli)
+    with connect(load_settings()) as graph:
+        cached = link_places(graph, PlaceLinkOptions(dry_run=True))
+        fresh = link_places(graph, PlaceLinkOptions(dry_run=True, cache_dir=None))
+    assert cached.names_cached and not fresh.names_cached
+    assert link_set(cached.edges) == link_set(fresh.edges) and len(cached.edges) == 9
+
+
+def test_a_run_writes_only_the_difference(loaded, run_cli):
+    link(run_cli)
+    before = edges(loaded)
+    memphis, babylon = ("pleiades:736963", "pleiades:893951")
+    query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) DELETE m", p=memphis)
+    query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) SET m.rule = 'tampered', m.note = 'kept'",
+          p=babylon)
+    query(loaded, "MATCH (c:Chunk), (p:Place {id: 'pleiades:79574'}) WITH c, p LIMIT 1 "  # London: stop-listed
+                  "CREATE (c)-[:MENTIONS {linker: 'places', rule: 'unique-name'}]->(p)")
+    query(loaded, "MATCH (c:Chunk), (p:Place {id: 'pleiades:123456'}) WITH c, p LIMIT 1 "
+                  "CREATE (c)-[:MENTIONS {linker: 'entities', rule: 'other linker'}]->(p)")
+    out = link(run_cli)
+    babylon_edges = sum(1 for (_, p) in before if p == babylon)
+    assert (out["mentions_created"], out["mentions_updated"], out["mentions_removed"]) == (1, babylon_edges, 1)
+    after = edges(loaded)
+    other = [m for m in after.values() if m["linker"] == "entities"]
+    assert len(other) == 1, "another linker's edge is not this linker's to remove"
+    for key, m in before.items():
+        assert {k: v for k, v in after[key].items() if k not in ("at", "note")} == {
+            k: v for k, v in m.items() if k != "at"}
+        if key[1] != memphis:
+            assert after[key]["at"] == m["at"]
+    assert all(after[k].get("note") == "kept" for k in before if k[1] == babylon), "other properties stay"
+    again = link(run_cli)
+    assert again["mentions_created"] == again["mentions_updated"] == again["mentions_removed"] == 0
