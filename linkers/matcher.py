@@ -217,12 +217,18 @@ class Matcher:
     """
 
     def __init__(self, names: dict[str, Iterable[Any]] | NameTable, *, min_length: int = 3,
-                 stoplist: frozenset[str] = frozenset(), require_capital: bool = True, skip_tails: bool = True):
+                 stoplist: frozenset[str] = frozenset(), require_capital: bool = True, skip_tails: bool = True,
+                 saved: dict | None = None):
         import ahocorasick
 
         self.table = names if isinstance(names, NameTable) else build_name_table(
             names, min_length=min_length, stoplist=stoplist)
         self.require_capital, self.skip_tails = require_capital, skip_tails
+        self._empty = not self.table.targets
+        if saved is not None:  # what save() gave for this very table: nothing to build
+            self._forms = saved["forms"]
+            self._automaton = ahocorasick.Automaton(*saved["automaton"])
+            return
         # Each name between two BOUNDARY characters, read in bounded text: names that fold to
         # the same bounded form ("tell el-amarna", "tell el amarna") share an entry.
         by_form: dict[str, list[str]] = {}
@@ -234,9 +240,14 @@ class Matcher:
             exact = len(keys) == 1 and BOUNDARY not in form[1:-1]  # the form says which name it is
             self._automaton.add_word(form, len(self._forms))
             self._forms.append((len(form) - 2, tuple(keys), exact))
-        self._empty = not self.table.targets
         if not self._empty:
             self._automaton.make_automaton()
+
+    def save(self) -> dict:
+        """The built automaton as plain data (lists, bytes, numbers: `marshal` can store it);
+        ``Matcher(table, saved=matcher.save())`` is the same matcher, without building it again.
+        It holds pyahocorasick's own pickling arguments, so it fits that build of pyahocorasick."""
+        return {"forms": self._forms, "automaton": list(self._automaton.__reduce__()[1])}
 
     def __len__(self) -> int:
         return len(self.table.targets)

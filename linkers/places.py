@@ -40,7 +40,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
+
+import ahocorasick
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
@@ -115,8 +117,8 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
     result = LinkResult(engine=options.engine, dry_run=options.dry_run)
     fast = options.engine == "fast"
     started = time.perf_counter()
-    table, coords, matcher = place_names(graph, options, result, prepare=lambda table: Matcher(
-        table, require_capital=options.require_capital, skip_tails=options.skip_tails) if fast else None)
+    names = place_names(graph, options, result)
+    table, coords = names.table, names.coords
     if not table.targets:
         raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
     result.seconds["names"] = round(time.perf_counter() - started, 3)
@@ -124,6 +126,8 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
              f"{result.too_short} too short)")
 
     started = time.perf_counter()
+    matcher = Matcher(table, require_capital=options.require_capital, skip_tails=options.skip_tails,
+                      saved=names.automaton) if fast else None
     skip = re.compile(options.skip_sections) if options.skip_sections else None
     chunks = list(iter_chunks(graph, options.corpus, with_text=fast))
     chunk_doc = {c["id"]: c["docId"] for c in chunks}
@@ -157,43 +161,39 @@ class PlaceNames:
     places: int
     table: NameTable
     coords: dict  # place id → (lat, lon)
+    automaton: dict | None = None  # Matcher(table).save(), kept with the table in the cache
 
 
-def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult,
-                prepare: Callable[[NameTable], Any] = lambda table: None) -> tuple[NameTable, dict, Any]:
-    """The name table, each place's point, and ``prepare(table)`` (the fast engine's automaton).
+def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> PlaceNames:
+    """The name table, each place's point and (from the cache) the fast engine's automaton.
 
-    With a cache, the table saved for these name rules is loaded and prepared while Neo4j
-    fingerprints the places; it is used only if the places are still those it was built
-    from. Otherwise the names are read, and the table built, saved and prepared.
+    With a cache, the file saved for these name rules is loaded while Neo4j fingerprints the
+    places, and used only if they are still the places it was built from; otherwise the names
+    are read, and the table and its automaton built and saved.
     """
     sources = sorted(options.gazetteers) if options.gazetteers else None
     path = Path(options.cache_dir) / f"place-names-{rules_key(sources, options)}.marshal" if options.cache_dir \
         else None
-    names = _read_cache(path) if path else None
-    prepared = None
-    if names is not None:
+    names = None
+    if path and path.exists():
         with ThreadPoolExecutor(max_workers=1) as pool:
             asked = pool.submit(graph.read, "places/fingerprint", sources=sources)
-            prepared = prepare(_only(names.table, options))
+            names = _read_cache(path)
             [row] = asked.result()
-        if names.fingerprint != [row["places"], row["fingerprint"]]:
+        if names is not None and names.fingerprint != [row["places"], row["fingerprint"]]:
             names = None
     result.names_cached = names is not None
     if names is None:
         names = read_place_names(graph, sources, options)
         if path:
+            names.automaton = Matcher(names.table).save()
             _write_cache(path, names)
-        prepared = prepare(_only(names.table, options))
+    if options.only_keys is not None:
+        names.table.targets = {k: v for k, v in names.table.targets.items() if k in options.only_keys}
+        names.automaton = None  # it was built for all the names
     result.places, result.names = names.places, len(names.table.targets)
     result.stoplisted, result.too_short = names.table.stoplisted, names.table.too_short
-    return names.table, names.coords, prepared
-
-
-def _only(table: NameTable, options: PlaceLinkOptions) -> NameTable:
-    if options.only_keys is not None:
-        table.targets = {k: v for k, v in table.targets.items() if k in options.only_keys}
-    return table
+    return names
 
 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:
@@ -218,8 +218,10 @@ def rules_key(sources: list[str] | None, options: PlaceLinkOptions) -> str:
         code.update(resources.files("graphrag_cypher.linkers").joinpath(module).read_bytes())
     for name in ("places/names", "places/fingerprint"):
         code.update(query(name).encode())
+    automaton = os.stat(ahocorasick.__file__)  # the saved automaton fits one build of pyahocorasick
     key = [sources, options.min_length, sorted(options.stoplist), code.hexdigest(), unicodedata.unidata_version,
-           list(sys.version_info[:2])]  # marshal's format follows the Python version
+           list(sys.version_info[:2]),  # marshal's format follows the Python version
+           [Path(ahocorasick.__file__).name, automaton.st_size, automaton.st_mtime_ns]]
     return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
@@ -228,7 +230,7 @@ def _read_cache(path: Path) -> PlaceNames | None:
         data = marshal.loads(path.read_bytes())
         table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
                           unsearchable=data["unsearchable"])
-        names = PlaceNames(list(data["fingerprint"]), data["places"], table, data["coords"])
+        names = PlaceNames(list(data["fingerprint"]), data["places"], table, data["coords"], data["automaton"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return None
     os.utime(path)  # recently used: kept when older tables are dropped
@@ -239,7 +241,7 @@ def _write_cache(path: Path, names: PlaceNames) -> None:
     table = names.table
     data = {"fingerprint": names.fingerprint, "places": names.places, "targets": table.targets,
             "too_short": table.too_short, "stoplisted": table.stoplisted, "unsearchable": table.unsearchable,
-            "coords": names.coords}
+            "coords": names.coords, "automaton": names.automaton}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.partial")

@@ -7,6 +7,7 @@ from importlib import resources
 import pytest
 
 from graphrag_cypher.linkers import places
+from graphrag_cypher.linkers.matcher import Matcher
 from graphrag_cypher.linkers.places import LinkResult, PlaceLinkOptions, place_names
 
 
@@ -29,12 +30,10 @@ class Places:
                  "points": [[r[2], r[3]] for r in self.rows], "fingerprint": md5}]
 
 
-def names_of(graph, tmp_path, prepared=None, **options):
+def names_of(graph, tmp_path, **options):
     result = LinkResult("fast")
-    prepare = (lambda table: prepared.append(dict(table.targets))) if prepared is not None else (lambda table: None)
-    table, coords, _ = place_names(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache", **options), result,
-                                   prepare=prepare)
-    return table.targets, coords, result.names_cached
+    names = place_names(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache", **options), result)
+    return names.table.targets, names.coords, result.names_cached
 
 
 def test_the_table_is_reused_while_the_places_are_the_same(tmp_path):
@@ -50,10 +49,8 @@ def test_a_change_to_the_places_rebuilds_the_table(tmp_path):
     graph = Places([("p:1", ["Babylon"], 32.5, 44.4)])
     names_of(graph, tmp_path)
     graph.rows.append(("p:3", ["Warka"], 31.3, 45.6))
-    prepared = []
-    targets, coords, cached = names_of(graph, tmp_path, prepared)
+    targets, coords, cached = names_of(graph, tmp_path)
     assert not cached and targets == {"babylon": ("p:1",), "warka": ("p:3",)} and "p:3" in coords
-    assert prepared == [{"babylon": ("p:1",)}, targets], "the stale table was prepared, then the new one"
     assert names_of(graph, tmp_path)[2], "the rebuilt table was saved"
     graph.rows.pop(0)
     assert names_of(graph, tmp_path)[:2] == ({"warka": ("p:3",)}, {"p:3": (31.3, 45.6)})
@@ -69,6 +66,19 @@ def test_rules_have_their_own_table_and_the_cache_can_be_off(tmp_path):
     result = LinkResult("fast")
     place_names(graph, PlaceLinkOptions(cache_dir=None), result)
     assert graph.reads == ["places/names"] and not result.names_cached
+
+
+def test_the_saved_automaton_finds_what_a_new_one_finds(tmp_path):
+    graph = Places([("p:1", ["Babylon", "Bābil"], 32.5, 44.4), ("p:2", ["Tell el-Amarna", "Tell el Amarna"], 27.6, 30.9)])
+    names_of(graph, tmp_path)
+    names = place_names(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), LinkResult("fast"))
+    assert names.automaton is not None
+    text = "From Bābil to Tell el Amarna, and to Babylon; not Babylonia."
+    saved, built = Matcher(names.table, saved=names.automaton), Matcher(names.table)
+    assert saved.find(text) == built.find(text) and len(built.find(text)) == 3
+    sample = place_names(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache", only_keys=frozenset({"babil"})),
+                         LinkResult("fast"))
+    assert sample.table.targets == {"babil": ("p:1",)} and sample.automaton is None, "a sample builds its own"
 
 
 def test_an_unreadable_cache_file_is_rebuilt_and_old_files_are_dropped(tmp_path, monkeypatch):
