@@ -26,6 +26,7 @@ no names at all, and a changed gazetteer is never linked with an old table.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import marshal
@@ -37,6 +38,7 @@ import time
 import unicodedata
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -114,32 +116,68 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
                 progress: Callable[[str], None] = lambda _: None) -> LinkResult:
     if options.engine not in ENGINE_SOURCES:
         raise GraphragError(f"unknown engine {options.engine!r}: use fast or cypher")
+    # A fast run makes a few hundred thousand objects that live to its end (the name table)
+    # and no reference cycles, so Python's cycle collector would only walk them over and over
+    # (a tenth of the run): it pauses for the run. The reference engine's tens of thousands
+    # of queries keep it on.
+    with _collector_paused(options.engine == "fast"):
+        return _link_places(graph, options, progress)
+
+
+def _check_places(names: PlaceNames) -> None:
+    if not names.table.targets:
+        raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
+
+
+def _matcher(names: PlaceNames, options: PlaceLinkOptions) -> Matcher:
+    return Matcher(names.table, require_capital=options.require_capital, skip_tails=options.skip_tails,
+                   saved=names.automaton)
+
+
+@contextmanager
+def _collector_paused(pause: bool) -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if pause and was_enabled:
+            gc.enable()
+
+
+def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[str], None]) -> LinkResult:
     result = LinkResult(engine=options.engine, dry_run=options.dry_run)
     fast = options.engine == "fast"
     started = time.perf_counter()
-    names = place_names(graph, options, result)
-    table, coords = names.table, names.coords
-    if not table.targets:
-        raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
-    result.seconds["names"] = round(time.perf_counter() - started, 3)
-    progress(f"{result.names} names of {result.places} places ({result.stoplisted} stop-listed, "
-             f"{result.too_short} too short)")
+    with PlaceNameSource(graph, options, result) as source:
+        if not fast:
+            source.confirm()  # before a long match; the fast engine matches while Neo4j checks
+        _check_places(source.names)
+        result.seconds["names"] = round(time.perf_counter() - started, 3)
+        progress(f"{result.names} names of {result.places} places ({result.stoplisted} stop-listed, "
+                 f"{result.too_short} too short)")
+
+        started = time.perf_counter()
+        skip = re.compile(options.skip_sections) if options.skip_sections else None
+        chunks = list(iter_chunks(graph, options.corpus, with_text=fast))
+        chunk_doc = {c["id"]: c["docId"] for c in chunks}
+        eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
+        result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
+        hits = match_fast(_matcher(source.names, options), eligible) if fast \
+            else match_reference(graph, source.names.table, options, progress)
+        if not source.confirm():  # the places changed since the cached table was built
+            _check_places(source.names)
+            hits = match_fast(_matcher(source.names, options), eligible)
+        result.seconds["match"] = round(time.perf_counter() - started, 3)
+        result.matches = len(hits)
+    table, coords = source.names.table, source.names.coords
 
     started = time.perf_counter()
-    matcher = Matcher(table, require_capital=options.require_capital, skip_tails=options.skip_tails,
-                      saved=names.automaton) if fast else None
-    skip = re.compile(options.skip_sections) if options.skip_sections else None
-    chunks = list(iter_chunks(graph, options.corpus, with_text=fast))
-    chunk_doc = {c["id"]: c["docId"] for c in chunks}
-    eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
-    result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
-    hits = match_fast(matcher, eligible) if fast else match_reference(graph, table, options, progress)
-    result.seconds["match"] = round(time.perf_counter() - started, 3)
-    result.matches = len(hits)
-
     edges = resolve(hits, table.targets, chunk_doc, coords, options.context_ratio, result)
     for props in edges.values():
         props["source"] = ENGINE_SOURCES[options.engine]
+    result.seconds["decide"] = round(time.perf_counter() - started, 3)
     result.edges = edges
     result.mentions = len(edges)
     if options.dry_run:
@@ -164,36 +202,74 @@ class PlaceNames:
     automaton: dict | None = None  # Matcher(table).save(), kept with the table in the cache
 
 
-def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> PlaceNames:
-    """The name table, each place's point and (from the cache) the fast engine's automaton.
+class PlaceNameSource:
+    """The run's place names: the name table, each place's point and the fast engine's automaton.
 
-    With a cache, the file saved for these name rules is loaded while Neo4j fingerprints the
-    places, and used only if they are still the places it was built from; otherwise the names
-    are read, and the table and its automaton built and saved.
+    With a cache file for these name rules they are there at once, while Neo4j fingerprints
+    the places in the background; :meth:`confirm` says whether the places are still those
+    the file was built from, and if not, reads the names again and rewrites the file. Without
+    a file (or a cache) the names are read, built and saved at once.
     """
-    sources = sorted(options.gazetteers) if options.gazetteers else None
-    path = Path(options.cache_dir) / f"place-names-{rules_key(sources, options)}.marshal" if options.cache_dir \
-        else None
-    names = None
-    if path and path.exists():
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            asked = pool.submit(graph.read, "places/fingerprint", sources=sources)
-            names = _read_cache(path)
-            [row] = asked.result()
-        if names is not None and names.fingerprint != [row["places"], row["fingerprint"]]:
-            names = None
-    result.names_cached = names is not None
-    if names is None:
-        names = read_place_names(graph, sources, options)
-        if path:
-            names.automaton = Matcher(names.table).save()
-            _write_cache(path, names)
-    if options.only_keys is not None:
-        names.table.targets = {k: v for k, v in names.table.targets.items() if k in options.only_keys}
-        names.automaton = None  # it was built for all the names
-    result.places, result.names = names.places, len(names.table.targets)
-    result.stoplisted, result.too_short = names.table.stoplisted, names.table.too_short
-    return names
+
+    def __init__(self, graph: Graph, options: PlaceLinkOptions, result: LinkResult):
+        self.graph, self.options, self.result = graph, options, result
+        self.sources = sorted(options.gazetteers) if options.gazetteers else None
+        self.path = Path(options.cache_dir) / f"place-names-{rules_key(self.sources, options)}.marshal" \
+            if options.cache_dir else None
+        self._pool = self._asked = None
+        self.names = _read_cache(self.path) if self.path and self.path.exists() else None
+        if self.names is None:
+            self._read()
+        else:
+            self._pool = ThreadPoolExecutor(max_workers=1)
+            self._asked = self._pool.submit(graph.read, "places/fingerprint", sources=self.sources)
+            self._settle(cached=True)
+
+    def confirm(self) -> bool:
+        """True when the names in hand are those of the places now; else they are read again."""
+        if self._asked is None:
+            return True
+        [row] = self._asked.result()
+        self.close()
+        if self.names.fingerprint == [row["places"], row["fingerprint"]]:
+            return True
+        self._read()
+        return False
+
+    def close(self) -> None:
+        self._asked = None
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __enter__(self) -> "PlaceNameSource":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read(self) -> None:
+        self.names = read_place_names(self.graph, self.sources, self.options)
+        if self.path:
+            self.names.automaton = Matcher(self.names.table).save()
+            _write_cache(self.path, self.names)
+        self._settle(cached=False)
+
+    def _settle(self, cached: bool) -> None:
+        names, result = self.names, self.result
+        if self.options.only_keys is not None:
+            names.table.targets = {k: v for k, v in names.table.targets.items() if k in self.options.only_keys}
+            names.automaton = None  # it was built for all the names
+        result.names_cached = cached
+        result.places, result.names = names.places, len(names.table.targets)
+        result.stoplisted, result.too_short = names.table.stoplisted, names.table.too_short
+
+
+def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> PlaceNames:
+    """The run's place names, confirmed (see :class:`PlaceNameSource`)."""
+    with PlaceNameSource(graph, options, result) as source:
+        source.confirm()
+        return source.names
 
 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:

@@ -8,7 +8,7 @@ import pytest
 
 from graphrag_cypher.linkers import places
 from graphrag_cypher.linkers.matcher import Matcher
-from graphrag_cypher.linkers.places import LinkResult, PlaceLinkOptions, place_names
+from graphrag_cypher.linkers.places import LinkResult, PlaceLinkOptions, PlaceNameSource, place_names
 
 
 class Places:
@@ -54,6 +54,19 @@ def test_a_change_to_the_places_rebuilds_the_table(tmp_path):
     assert names_of(graph, tmp_path)[2], "the rebuilt table was saved"
     graph.rows.pop(0)
     assert names_of(graph, tmp_path)[:2] == ({"warka": ("p:3",)}, {"p:3": (31.3, 45.6)})
+
+
+def test_cached_names_come_at_once_and_the_places_confirm_them_after(tmp_path):
+    graph = Places([("p:1", ["Babylon"], 32.5, 44.4)])
+    names_of(graph, tmp_path)
+    graph.rows.append(("p:3", ["Warka"], 31.3, 45.6))
+    result = LinkResult("fast")
+    with PlaceNameSource(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), result) as source:
+        assert source.names.table.targets == {"babylon": ("p:1",)} and result.names_cached, "used while Neo4j checks"
+        assert not source.confirm(), "the places changed"
+        assert source.names.table.targets == {"babylon": ("p:1",), "warka": ("p:3",)} and not result.names_cached
+        assert source.confirm()
+    assert graph.reads == ["places/names", "places/fingerprint", "places/names"]
 
 
 def test_rules_have_their_own_table_and_the_cache_can_be_off(tmp_path):
