@@ -90,6 +90,9 @@ def test_a_run_writes_only_the_difference(loaded, run_cli):
                   "CREATE (c)-[:MENTIONS {linker: 'places', rule: 'unique-name'}]->(p)")
     query(loaded, "MATCH (c:Chunk), (p:Place {id: 'pleiades:123456'}) WITH c, p LIMIT 1 "
                   "CREATE (c)-[:MENTIONS {linker: 'entities', rule: 'other linker'}]->(p)")
+    uruk = "pleiades:912986"  # an extracted mention of Uruk where the linker finds one: taken over, not doubled
+    query(loaded, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place {id: $p}) DELETE m "
+                  "CREATE (c)-[:MENTIONS {source: 'llm', at: datetime('2020-01-01T00:00:00Z')}]->(p)", p=uruk)
     out = link(run_cli)
     babylon_edges = sum(1 for (_, p) in before if p == babylon)
     assert (out["mentions_created"], out["mentions_updated"], out["mentions_removed"]) == (1, babylon_edges, 1)
@@ -99,8 +102,11 @@ def test_a_run_writes_only_the_difference(loaded, run_cli):
     for key, m in before.items():
         assert {k: v for k, v in after[key].items() if k not in ("at", "note")} == {
             k: v for k, v in m.items() if k != "at"}
-        if key[1] != memphis:
+        if key[1] not in (memphis, uruk):
             assert after[key]["at"] == m["at"]
+    [(_, taken)] = [(k, m) for k, m in after.items() if k[1] == uruk]
+    assert str(taken["at"]).startswith("2020-01-01") and len(query(
+        loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) RETURN m", p=uruk)) == 1
     assert all(after[k].get("note") == "kept" for k in before if k[1] == babylon), "other properties stay"
     again = link(run_cli)
     assert again["mentions_created"] == again["mentions_updated"] == again["mentions_removed"] == 0

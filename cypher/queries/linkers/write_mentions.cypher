@@ -7,11 +7,12 @@ CALL () {
   UNWIND $create AS row
   MATCH (c:Chunk {id: row.chunkId})
   MATCH (e:__Entity__ {id: row.targetId})
-  WITH row, c, e, EXISTS { (c)-[:MENTIONS]->(e) } AS existed
-  MERGE (c)-[m:MENTIONS]->(e)
-  ON CREATE SET m.at = datetime()
-  SET m += row.props
-  RETURN sum(CASE WHEN existed THEN 0 ELSE 1 END) AS created
+  OPTIONAL MATCH (c)-[other:MENTIONS]->(e)  // another source's edge: this linker's from now on
+  FOREACH (_ IN CASE WHEN other IS NULL THEN [1] ELSE [] END |
+    CREATE (c)-[m:MENTIONS]->(e)
+    SET m = row.props, m.at = datetime())
+  FOREACH (_ IN CASE WHEN other IS NULL THEN [] ELSE [1] END | SET other += row.props)
+  RETURN sum(CASE WHEN other IS NULL THEN 1 ELSE 0 END) AS created
 }
 CALL () {
   UNWIND $update AS row
