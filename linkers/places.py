@@ -37,7 +37,7 @@ import sys
 import time
 import unicodedata
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -149,18 +149,23 @@ def _collector_paused(pause: bool) -> Iterator[None]:
 def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[str], None]) -> LinkResult:
     result = LinkResult(engine=options.engine, dry_run=options.dry_run)
     fast = options.engine == "fast"
-    started = time.perf_counter()
-    with PlaceNameSource(graph, options, result) as source:
+    # Neo4j reads the chunks while the names load, then fingerprints the places while the fast
+    # engine matches: cached names are confirmed before anything is decided with them.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        chunks_read = pool.submit(lambda: list(iter_chunks(graph, options.corpus, with_text=fast)))
+        started = time.perf_counter()
+        source = PlaceNameSource(graph, options, result)
         if not fast:
-            source.confirm()  # before a long match; the fast engine matches while Neo4j checks
+            source.confirm()  # before a long match
         _check_places(source.names)
         result.seconds["names"] = round(time.perf_counter() - started, 3)
         progress(f"{result.names} names of {result.places} places ({result.stoplisted} stop-listed, "
                  f"{result.too_short} too short)")
 
         started = time.perf_counter()
+        chunks = chunks_read.result()
+        source.check(pool)
         skip = re.compile(options.skip_sections) if options.skip_sections else None
-        chunks = list(iter_chunks(graph, options.corpus, with_text=fast))
         chunk_doc = {c["id"]: c["docId"] for c in chunks}
         eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
         result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
@@ -205,10 +210,10 @@ class PlaceNames:
 class PlaceNameSource:
     """The run's place names: the name table, each place's point and the fast engine's automaton.
 
-    With a cache file for these name rules they are there at once, while Neo4j fingerprints
-    the places in the background; :meth:`confirm` says whether the places are still those
-    the file was built from, and if not, reads the names again and rewrites the file. Without
-    a file (or a cache) the names are read, built and saved at once.
+    With a cache file for these name rules they are there at once, unconfirmed: :meth:`check`
+    has Neo4j fingerprint the places in the background, :meth:`confirm` says whether they are
+    still the places the file was built from, and if not, reads the names again and rewrites
+    the file. Without a file (or a cache) the names are read, built and saved at once.
     """
 
     def __init__(self, graph: Graph, options: PlaceLinkOptions, result: LinkResult):
@@ -216,37 +221,29 @@ class PlaceNameSource:
         self.sources = sorted(options.gazetteers) if options.gazetteers else None
         self.path = Path(options.cache_dir) / f"place-names-{rules_key(self.sources, options)}.marshal" \
             if options.cache_dir else None
-        self._pool = self._asked = None
+        self._asked = None
         self.names = _read_cache(self.path) if self.path and self.path.exists() else None
+        self.unconfirmed = self.names is not None
         if self.names is None:
             self._read()
         else:
-            self._pool = ThreadPoolExecutor(max_workers=1)
-            self._asked = self._pool.submit(graph.read, "places/fingerprint", sources=self.sources)
             self._settle(cached=True)
+
+    def check(self, pool: Executor) -> None:
+        """Start fingerprinting the places, for :meth:`confirm`."""
+        if self.unconfirmed and self._asked is None:
+            self._asked = pool.submit(self.graph.read, "places/fingerprint", sources=self.sources)
 
     def confirm(self) -> bool:
         """True when the names in hand are those of the places now; else they are read again."""
-        if self._asked is None:
+        if not self.unconfirmed:
             return True
-        [row] = self._asked.result()
-        self.close()
+        [row] = self._asked.result() if self._asked else self.graph.read("places/fingerprint", sources=self.sources)
+        self.unconfirmed, self._asked = False, None
         if self.names.fingerprint == [row["places"], row["fingerprint"]]:
             return True
         self._read()
         return False
-
-    def close(self) -> None:
-        self._asked = None
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
-
-    def __enter__(self) -> "PlaceNameSource":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def _read(self) -> None:
         self.names = read_place_names(self.graph, self.sources, self.options)
@@ -267,9 +264,9 @@ class PlaceNameSource:
 
 def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> PlaceNames:
     """The run's place names, confirmed (see :class:`PlaceNameSource`)."""
-    with PlaceNameSource(graph, options, result) as source:
-        source.confirm()
-        return source.names
+    source = PlaceNameSource(graph, options, result)
+    source.confirm()
+    return source.names
 
 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:

@@ -2,6 +2,7 @@
 places' fingerprint is the one it was built from, rebuilt otherwise, never required."""
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 
 import pytest
@@ -61,11 +62,13 @@ def test_cached_names_come_at_once_and_the_places_confirm_them_after(tmp_path):
     names_of(graph, tmp_path)
     graph.rows.append(("p:3", ["Warka"], 31.3, 45.6))
     result = LinkResult("fast")
-    with PlaceNameSource(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), result) as source:
-        assert source.names.table.targets == {"babylon": ("p:1",)} and result.names_cached, "used while Neo4j checks"
+    source = PlaceNameSource(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), result)
+    assert source.names.table.targets == {"babylon": ("p:1",)} and source.unconfirmed and result.names_cached
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        source.check(pool)  # in the background, while the cached names are used
         assert not source.confirm(), "the places changed"
-        assert source.names.table.targets == {"babylon": ("p:1",), "warka": ("p:3",)} and not result.names_cached
-        assert source.confirm()
+    assert source.names.table.targets == {"babylon": ("p:1",), "warka": ("p:3",)} and not result.names_cached
+    assert source.confirm() and not source.unconfirmed
     assert graph.reads == ["places/names", "places/fingerprint", "places/names"]
 
 

@@ -143,3 +143,10 @@ def test_names_with_the_same_bounded_form_and_overlapping_names():
         ("Asia", "asia", ("c",)), ("Asia Minor", "asia minor", ("d",))]
     assert surfaces(m, "Ba\u0304bil Asia\u0304 Minor") == [  # decomposed: the slow path, same result
         ("Asi\u0101", "asia", ("c",)), ("Asi\u0101 Minor", "asia minor", ("d",))]
+
+
+def test_bounded_text_in_stretches_equals_translating_the_whole():
+    from graphrag_cypher.linkers.matcher import _BOUNDED, _bounded_text
+
+    for text in ("", "Plain ASCII, Rome.", "Ṭell ʿAṭšāna — Délos; ΣΟΦΟΣ!", "é", "aé", "éa", "Ba\u0304bil ß"):
+        assert _bounded_text(text) == text.translate(_BOUNDED)
