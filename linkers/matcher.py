@@ -213,7 +213,7 @@ def build_name_table(names: dict[str, Iterable[Any]], *, min_length: int = 3,
             table.too_short += 1
         elif key in stoplist or key in LUCENE_STOP_WORDS:
             table.stoplisted += 1
-        elif not shortlist_tokens(key):
+        elif not (key.isascii() and key.isalnum() or shortlist_tokens(key)):  # one plain word: searchable
             table.unsearchable += 1
         else:
             table.targets[key] = tuple(merged[key])

@@ -124,6 +124,14 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
         return _link_places(graph, options, progress)
 
 
+def read_lists(graph: Graph, name: str, /, **params) -> dict:
+    """The one row of a query that returns parallel lists, as it came from the driver:
+    `Graph.read`'s ``Record.data()`` would walk every item of every list looking for nodes
+    to convert (a fifth of a second on the names of 41k places)."""
+    with graph.session(read_only=True) as session:
+        return session.execute_read(lambda tx: dict(tx.run(query(name), params).single(strict=True).items()))
+
+
 def _check_places(names: PlaceNames) -> None:
     if not names.table.targets:
         raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
@@ -270,7 +278,7 @@ def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> 
 
 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:
-    [row] = graph.read("places/names", sources=sources)
+    row = read_lists(graph, "places/names", sources=sources)
     names: dict[str, list[str]] = defaultdict(list)
     coords = {}
     for pid, aliases, (lat, lon) in sorted(zip(row["ids"], row["names"], row["points"]), key=lambda r: r[0]):
@@ -331,7 +339,7 @@ def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5
     """Chunks to link as {id, docId, section, text}, in id order (text "" unless `with_text`)."""
     after = ""
     while True:
-        [row] = graph.read("linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
+        row = read_lists(graph, "linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
         for chunk, doc, section, text in zip(row["ids"], row["docIds"], row["sections"], row["texts"]):
             yield {"id": chunk, "docId": doc, "section": section, "text": text}
         if len(row["ids"]) < page:
@@ -439,7 +447,7 @@ class MentionChanges:
 
 def read_mentions(graph: Graph, linker: str) -> list[tuple[str, str, dict]]:
     """The linker's edges in the graph: (chunk id, entity id, properties but `at`)."""
-    [row] = graph.read("linkers/mentions", linker=linker)
+    row = read_lists(graph, "linkers/mentions", linker=linker)
     return list(zip(row["chunkIds"], row["targetIds"], row["props"]))
 
 

@@ -150,3 +150,8 @@ def test_bounded_text_in_stretches_equals_translating_the_whole():
 
     for text in ("", "Plain ASCII, Rome.", "Ṭell ʿAṭšāna — Délos; ΣΟΦΟΣ!", "é", "aé", "éa", "Ba\u0304bil ß"):
         assert _bounded_text(text) == text.translate(_BOUNDED)
+
+
+def test_names_a_full_text_index_cannot_shortlist_are_not_looked_for():
+    table = build_name_table({"Babylon": ["b"], "1204": ["y"], "-*-": ["x"], "a the": ["s"], "Ἀθῆναι": ["g"]})
+    assert set(table.targets) == {"babylon", "1204"} and table.unsearchable == 3, "no ASCII letter or digit to shortlist"
