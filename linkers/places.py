@@ -162,7 +162,7 @@ def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[st
     with ThreadPoolExecutor(max_workers=1) as pool:
         chunks_read = pool.submit(lambda: list(iter_chunks(graph, options.corpus, with_text=fast)))
         started = time.perf_counter()
-        source = PlaceNameSource(graph, options, result)
+        source = PlaceNameSource(graph, options, result, pool)
         if not fast:
             source.confirm()  # before a long match
         _check_places(source.names)
@@ -172,7 +172,6 @@ def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[st
 
         started = time.perf_counter()
         chunks = chunks_read.result()
-        source.check(pool)
         skip = re.compile(options.skip_sections) if options.skip_sections else None
         chunk_doc = {c["id"]: c["docId"] for c in chunks}
         eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
@@ -218,29 +217,27 @@ class PlaceNames:
 class PlaceNameSource:
     """The run's place names: the name table, each place's point and the fast engine's automaton.
 
-    With a cache file for these name rules they are there at once, unconfirmed: :meth:`check`
-    has Neo4j fingerprint the places in the background, :meth:`confirm` says whether they are
-    still the places the file was built from, and if not, reads the names again and rewrites
-    the file. Without a file (or a cache) the names are read, built and saved at once.
+    With a cache file for these name rules they are there at once, unconfirmed (Neo4j may be
+    fingerprinting the places meanwhile): :meth:`confirm` says whether they are still the
+    places the file was built from, and if not, reads the names again and rewrites the file.
+    Without a file (or a cache) the names are read, built and saved at once.
     """
 
-    def __init__(self, graph: Graph, options: PlaceLinkOptions, result: LinkResult):
+    def __init__(self, graph: Graph, options: PlaceLinkOptions, result: LinkResult, pool: Executor | None = None):
+        """With a `pool`, the places are fingerprinted there while the cached names load."""
         self.graph, self.options, self.result = graph, options, result
         self.sources = sorted(options.gazetteers) if options.gazetteers else None
         self.path = Path(options.cache_dir) / f"place-names-{rules_key(self.sources, options)}.marshal" \
             if options.cache_dir else None
-        self._asked = None
-        self.names = _read_cache(self.path) if self.path and self.path.exists() else None
+        cached = self.path is not None and self.path.exists()
+        self._asked = pool.submit(graph.read, "places/fingerprint", sources=self.sources) if pool and cached \
+            else None
+        self.names = _read_cache(self.path) if cached else None
         self.unconfirmed = self.names is not None
         if self.names is None:
             self._read()
         else:
             self._settle(cached=True)
-
-    def check(self, pool: Executor) -> None:
-        """Start fingerprinting the places, for :meth:`confirm`."""
-        if self.unconfirmed and self._asked is None:
-            self._asked = pool.submit(self.graph.read, "places/fingerprint", sources=self.sources)
 
     def confirm(self) -> bool:
         """True when the names in hand are those of the places now; else they are read again."""

@@ -67,10 +67,9 @@ def test_cached_names_come_at_once_and_the_places_confirm_them_after(tmp_path):
     names_of(graph, tmp_path)
     graph.rows.append(("p:3", ["Warka"], 31.3, 45.6))
     result = LinkResult("fast")
-    source = PlaceNameSource(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), result)
-    assert source.names.table.targets == {"babylon": ("p:1",)} and source.unconfirmed and result.names_cached
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        source.check(pool)  # in the background, while the cached names are used
+    with ThreadPoolExecutor(max_workers=1) as pool:  # the fingerprint in the background
+        source = PlaceNameSource(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), result, pool)
+        assert source.names.table.targets == {"babylon": ("p:1",)} and source.unconfirmed and result.names_cached
         assert not source.confirm(), "the places changed"
     assert source.names.table.targets == {"babylon": ("p:1",), "warka": ("p:3",)} and not result.names_cached
     assert source.confirm() and not source.unconfirmed
