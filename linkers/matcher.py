@@ -239,6 +239,10 @@ class Matcher:
         if saved is not None:  # what save() gave for this very table: nothing to build
             self._forms = saved["forms"]
             self._automaton = ahocorasick.Automaton(*saved["automaton"])
+            fits = len(self._automaton) == len(self._forms) and (self._empty or (
+                bool(self._forms) and self._automaton.kind == ahocorasick.AHOCORASICK))
+            if not fits:
+                raise ValueError("the saved automaton does not fit its names")
             return
         # Each name between two BOUNDARY characters, read in bounded text: names that fold to
         # the same bounded form ("tell el-amarna", "tell el amarna") share an entry.

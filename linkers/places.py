@@ -17,11 +17,12 @@ linker's edges are read first (`linkers/mentions.cypher`); only the difference i
 edges this run no longer makes), so the graph always shows the result of the last run and
 a repeated run writes nothing.
 
-The name table is built from the places in Neo4j and kept under ``.graphrag/cache/``, one
-file per set of name rules, with the fingerprint of the places it was built from; each run
-has Neo4j fingerprint the places again (`places/fingerprint.cypher`) and uses the file only
-if they are the same (:func:`place_names`), so while the gazetteer is unchanged a run reads
-no names at all, and a changed gazetteer is never linked with an old table.
+The name table (and the fast engine's automaton) is built from the places in Neo4j and kept
+under ``.graphrag/cache/``, one file per set of name rules, with the fingerprint of the places
+it was built from. Each run has Neo4j fingerprint the places again (`places/fingerprint.cypher`)
+and decides nothing with the file's names unless they are the same (:class:`PlaceNameSource`):
+while the gazetteer is unchanged a run reads no names at all, and a changed gazetteer is never
+linked with an old table. The fast engine matches while Neo4j computes the fingerprint.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ SKIP_SECTIONS = (r"(?is)(?:.*>[ ]*)?(?:select |selected )?(?:bibliography|works 
 RULE_RANK = {"unique-name": 0, "context-document": 1, "context-nearest": 2, "ambiguous": 3}
 NO_MATCH = "(?!)"  # a regex nothing matches: "skip no section"
 CACHE_DIR = Path(".graphrag") / "cache"
-CACHE_KEEP = 4  # name tables kept on disk (one per gazetteer state and set of name rules)
+CACHE_KEEP = 4  # name tables kept on disk, one per set of name rules (the most recently used)
 
 
 @dataclass
@@ -124,36 +125,6 @@ def link_places(graph: Graph, options: PlaceLinkOptions,
         return _link_places(graph, options, progress)
 
 
-def read_lists(graph: Graph, name: str, /, **params) -> dict:
-    """The one row of a query that returns parallel lists, as it came from the driver:
-    `Graph.read`'s ``Record.data()`` would walk every item of every list looking for nodes
-    to convert (a fifth of a second on the names of 41k places)."""
-    with graph.session(read_only=True) as session:
-        return session.execute_read(lambda tx: dict(tx.run(query(name), params).single(strict=True).items()))
-
-
-def _check_places(names: PlaceNames) -> None:
-    if not names.table.targets:
-        raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
-
-
-def _matcher(names: PlaceNames, options: PlaceLinkOptions) -> Matcher:
-    return Matcher(names.table, require_capital=options.require_capital, skip_tails=options.skip_tails,
-                   saved=names.automaton)
-
-
-@contextmanager
-def _collector_paused(pause: bool) -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    if pause:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if pause and was_enabled:
-            gc.enable()
-
-
 def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[str], None]) -> LinkResult:
     result = LinkResult(engine=options.engine, dry_run=options.dry_run)
     fast = options.engine == "fast"
@@ -201,6 +172,31 @@ def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[st
     result.mentions_created, result.mentions_updated = changes.created, changes.updated
     result.mentions_removed, result.mentions_total = changes.removed, changes.total
     return result
+
+
+def _check_places(names: PlaceNames) -> None:
+    if not names.table.targets:
+        raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)")
+
+
+def _matcher(names: PlaceNames, options: PlaceLinkOptions) -> Matcher:
+    rules = {"require_capital": options.require_capital, "skip_tails": options.skip_tails}
+    try:
+        return Matcher(names.table, saved=names.automaton, **rules)
+    except (TypeError, ValueError, KeyError, IndexError):  # a damaged cache file: build it again
+        return Matcher(names.table, **rules)
+
+
+@contextmanager
+def _collector_paused(pause: bool) -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if pause and was_enabled:
+            gc.enable()
 
 
 @dataclass
@@ -330,6 +326,14 @@ def _write_cache(path: Path, names: PlaceNames) -> None:
             stale.unlink(missing_ok=True)
     except OSError:
         pass  # a cache that cannot be written only costs time
+
+
+def read_lists(graph: Graph, name: str, /, **params) -> dict:
+    """The one row of a query that returns parallel lists, as it came from the driver:
+    `Graph.read`'s ``Record.data()`` would walk every item of every list looking for nodes
+    to convert (a fifth of a second on the names of 41k places)."""
+    with graph.session(read_only=True) as session:
+        return session.execute_read(lambda tx: dict(tx.run(query(name), params).single(strict=True).items()))
 
 
 def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5000) -> Iterator[dict]:

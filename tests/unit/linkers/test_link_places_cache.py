@@ -101,6 +101,14 @@ def test_the_saved_automaton_finds_what_a_new_one_finds(tmp_path):
     assert sample.table.targets == {"babil": ("p:1",)} and sample.automaton is None, "a sample builds its own"
 
 
+def test_a_damaged_saved_automaton_is_built_again(tmp_path):
+    graph = Places([("p:1", ["Babylon"], 32.5, 44.4)])
+    names = place_names(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache"), LinkResult("fast"))
+    names.automaton = {"forms": [], "automaton": ["not", "an", "automaton"]}
+    matcher = places._matcher(names, PlaceLinkOptions())
+    assert [m.key for m in matcher.find("To Babylon.")] == ["babylon"]
+
+
 def test_an_unreadable_cache_file_is_rebuilt_and_old_files_are_dropped(tmp_path, monkeypatch):
     graph = Places([("p:1", ["Babylon"], 32.5, 44.4)])
     names_of(graph, tmp_path)
