@@ -66,6 +66,13 @@ def test_the_cached_names_follow_loads_extracted_places_and_deletions(loaded, ru
     assert not fifth["names_cached"] and fifth["mentions_total"] == third["mentions_total"]
     assert link(run_cli)["names_cached"]
 
+    # A hand edit in Neo4j Browser, content hash untouched: Uruk is called Warka again.
+    query(loaded, "MATCH (p:Place {id: 'pleiades:912986'}) SET p.names = ['Uruk', 'Warka']")
+    sixth = link(run_cli)
+    assert not sixth["names_cached"]
+    [uruk] = [m for (_, place), m in edges(loaded).items() if place == "pleiades:912986"]
+    assert uruk["matched"] == ["Uruk", "Warka"]
+
 
 def test_without_the_cache_the_links_are_the_same(loaded, run_cli, monkeypatch):
     from graphrag_cypher.config import load_settings

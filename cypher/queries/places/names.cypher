@@ -8,6 +8,5 @@
 MATCH (p:Place)
 WHERE p.id IS NOT NULL AND ($sources IS NULL OR p.source IN $sources)
 RETURN collect(p.id) AS ids, collect(coalesce(p.names, [p.name])) AS names, collect([p.lat, p.lon]) AS points,
-       apoc.util.md5(collect(p.id + ' ' + CASE WHEN p.contentHash IS NOT NULL THEN p.contentHash
-                                               ELSE apoc.convert.toJson([coalesce(p.names, [p.name]), p.lat, p.lon])
-                                          END + '\n')) AS fingerprint
+       apoc.util.md5(collect(p.id + '\u001e' + apoc.text.join(coalesce(p.names, [p.name], []), '\u001f') + '\u001e'
+                                  + coalesce(toString(p.lat), '') + ' ' + coalesce(toString(p.lon), '') + '\n')) AS fingerprint
