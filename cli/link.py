@@ -35,17 +35,20 @@ def link_group() -> None:
 @click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
 @click.option("--gazetteer", "gazetteers", multiple=True, type=click.Choice(["pleiades", "geonames"]),
               help="Only places of this gazetteer (default: all). Repeatable.")
+@click.option("--no-cache", is_flag=True,
+              help="Build the name table from the places instead of using .graphrag/cache/ (and do not save it).")
 @dry_run_option
 @json_option
 def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, keep_bibliographies, names_per_query,
-                corpus, gazetteers, dry_run, as_json) -> None:
+                corpus, gazetteers, no_cache, dry_run, as_json) -> None:
     """Link chunks to the places they mention (Chunk -[:MENTIONS]-> Place).
 
     Names are matched accent- and case-folded on word boundaries; the matched text must
     contain a capital letter; stop-listed names, names shorter than --min-length and
     bibliography sections are skipped. A name shared by several places links the one the
     document's other places point to, or else every candidate with `ambiguous: true`.
-    Each edge records `matched`, `rule`, `source`, `candidates` and `at`.
+    Each edge records `matched`, `rule`, `source`, `candidates` and `at`. The name table is
+    cached in .graphrag/cache/ and used while the places are unchanged (--no-cache: not).
 
     \b
     Example:
@@ -64,6 +67,8 @@ def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, ke
         require_capital=not any_case, skip_tails=not keep_bibliographies,
         skip_sections=None if keep_bibliographies else PlaceLinkOptions.skip_sections,
         corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query)
+    if no_cache:
+        options.cache_dir = None
     with connect(settings()) as graph:
         result = run(graph, options, progress=(lambda _: None) if as_json else info)
     out = result.to_dict()

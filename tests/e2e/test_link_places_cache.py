@@ -79,6 +79,8 @@ def test_without_the_cache_the_links_are_the_same(loaded, run_cli, monkeypatch):
     from graphrag_cypher.db import connect
 
     link(run_cli)
+    uncached = link(run_cli, "--no-cache")
+    assert not uncached["names_cached"] and uncached["mentions_created"] == uncached["mentions_removed"] == 0
     with connect(load_settings()) as graph:
         cached = link_places(graph, PlaceLinkOptions(dry_run=True))
         fresh = link_places(graph, PlaceLinkOptions(dry_run=True, cache_dir=None))
