@@ -269,6 +269,9 @@ def isolated_instance(corpus: Path, embedder_name: str, root: Path, heap: str = 
 
     from . import neo4j_local
 
+    # A relative root is the project's, as for every local instance: the password kept here
+    # and the data folder it opens must be the same folder, whatever the working directory.
+    root = Path(root) if Path(root).is_absolute() else neo4j_local.project_root() / root
     home = root / corpus_key(corpus, embedder_name)
     home.mkdir(parents=True, exist_ok=True)
     secret = home / "eval-password"

@@ -23,6 +23,11 @@ def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
     assert out["modes"]["vector"]["recall@2"] >= 50, "the fixture questions are easy for dense retrieval"
     assert (tmp_path / "report" / "retrieval.md").read_text().count("|") > 20
     assert (tmp_path / "report" / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
+    # the instance's password is kept beside its data folder, wherever the command ran from
+    from graphrag_cypher.neo4j_local import project_root
+
+    homes = [p.parent for p in (project_root() / ".graphrag" / "eval").glob("*/neo4j")]
+    assert homes and all((home / "eval-password").is_file() for home in homes)
     # the user's database (the session's Neo4j) saw none of it
     with neo4j_server.driver() as driver:
         assert driver.execute_query("MATCH (d:Document {corpus: 'eval'}) RETURN count(d) AS n").records[0]["n"] == 0
