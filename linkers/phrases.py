@@ -29,7 +29,7 @@ nothing; phrases and links that no longer hold are removed.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Callable, Iterable
 
 from graphrag_cypher.linkers.matcher import LUCENE_STOP_WORDS, fold
@@ -147,11 +147,3 @@ def link_phrases(graph, max_chunks: int = 100, min_length: int = 3, batch: int =
         result["phrases_removed"] += graph.write("phrases/delete_phrases", ids=stale[start:start + batch])[0]["removed"]
     return result
 
-
-def shared_phrases(per_chunk: dict[str, dict[str, str]]) -> dict[str, set[str]]:
-    """Folded phrase → the chunks that contain it (for tests and ad hoc analysis)."""
-    index: dict[str, set[str]] = defaultdict(set)
-    for cid, found in per_chunk.items():
-        for key in found:
-            index[key].add(cid)
-    return index

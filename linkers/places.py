@@ -271,7 +271,7 @@ def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> 
 
 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:
-    row = read_lists(graph, "places/names", sources=sources)
+    row = graph.read_row("places/names", sources=sources)
     names: dict[str, list[str]] = defaultdict(list)
     coords = {}
     for pid, aliases, (lat, lon) in sorted(zip(row["ids"], row["names"], row["points"]), key=lambda r: r[0]):
@@ -328,19 +328,11 @@ def _write_cache(path: Path, names: PlaceNames) -> None:
         pass  # a cache that cannot be written only costs time
 
 
-def read_lists(graph: Graph, name: str, /, **params) -> dict:
-    """The one row of a query that returns parallel lists, as it came from the driver:
-    `Graph.read`'s ``Record.data()`` would walk every item of every list looking for nodes
-    to convert (a fifth of a second on the names of 41k places)."""
-    with graph.session(read_only=True) as session:
-        return session.execute_read(lambda tx: dict(tx.run(query(name), params).single(strict=True).items()))
-
-
 def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5000) -> Iterator[dict]:
     """Chunks to link as {id, docId, section, text}, in id order (text "" unless `with_text`)."""
     after = ""
     while True:
-        row = read_lists(graph, "linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
+        row = graph.read_row("linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
         for chunk, doc, section, text in zip(row["ids"], row["docIds"], row["sections"], row["texts"]):
             yield {"id": chunk, "docId": doc, "section": section, "text": text}
         if len(row["ids"]) < page:
@@ -448,7 +440,7 @@ class MentionChanges:
 
 def read_mentions(graph: Graph, linker: str) -> list[tuple[str, str, dict]]:
     """The linker's edges in the graph: (chunk id, entity id, properties but `at`)."""
-    row = read_lists(graph, "linkers/mentions", linker=linker)
+    row = graph.read_row("linkers/mentions", linker=linker)
     return list(zip(row["chunkIds"], row["targetIds"], row["props"]))
 
 

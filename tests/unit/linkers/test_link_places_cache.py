@@ -30,10 +30,8 @@ class Places:
         return [{"ids": [r[0] for r in self.rows], "names": [r[1] for r in self.rows],
                  "points": [[r[2], r[3]] for r in self.rows], "fingerprint": md5}]
 
-
-@pytest.fixture(autouse=True)
-def _lists_from_the_stand_in(monkeypatch):
-    monkeypatch.setattr(places, "read_lists", lambda graph, name, /, **params: graph.read(name, **params)[0])
+    def read_row(self, name, /, **params):
+        return self.read(name, **params)[0]
 
 
 def names_of(graph, tmp_path, **options):

@@ -1,6 +1,6 @@
 """The phrase rule of `graphrag link phrases`: what counts as a named phrase."""
 
-from graphrag_cypher.linkers.phrases import extract_phrases, lowercase_vocabulary, shared_phrases
+from graphrag_cypher.linkers.phrases import extract_phrases, lowercase_vocabulary
 
 
 def test_runs_of_capitalised_words_and_their_words():
@@ -42,9 +42,3 @@ def test_short_and_numeric_phrases_are_dropped():
     assert "uk" not in found and "1998" not in found
     assert "route" in found
 
-
-def test_shared_phrases_index_chunks_by_phrase():
-    index = shared_phrases({"c1": extract_phrases("Quillon Bay hosts Velmora Tide."),
-                            "c2": extract_phrases("A lighthouse stands at Quillon Bay.")})
-    assert index["quillon bay"] == {"c1", "c2"}
-    assert index["velmora tide"] == {"c1"}
