@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from datetime import date
 
 import click
 
@@ -12,13 +14,51 @@ from .params import json_option
 MODE_CHOICE = click.Choice(["vector", "fulltext", "hybrid", "graph", "ppr"])
 
 
+class UsageProblem(click.ClickException):
+    """A usage error in one line, exit code 2: what is wrong and what to write instead."""
+
+    exit_code = 2
+
+
+def _iso_date(ctx, param, value):
+    """--from / --to: a real calendar date written YYYY-MM-DD (documents' dates compare as such)."""
+    if value is None:
+        return None
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise UsageProblem(f"{param.opts[0]} {value!r} is not a date: write YYYY-MM-DD, e.g. 2024-05-01") from None
+
+
+def _check_range(date_from, date_to) -> None:
+    if date_from and date_to and date_from > date_to:
+        raise UsageProblem(f"--from {date_from} is after --to {date_to}: nothing could match")
+
+
+def _safe(text) -> str:
+    """Text from the graph or an LLM as it may reach a terminal: no escape sequences."""
+    from graphrag_cypher.terminal import safe_text
+
+    return safe_text(str(text if text is not None else ""))
+
+
+def _line(text) -> str:
+    from graphrag_cypher.terminal import safe_text
+
+    return safe_text(str(text if text is not None else ""), keep_newlines=False)
+
+
 def ask_options(func):
     decorators = [
         click.option("--mode", type=MODE_CHOICE, default=None, help="Retrieval mode (default: graph)."),
         click.option("-k", "--k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many chunks of evidence."),
         click.option("--corpus", default=None, help="Only documents of this corpus."),
-        click.option("--from", "date_from", default=None, metavar="YYYY-MM-DD", help="Only documents dated on or after."),
-        click.option("--to", "date_to", default=None, metavar="YYYY-MM-DD", help="Only documents dated on or before."),
+        click.option("--from", "date_from", default=None, metavar="YYYY-MM-DD", callback=_iso_date,
+                     help="Only documents dated on or after."),
+        click.option("--to", "date_to", default=None, metavar="YYYY-MM-DD", callback=_iso_date,
+                     help="Only documents dated on or before."),
         click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
     ]
     for decorator in reversed(decorators):
@@ -38,13 +78,15 @@ def _session():
 
 
 def print_answer(result: dict, explain: bool = False, show_mermaid: bool = False, streamed: bool = False) -> None:
+    """The answer (already written when streamed), then its sources; with `explain` the analysis,
+    the route and the retrieval trace. Everything from documents is printed as plain text."""
     if not streamed:
-        click.echo(result["answer_with_titles"] or "I found no evidence for this question.")
+        click.echo(_safe(result["answer_with_titles"]) or "I found no evidence for this question.")
     else:
         click.echo()
     if result["dropped_citations"]:
-        click.echo(f"(removed {len(result['dropped_citations'])} citation(s) to sources that were not given: "
-                   f"{', '.join(result['dropped_citations'])})", err=True)
+        click.echo(f"(removed {len(result['dropped_citations'])} citation(s) to ids that were not given: "
+                   f"{_line(', '.join(result['dropped_citations']))})", err=True)
     if result["llm"]["note"]:
         click.echo(result["llm"]["note"], err=True)
     if result["sources"]:
@@ -52,31 +94,68 @@ def print_answer(result: dict, explain: bool = False, show_mermaid: bool = False
         cited = {c["id"] for c in result["citations"]}
         for source in result["sources"]:
             mark = "*" if source["id"] in cited else " "
-            click.echo(f" {mark} [{source['id']}] {source['title'] or source['document_id']}"
-                       + (f" <{source['uri']}>" if source["uri"] else ""))
+            click.echo(f" {mark} {_source_line(source)}")
     if explain:
-        click.echo(f"\nRetrieval trace (mode {result['mode']}, filters {result['filters']}):")
-        if result["entities"]:
-            click.echo("  question entities: " + ", ".join(f"{e['name']} ({e['id']})" for e in result["entities"]))
-        for ev in result["evidence"]:
-            click.echo(f"  {ev['score']:.4f} [{ev['source']}] {ev['chunk_id']} via {', '.join(ev['via'][:4])}")
-        click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in result["timings_ms"].items()))
+        print_explain(result)
     if show_mermaid:
-        click.echo("\n```mermaid\n" + result["mermaid"] + "\n```")
+        click.echo("\n```mermaid\n" + _safe(result["mermaid"]) + "\n```")
+
+
+def _source_line(source: dict) -> str:
+    return _line(f"[{source['id']}] {source['title'] or source['document_id']}"
+                 + (f" <{source['uri']}>" if source["uri"] else ""))
+
+
+def print_explain(result: dict) -> None:
+    click.echo(f"\nRetrieval trace (route {result.get('route', 'search')}, mode {result['mode']}, "
+               f"filters {_line(result['filters'])}):")
+    if result["entities"]:
+        click.echo("  question entities:")
+        for e in result["entities"]:
+            click.echo(_line(f"    {e['name']} ({e['id']}, {e.get('type') or 'Entity'}) found by "
+                             f"\"{e.get('matched') or e['name']}\""))
+    for number, path in enumerate(result.get("paths") or [], 1):
+        click.echo(_line(f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): "
+                         + _path_text(path)))
+    for ev in result["evidence"]:
+        click.echo(_line(f"  {ev['score']:.4f} [{ev['source']}] {ev['chunk_id']} via {', '.join(ev['via'][:4])}"))
+    click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in result["timings_ms"].items()))
+
+
+def _path_text(path: dict) -> str:
+    """Reynold (T1::E1) -[DEFEATS]-> Brannock (T1::E4), each step in its own direction."""
+    nodes = {n["id"]: n for n in path["nodes"]}
+
+    def node(node_id: str) -> str:
+        n = nodes.get(node_id) or {}
+        return f"{n.get('name') or node_id} ({n.get('cite') or node_id})"
+
+    order = [n["id"] for n in path["nodes"]]
+    text = node(order[0]) if order else ""
+    for i, rel in enumerate(path["relationships"]):
+        following = order[i + 1] if i + 1 < len(order) else rel["end"]
+        arrow = f" -[{rel['type']}]-> " if rel["end"] == following else f" <-[{rel['type']}]- "
+        text += arrow + node(following)
+    return text
 
 
 @click.command("ask")
 @click.argument("question")
 @ask_options
-@click.option("--explain", is_flag=True, help="Print the retrieval trace: which mode and entity brought which chunk.")
+@click.option("--explain", is_flag=True,
+              help="Print the question's entities (type, and the name that found each), the path of a relation "
+                   "question and which mode and entity brought which chunk.")
 @click.option("--mermaid", "show_mermaid", is_flag=True, help="Print the evidence subgraph as a Mermaid diagram.")
 @json_option
 def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, as_json) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
-    Question analysis finds the entities it names and turns time expressions
-    ("past 3 months", "last September", "2023 Q4", "去年九月") into a date filter;
-    "how are A and B related" questions search paths between A and B.
+    Question analysis finds the entities it names (by name or alias, accent- and
+    case-folded) and turns time expressions ("past 3 months", "last September",
+    "2023 Q4", "去年九月") into a date filter; "how are A and B related" questions
+    answer from the typed relations that join A and B, citing the stories they came from.
+    With an LLM the answer streams; each citation is checked before it is shown, and
+    shown as its source's title (--json keeps the ids).
 
     \b
     Example:
@@ -87,9 +166,12 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
     from graphrag_cypher import qa
     from graphrag_cypher.retrieval import DEFAULT_MODE
 
+    if not question.strip():
+        raise UsageProblem('the question is empty: write one, e.g. graphrag ask "Who made the silver lantern?"')
+    _check_range(date_from, date_to)
     config, graph, embedder = _session()
     streamed = bool(config.llm_configured and not no_llm and not as_json)
-    on_token = (lambda t: (sys.stdout.write(t), sys.stdout.flush())) if streamed else None
+    on_token = _write if streamed else None
     with graph:
         result = qa.ask(graph, embedder, config, question, mode=mode or DEFAULT_MODE, k=k, corpus=corpus,
                         date_from=date_from, date_to=date_to, use_llm=not no_llm, on_token=on_token)
@@ -122,6 +204,7 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns) -> None:
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.retrieval import DEFAULT_MODE
 
+    _check_range(date_from, date_to)
     config, graph, embedder = _session()
     conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
     last = None
@@ -139,21 +222,21 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns) -> None:
                 break
             if line == "/sources":
                 if last:
-                    for s in last["sources"]:
-                        click.echo(f"[{s['id']}] {s['title'] or s['document_id']}" + (f" <{s['uri']}>" if s["uri"] else ""))
+                    for source in last["sources"]:
+                        click.echo(_source_line(source))
                 continue
             if line == "/explain":
                 if last:
-                    print_answer(last, explain=True)
+                    print_explain(last)
                 continue
             if line.lower().startswith("learn:"):
                 _learn(line)
                 continue
             question = conversation.standalone(line)
             if question != line:
-                click.echo(f"({question})", err=True)
+                click.echo(f"({_line(question)})", err=True)
             streamed = bool(config.llm_configured and not no_llm)
-            on_token = (lambda t: (sys.stdout.write(t), sys.stdout.flush())) if streamed else None
+            on_token = _write if streamed else None
             try:
                 last = qa.ask(graph, embedder, config, question, mode=mode or DEFAULT_MODE, k=k, corpus=corpus,
                               date_from=date_from, date_to=date_to, use_llm=not no_llm,
@@ -163,6 +246,12 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns) -> None:
                 continue
             conversation.add(line, question, last)
             print_answer(last, streamed=streamed)
+
+
+def _write(text: str) -> None:
+    """A checked piece of a streamed answer, on the screen at once."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _learn(line: str) -> None:

@@ -9,13 +9,22 @@ unknown ones are dropped and counted, and ids are shown with their titles.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .errors import GraphragError
+from .terminal import safe_text
 
 _SHORT_ID = re.compile(r"^[A-Za-z0-9_-]{1,12}$")
-_CITATION = re.compile(r"\[([^\[\]]{1,200})\]")
+_BRACKETS = str.maketrans({"[": "(", "]": ")"})
+_MAX_CITATION = 200  # characters between the brackets of one citation
+
+
+def neutral(text: str | None) -> str:
+    """Text from a document as one line of data: no control characters or line breaks, and no
+    square brackets, so it can neither open a citation nor start a line of the context."""
+    return " ".join(safe_text(text or "", keep_newlines=False).split()).translate(_BRACKETS)
 
 
 @dataclass
@@ -25,6 +34,11 @@ class Source:
     title: str | None
     uri: str | None
     chunks: list = field(default_factory=list)  # Evidence, best first
+
+    @property
+    def label(self) -> str:
+        """The title as it may be shown: one line, no brackets, no control characters."""
+        return neutral(self.title) or neutral(self.document_id)
 
     def to_dict(self) -> dict:
         return {"id": self.cite, "document_id": self.document_id, "title": self.title, "uri": self.uri}
@@ -50,89 +64,183 @@ def sources_for(evidence: list) -> list[Source]:
     return list(by_doc.values())
 
 
-def build_context(sources: list[Source], graph_context: dict | None = None, max_chars: int = 12000) -> str:
-    """The text the LLM answers from: numbered sources, then NODES and RELATIONSHIPS."""
-    chunk_source = {ev.chunk_id: s.cite for s in sources for ev in s.chunks}
+@dataclass
+class Context:
+    """What the answer is written from, and every id it may cite."""
+    text: str
+    cites: dict[str, Source]  # a source's id (T2, D1) or a NODES id (T2::E4) -> the source it came from
+    node_ids: dict[str, str] = field(default_factory=dict)  # entity id -> the id it has in the context
+
+
+def build_context(sources: list[Source], graph_context: dict | None = None, max_chars: int = 12000) -> Context:
+    """The text the LLM answers from: numbered sources, then NODES and RELATIONSHIPS.
+
+    Titles, chunk text, names and descriptions are written with `neutral`: one line each,
+    without brackets, so no document can add a source line, a NODES line or a citation.
+    A node is citable as `<source id>::<local id>` when it came from one of the sources (its
+    `documentId`, or a chunk of the evidence that mentions it); other nodes keep their own id
+    and cannot be cited.
+    """
+    cites: dict[str, Source] = {s.cite: s for s in sources}
+    by_document = {s.document_id: s for s in sources}
+    chunk_source = {ev.chunk_id: s for s in sources for ev in s.chunks}
     lines, used = ["SOURCES"], 0
     for source in sources:
-        lines.append(f"[{source.cite}] {source.title or source.document_id}")
+        lines.append(f"[{source.cite}] {source.label}")
         for ev in source.chunks:
-            text = " ".join(ev.text.split())
             room = max_chars - used
             if room <= 0:
                 break
-            text = text[:room]
+            text = neutral(ev.text)[:room]
             used += len(text)
             lines.append(f"  {text}")
     graph_context = graph_context or {}
-    entity_source = {}
+    entity_source: dict[str, Source] = {}
     for mention in graph_context.get("mentions", []):
-        entity_source.setdefault(mention["entity"], chunk_source.get(mention["chunk"]))
-    if graph_context.get("nodes"):
+        if mention["chunk"] in chunk_source:
+            entity_source.setdefault(mention["entity"], chunk_source[mention["chunk"]])
+    node_ids: dict[str, str] = {}
+    nodes = list({n["id"]: n for n in graph_context.get("nodes", [])}.values())
+    for node in nodes:
+        source = by_document.get(node.get("documentId")) or entity_source.get(node["id"])
+        ident = node["id"]
+        if source is not None:
+            local = node["id"].split("::", 1)[1] if "::" in node["id"] else node["id"].rsplit(":", 1)[-1]
+            ident = f"{source.cite}::{neutral(local).replace(',', ' ').replace(';', ' ')}"
+            n = 1
+            while ident in cites:
+                n += 1
+                ident = f"{source.cite}::{neutral(local)}~{n}"
+            cites[ident] = source
+        node_ids[node["id"]] = ident
+    if nodes:
         lines.append("NODES")
-        for node in graph_context["nodes"]:
-            ident = _scoped(node["id"], entity_source.get(node["id"]))
-            desc = f": {node['description']}" if node.get("description") else ""
-            lines.append(f"  {ident} {node.get('name')} ({node.get('type') or 'Entity'}){desc}")
-    if graph_context.get("relationships"):
+        for node in nodes:
+            desc = f": {neutral(node['description'])}" if node.get("description") else ""
+            lines.append(f"  {node_ids[node['id']]} {neutral(node.get('name'))} ({neutral(node.get('type')) or 'Entity'}){desc}")
+    relationships = list({(r["start"], r["type"], r["end"]): r for r in graph_context.get("relationships", [])}.values())
+    if relationships:
         lines.append("RELATIONSHIPS")
-        for rel in graph_context["relationships"]:
-            start = _scoped(rel["start"], entity_source.get(rel["start"]))
-            end = _scoped(rel["end"], entity_source.get(rel["end"]))
-            desc = f": {rel['description']}" if rel.get("description") else ""
-            lines.append(f"  {start} -[{rel['type']}]-> {end}{desc}")
-    return "\n".join(lines)
-
-
-def _scoped(entity_id: str, cite: str | None) -> str:
-    """`T2::E4` stays as it is; a global entity id gets the citation of a source that mentions it."""
-    if "::" in entity_id or not cite:
-        return entity_id
-    return f"{cite}::{entity_id.rsplit(':', 1)[-1]}"
+        for rel in relationships:
+            start = node_ids.get(rel["start"], rel["start"])
+            end = node_ids.get(rel["end"], rel["end"])
+            desc = f": {neutral(rel['description'])}" if rel.get("description") else ""
+            lines.append(f"  {start} -[{neutral(rel['type'])}]-> {end}{desc}")
+    return Context("\n".join(lines), cites, node_ids)
 
 
 @dataclass
 class Checked:
-    text: str  # the answer with unknown citations removed
-    cited: list[str]  # citation ids kept, in order of first use
-    dropped: list[str]  # ids that were not among the sources
+    text: str  # the answer with unknown citations removed, ids kept ([T2], [T2::E4])
+    titled: str  # the same answer with each citation shown as its sources' titles
+    cited: list[str]  # source ids cited, in order of first use
+    dropped: list[str]  # ids that were not given
 
 
-def check_citations(answer: str, sources: list[Source]) -> Checked:
-    """Keep citations of given sources (or of their scoped NODES ids), drop the rest."""
-    known = {s.cite for s in sources}
-    cited: list[str] = []
-    dropped: list[str] = []
+_PUNCT = frozenset(".,;:!?")
 
-    def replace(match: re.Match) -> str:
-        kept = []
-        for raw in match.group(1).split(","):
-            ident = raw.strip().strip("'\"")
-            base = ident.split("::", 1)[0]
-            if base in known:
-                kept.append(ident)
-                if base not in cited:
-                    cited.append(base)
+
+def _is_control(ch: str) -> bool:
+    return ch not in "\n\t" and unicodedata.category(ch) in {"Cc", "Cf"} and ch not in "\u200d"
+
+
+class CitationFilter:
+    """The answer, checked as it arrives: nothing unchecked is ever written.
+
+    Text passes through at once, except a `[` … `]`: it is held back until it closes, then
+    every id in it is checked against the ids the context gave (a NODES id such as
+    `T2::E4` must have been given itself, not only its `T2`). Kept ids are written as the
+    titles of their sources (`emit`); unknown ones are dropped and counted, with the space
+    before them. Control characters (terminal escape sequences) never pass. Feeding a whole
+    answer at once gives exactly what streaming it gives.
+    """
+
+    def __init__(self, cites: dict[str, Source], emit: Callable[[str], None] | None = None):
+        self.cites = cites
+        self.emit = emit
+        self._ids: list[str] = []
+        self._titled: list[str] = []
+        self.cited: list[str] = []
+        self.dropped: list[str] = []
+        self._pending = ""  # whitespace held until the next visible piece
+        self._bracket: str | None = None
+        self._started = False
+
+    def feed(self, text: str) -> None:
+        for ch in text:
+            if _is_control(ch):
+                continue
+            if self._bracket is None:
+                if ch == "[":
+                    self._bracket = "["
+                else:
+                    self._plain(ch)
+                continue
+            if ch == "[":  # what was held cannot be a citation: a citation holds no "["
+                self._plain(self._bracket)
+                self._bracket = "["
+                continue
+            self._bracket += ch
+            if ch == "]":
+                held, self._bracket = self._bracket, None
+                self._citation(held)
+            elif len(self._bracket) > _MAX_CITATION + 1:
+                held, self._bracket = self._bracket, None
+                self._plain(held)
+
+    def close(self) -> Checked:
+        if self._bracket is not None:
+            held, self._bracket = self._bracket, None
+            self._plain(held)
+        self._pending = ""
+        return Checked("".join(self._ids), "".join(self._titled), self.cited, self.dropped)
+
+    def _plain(self, text: str) -> None:
+        for ch in text:
+            if ch.isspace():
+                if self._started:
+                    self._pending += ch
+            else:
+                self._write(ch, ch, ch in _PUNCT)
+
+    def _citation(self, held: str) -> None:
+        inner = held[1:-1]
+        if not inner.strip():
+            self._plain(held)
+            return
+        kept: list[str] = []
+        for raw in re.split(r"[,;]", inner):
+            ident = raw.strip().strip("'\"`")
+            if ident in self.cites:
+                if ident not in kept:
+                    kept.append(ident)
+                if self.cites[ident].cite not in self.cited:
+                    self.cited.append(self.cites[ident].cite)
             elif ident:
-                dropped.append(ident)
-        return f"[{', '.join(kept)}]" if kept else ""
+                self.dropped.append(ident)
+        if kept:
+            titles = dict.fromkeys(self.cites[i].label for i in kept)
+            self._write("[" + ", ".join(kept) + "]", "[" + "; ".join(titles) + "]", False)
 
-    text = _CITATION.sub(replace, answer)
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text)).strip()
-    return Checked(text, cited, dropped)
+    def _write(self, ids: str, titled: str, punctuation: bool) -> None:
+        space, self._pending = self._pending, ""
+        if space:
+            if punctuation and not space.strip(" \t"):
+                space = ""  # "text [X9]." reads "text."
+            else:
+                space = re.sub(r"[ \t]{2,}", " ", space)
+        self._started = True
+        self._ids.append(space + ids)
+        self._titled.append(space + titled)
+        if self.emit:
+            self.emit(space + titled)
 
 
-def with_titles(text: str, sources: list[Source]) -> str:
-    """Citation ids shown as titles: [T2] → [The Silver Lantern]."""
-    titles = {s.cite: s.title or s.document_id for s in sources}
-
-    def replace(match: re.Match) -> str:
-        parts = [p.strip() for p in match.group(1).split(",")]
-        if not all(p.split("::", 1)[0] in titles for p in parts):
-            return match.group(0)
-        return "[" + "; ".join(dict.fromkeys(titles[p.split("::", 1)[0]] for p in parts)) + "]"
-
-    return _CITATION.sub(replace, text)
+def check_citations(answer: str, context: Context) -> Checked:
+    """Keep citations of ids the context gave (sources and NODES ids), drop the rest."""
+    checker = CitationFilter(context.cites)
+    checker.feed(answer)
+    return checker.close()
 
 
 # --- without an LLM -----------------------------------------------------------------------
@@ -146,7 +254,7 @@ def extractive_answer(question: str, sources: list[Source], embed: Callable | No
     for rank, source in enumerate(sources[:4]):
         for ev in source.chunks[:2]:
             for sentence in split_sentences(ev.text):
-                sentence = " ".join(sentence.split())
+                sentence = neutral(sentence)  # a quoted "[D1]" must not become a citation
                 if 20 <= len(sentence) <= 600:
                     candidates.append((sentence, source.cite, rank))
     if not candidates:
@@ -173,6 +281,25 @@ def extractive_answer(question: str, sources: list[Source], embed: Callable | No
             break
     chosen.sort(key=lambda i: (candidates[i][2], i))  # read in evidence order
     return " ".join(f"{candidates[i][0]} [{candidates[i][1]}]" for i in chosen)
+
+
+def describe_paths(paths: list[dict], context: Context, max_paths: int = 3) -> str:
+    """Typed paths as one sentence citing the nodes they run through:
+    "In the graph: Reynold defeats Brannock [T1::E1, T1::E4]." INSTANCE_OF steps (a story's
+    entity and its canonical entity) are left out of the wording."""
+    steps: list[str] = []
+    for path in paths[:max_paths]:
+        names = {n["id"]: neutral(n.get("name")) or neutral(n["id"]) for n in path["nodes"]}
+        for rel in path["relationships"]:
+            if rel["type"] == "INSTANCE_OF":
+                continue
+            ids = [context.node_ids[x] for x in (rel["start"], rel["end"]) if context.node_ids.get(x) in context.cites]
+            verb = neutral(rel["type"]).lower().replace("_", " ")
+            cite = f" [{', '.join(dict.fromkeys(ids))}]" if ids else ""
+            step = f"{names.get(rel['start'], rel['start'])} {verb} {names.get(rel['end'], rel['end'])}{cite}"
+            if step not in steps:
+                steps.append(step)
+    return f"In the graph: {'; '.join(steps)}." if steps else ""
 
 
 # --- with an LLM --------------------------------------------------------------------------
@@ -247,7 +374,7 @@ def mermaid(graph_context: dict, sources: list[Source]) -> str:
         return "n" + re.sub(r"\W", "_", raw)
 
     def label(text: str) -> str:
-        return (text or "").replace('"', "'")[:60]
+        return neutral(text).replace('"', "'")[:60]
 
     lines = ["graph LR"]
     for source in sources:

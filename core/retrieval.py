@@ -43,11 +43,21 @@ WEIGHTS = {
     "perEntity": 20,
 }
 
-_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/]|&&|\|\|)')
+# Lucene's classic query syntax: special characters are escaped one by one, and the operator
+# words (AND, OR, NOT, and TO of ranges) are operators only in capitals.
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|<>=])')
+_LUCENE_WORDS = re.compile(r"\b(?:AND|OR|NOT|TO)\b")
 
 
 def escape_lucene(text: str) -> str:
-    return _LUCENE_SPECIAL.sub(r"\\\1", text)
+    """`text` as literal words in a Lucene query: no operator, group, range or wildcard survives."""
+    return _LUCENE_WORDS.sub(lambda m: m.group(0).lower(), _LUCENE_SPECIAL.sub(r"\\\1", text))
+
+
+def lucene_query(words: list[str], operator: str = " ") -> str:
+    """Words joined into a Lucene query, each escaped; "" when there is no word to search for."""
+    terms = [escape_lucene(w.strip()) for w in words if w and re.search(r"\w", w)]
+    return operator.join(terms)
 
 
 def fold(text: str) -> str:
@@ -142,19 +152,26 @@ class Retriever:
         return self._dated[corpus]
 
     def question_entities(self, text: str, words: list[str]) -> list[dict]:
-        """Known entities whose name or alias occurs in the question on word boundaries."""
-        if not words:
+        """Known entities whose name or an alias occurs in the question.
+
+        Names are compared accent- and case-folded, on word boundaries ("Edric" does not find
+        "Edrick"). Each entity comes with its type (from the graph) and the name that found it
+        (`matched`); where one name found holds another ("Mount Greyhorn", "Greyhorn"), only
+        the longer one counts.
+        """
+        query = lucene_query(words, " OR ")
+        if not query:
             return []
-        query = " OR ".join(escape_lucene(w) for w in words)
         folded = fold(text)
         found: dict[str, dict] = {}
-        for row in self.graph.read("retrieval/question_entities", query=query, limit=50):
-            for name in row["names"] or [row["name"]]:
-                if name and len(name) >= 3 and re.search(rf"(?<!\w){re.escape(fold(name))}(?!\w)", folded):
-                    found.setdefault(row["id"], {"id": row["id"], "name": row["name"], "matched": name,
-                                                 "labels": [l for l in row["labels"] if l != "__Entity__"]})
-                    break
-        # A longer match wins over names it contains ("Mount Greyhorn" over "Greyhorn").
+        for row in self.graph.read("retrieval/question_entities", query=query, limit=100):
+            hits = [name for name in dict.fromkeys(row["names"] or [row["name"]])
+                    if isinstance(name, str) and len(name.strip()) >= 3
+                    and re.search(rf"(?<!\w){re.escape(fold(name.strip()))}(?!\w)", folded)]
+            if hits and row["id"] not in found:
+                found[row["id"]] = {"id": row["id"], "name": row["name"], "type": row.get("type"),
+                                    "matched": max(hits, key=len).strip(), "documentId": row.get("documentId"),
+                                    "labels": [l for l in row["labels"] if l != "__Entity__"]}
         kept = list(found.values())
         return [e for e in kept if not any(len(o["matched"]) > len(e["matched"]) and fold(e["matched"]) in fold(o["matched"])
                                            for o in kept if o is not e)]
@@ -181,8 +198,7 @@ class Retriever:
         return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to) else 10))
 
     def _fulltext_query(self, analysis: Analysis) -> str:
-        words = analysis.keywords or [analysis.search_text]
-        return " ".join(escape_lucene(w) for w in words)
+        return lucene_query(analysis.keywords or analysis.search_text.split())
 
     def _vector(self, analysis: Analysis, k: int) -> list[Evidence]:
         rows = self.graph.read("retrieval/vector", embedding=self._embedding(analysis), k=k,
@@ -286,22 +302,52 @@ class Retriever:
 
     # -- routing: how are A and B related --------------------------------------------------
     def relation(self, analysis: Analysis, k: int = 5) -> tuple[list[dict], list[Evidence]] | None:
-        """Paths between the two entities named in a relation question, and their chunks."""
-        a, b = analysis.route.a, analysis.route.b
+        """Paths between the two entities a relation question names, and the chunks they rest on.
+
+        Each side is every entity found by that name (a story's entity and its canonical one
+        alike). Typed relations come first: a path such as Reynold -[DEFEATS]-> Brannock is
+        evidence in itself, and its evidence is the chunks its entities came from. Only when
+        no typed path joins the two are paths through shared chunks searched.
+        None when a side names no known entity.
+        """
+        started = time.perf_counter()
         ends = []
-        for phrase in (a, b):
-            match = self.question_entities(phrase, [w for w in re.findall(r"\w+", phrase) if len(w) > 1])
+        for phrase in (analysis.route.a, analysis.route.b):
+            match = self.question_entities(phrase, re.findall(r"\w+", phrase))
             if not match:
                 return None
-            ends.append(match[0]["id"])
-        if ends[0] == ends[1]:
+            ends.append([e["id"] for e in match])
+        a, b = ends[0], [x for x in ends[1] if x not in ends[0]]
+        if not b:
             return None
-        paths = self.graph.read("retrieval/relation_paths", a=ends[0], b=ends[1], maxHops=3, limit=k)
-        if not paths:
-            return [], []
-        chunk_ids = list(dict.fromkeys(cid for p in paths for cid in p["support"]))[: k * 2]
-        rows = self.graph.read("retrieval/chunks_by_id", ids=chunk_ids)
-        return paths, [_evidence(dict(r, score=1.0 / (i + 1)), ["path"]) for i, r in enumerate(rows)]
+        params = analysis.filters.params()
+        paths = [dict(p, kind="typed") for p in self.graph.read("retrieval/relation_paths", a=a, b=b, limit=k)]
+        if paths:
+            entity_ids = list(dict.fromkeys(n["id"] for p in paths for n in p["nodes"]))
+            rows = self.graph.read("retrieval/path_chunks", entityIds=entity_ids, k=k, **params)
+            evidence = [_evidence(r, [f"path: {', '.join(r['entities'][:4])}"]) for r in rows]
+        else:
+            paths = [dict(p, kind="via chunks") for p in
+                     self.graph.read("retrieval/chunk_paths", a=a, b=b, maxHops=3, limit=k)]
+            chunk_ids = list(dict.fromkeys(cid for p in paths for cid in p["support"]))[: k * 2]
+            rows = self.graph.read("retrieval/chunks_by_id", ids=chunk_ids) if chunk_ids else []
+            evidence = [_evidence(dict(r, score=1.0 / (i + 1)), ["path"]) for i, r in enumerate(rows)]
+        self.timings["relation_ms"] = (time.perf_counter() - started) * 1000
+        return paths, evidence
+
+    @staticmethod
+    def path_graph(paths: list[dict]) -> dict:
+        """The nodes and relationships of typed paths, for the context's NODES / RELATIONSHIPS."""
+        nodes: dict[str, dict] = {}
+        relationships: dict[tuple, dict] = {}
+        for path in paths:
+            if path.get("kind") != "typed":
+                continue
+            for node in path["nodes"]:
+                nodes.setdefault(node["id"], node)
+            for rel in path["relationships"]:
+                relationships.setdefault((rel["start"], rel["type"], rel["end"]), rel)
+        return {"nodes": list(nodes.values()), "relationships": list(relationships.values()), "mentions": []}
 
     def context_graph(self, evidence: list[Evidence], limit: int = 40) -> dict:
         if not evidence:

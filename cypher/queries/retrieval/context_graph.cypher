@@ -12,5 +12,6 @@ CALL (entities) {
   RETURN collect({start: e.id, type: type(r), end: x.id, description: r.description}) AS relationships
 }
 RETURN [e IN entities | {id: e.id, name: coalesce(e.name, e.title), type: coalesce(e.type, head([l IN labels(e) WHERE l <> '__Entity__'])),
+                         documentId: e.documentId,
                          description: e.description}] AS nodes,
        relationships, mentions

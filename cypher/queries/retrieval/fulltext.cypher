@@ -1,8 +1,9 @@
 // Full-text (BM25) search over chunk text with the accent-folding analyzer; $query is a
-// Lucene query whose special characters were escaped by the caller.
+// Lucene query whose special characters were escaped by the caller (an empty one finds nothing).
 // params: $query, $k, $fetch, $corpus, $from, $to
 // returns: chunkId, documentId, title, uri, text, score
-CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c, score
+WITH $query AS query WHERE query <> ''
+CALL db.index.fulltext.queryNodes('chunk_text', query, {limit: $fetch}) YIELD node AS c, score
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
 WHERE ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)

@@ -1,5 +1,6 @@
 // Hybrid search: weighted reciprocal-rank fusion of vector and full-text results, each
-// filtered by corpus and date before ranking (so filters hold in hybrid mode too).
+// filtered by corpus and date before ranking (so filters hold in hybrid mode too). $query is a
+// Lucene query escaped by the caller; an empty one searches vectors only.
 // score = sum over lists of weight / (rrfK + rank), rank starting at 1.
 // params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $vectorWeight, $fulltextWeight, $rrfK
 // returns: chunkId, documentId, title, uri, text, score, via
@@ -14,7 +15,8 @@ CALL () {
   UNWIND range(0, size(ranked) - 1) AS i
   RETURN ranked[i] AS c, $vectorWeight / ($rrfK + i + 1) AS part, 'vector#' + toString(i + 1) AS via
   UNION ALL
-  CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c, score
+  WITH $query AS query WHERE query <> ''  // a question without a word to search for: vectors only
+  CALL db.index.fulltext.queryNodes('chunk_text', query, {limit: $fetch}) YIELD node AS c, score
   MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
   WHERE ($corpus IS NULL OR d.corpus = $corpus)
     AND ($from IS NULL OR d.date >= $from)

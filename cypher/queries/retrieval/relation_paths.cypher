@@ -1,14 +1,25 @@
-// How two entities are related: shortest paths between them through entity relationships
-// and shared chunks, with the chunks that support each step.
-// params: $a, $b, $maxHops, $limit
-// returns: nodes, relationships, support
-MATCH (a:__Entity__ {id: $a}), (b:__Entity__ {id: $b})
-MATCH p = allShortestPaths((a)-[*..6]-(b))
-WHERE all(n IN nodes(p) WHERE n:__Entity__ OR n:Chunk) AND length(p) <= $maxHops * 2
-WITH p LIMIT $limit
-RETURN [n IN nodes(p) | {id: coalesce(n.id, elementId(n)), name: coalesce(n.name, n.title, left(n.text, 80)),
-                         labels: labels(n)}] AS nodes,
-       [r IN relationships(p) | {type: type(r), start: coalesce(startNode(r).id, elementId(startNode(r))),
-                                 end: coalesce(endNode(r).id, elementId(endNode(r))),
-                                 chunkId: r.chunkId, description: r.description}] AS relationships,
-       [n IN nodes(p) WHERE n:Chunk | n.id] AS support
+// How two entities are related: the shortest paths of typed relations between any entity
+// named like the first and any named like the second (a story's entities and their canonical
+// entity alike), through entities only. A path that passes through another of the named
+// entities is left out: a shorter one between those two is already there.
+// params: $a, $b (lists of entity ids), $limit
+// returns: nodes (id, name, type, documentId, description), relationships (type, start, end,
+//          description, documentId), hops
+UNWIND $a AS aId
+MATCH (a:__Entity__ {id: aId})
+UNWIND $b AS bId
+MATCH (b:__Entity__ {id: bId})
+WHERE a <> b
+MATCH p = allShortestPaths((a)-[*..4]-(b))
+WHERE all(n IN nodes(p) WHERE n:__Entity__) AND all(r IN relationships(p) WHERE type(r) <> 'CO_OCCURS')
+WITH p, [n IN nodes(p) | n.id] AS ids
+WHERE none(x IN ids[1..-1] WHERE x IN $a OR x IN $b)
+WITH p, size([r IN relationships(p) WHERE type(r) = 'INSTANCE_OF']) AS instanceSteps
+ORDER BY length(p), instanceSteps
+LIMIT $limit
+RETURN [n IN nodes(p) | {id: n.id, name: coalesce(n.name, n.title),
+                         type: coalesce(n.type, head([l IN labels(n) WHERE l <> '__Entity__'])),
+                         documentId: n.documentId, description: n.description}] AS nodes,
+       [r IN relationships(p) | {type: type(r), start: startNode(r).id, end: endNode(r).id,
+                                 description: r.description, documentId: r.documentId}] AS relationships,
+       length(p) AS hops
