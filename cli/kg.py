@@ -36,7 +36,8 @@ def _print_summary(result: dict) -> None:
 @click.option("--max-chars", type=int, default=12000, show_default=True,
               help="llm: stories longer than this are extracted chunk by chunk.")
 @click.option("--validate", is_flag=True,
-              help="infobox: ask the LLM to confirm nodes with low confidence or close type scores.")
+              help="infobox: ask the LLM to confirm nodes with low confidence or close type scores; "
+                   "the types it gives decide which relations are built, in this run and later ones.")
 @json_option
 def extract(schema_name, extractor, corpus, resume, limit, max_chars, validate, as_json) -> None:
     """Build typed entities and relations from loaded documents, checked against a schema.
@@ -69,7 +70,12 @@ def extract(schema_name, extractor, corpus, resume, limit, max_chars, validate, 
             if validate:
                 from graphrag_cypher.kg import validate as validation
 
-                result["validation"] = validation.run(graph, config, schema, progress=None if as_json else info)
+                checked = validation.run(graph, config, schema, progress=None if as_json else info)
+                if checked["retyped"]:  # edges follow the validated types: build them again
+                    first = result["written"]
+                    result = infobox.run(graph, schema, corpus=corpus)
+                    result["written"] = {key: n + first.get(key, 0) for key, n in result["written"].items()}
+                result["validation"] = checked
         else:
             from graphrag_cypher.kg import llm_extract
 

@@ -27,7 +27,7 @@ class Conversation:
 
     def add(self, said: str, question: str, result: dict) -> None:
         self.turns.append({"said": said, "question": question, "answer": result.get("answer", ""),
-                           "entities": [e.get("matched") or e["name"] for e in result.get("entities", [])],
+                           "entities": _distinct(e.get("matched") or e["name"] for e in result.get("entities", [])),
                            "time": (result.get("filters") or {}).get("time_expression")})
 
     def standalone(self, line: str) -> str:
@@ -52,7 +52,11 @@ def carry_over(line: str, previous: dict) -> str:
     words = len(line.split())
     if not (_ELLIPTICAL.search(line) or words <= 4):
         return line
-    extra = [name for name in previous.get("entities", []) if name and name.lower() not in line.lower()]
+    from .retrieval import fold
+
+    said = fold(line)
+    # one name once, however many entities it found (a story's lantern and the canonical one)
+    extra = [name for name in _distinct(previous.get("entities", [])) if fold(name) not in said]
     question = line.rstrip("?")
     if extra:
         question += " (" + ", ".join(extra) + ")"
@@ -61,3 +65,14 @@ def carry_over(line: str, previous: dict) -> str:
     if previous.get("time") and parse_time_range(line, date.today()) is None:
         question += f" {previous['time']}"
     return question + ("?" if line.endswith("?") else "")
+
+
+def _distinct(names) -> list[str]:
+    """Names without repeats, compared accent- and case-folded; the first spelling is kept."""
+    from .retrieval import fold
+
+    seen: dict[str, str] = {}
+    for name in names:
+        if name and name.strip():
+            seen.setdefault(fold(" ".join(name.split())), " ".join(name.split()))
+    return list(seen.values())

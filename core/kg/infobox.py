@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .names import norm_name
 from .schema import KGSchema
@@ -102,6 +102,10 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
     for page in pages:
         fields = json.loads(page["infobox"] or "{}")
         typing = classify(schema, page["title"], page["infoboxType"], fields, page.get("categories") or [])
+        validated = schema.entity_type(page.get("validatedType"))
+        if validated and validated != typing.type:
+            # the LLM's verdict (`extract --validate`) decides the type, so also which edges are allowed
+            typing = replace(typing, type=validated, reason=f"{typing.reason}; validated as {validated}")
         if typing.type is None:
             out.skip("untyped: no rule matched", f"{page['title']} ({page['infoboxType']})")
             continue
@@ -163,7 +167,7 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
 def run(graph, schema: KGSchema, corpus: str | None = None) -> dict:
     from . import store
 
-    pages = graph.read("kg/wiki_pages", corpus=corpus)
+    pages = graph.read("kg/wiki_pages", corpus=corpus, schema=schema.name)
     extraction = extract(schema, pages)
     stats = store.write(graph, extraction, schema.labels)
     result = store.summary(extraction, stats)

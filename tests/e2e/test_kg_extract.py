@@ -145,3 +145,52 @@ def test_resolve_merges_fuzzy_duplicates_and_keeps_aliases(sample, run_cli):
                          "COUNT { (e)-[:SWORN_TO]->() } AS sworn")[0]
     assert "Edrick Varn" in row["a"] and row["m"] == ["got:edrick varn"] and row["sworn"] >= 1
     assert json.loads(run_cli("resolve", "--json").stdout)["candidates"] == []
+
+
+BEAST_PAGE = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
+  <siteinfo><sitename>Beasts</sitename><dbname>beastswiki</dbname>
+    <base>https://beasts.example.org/wiki/Main_Page</base>
+    <namespaces><namespace key="0" case="first-letter" /></namespaces></siteinfo>
+  <page><title>Ashfang</title><ns>0</ns><id>1</id>
+    <revision><id>10</id><timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>
+      <text xml:space="preserve">{{Infobox beast
+| owner  = [[Edric Varn]]
+| father = Smoke
+}}
+'''Ashfang''' is the grey wolf that follows [[Edric Varn]]; its sire was the old wolf Smoke.</text>
+    </revision>
+  </page>
+</mediawiki>
+"""
+OBJECT_CHILD = "schema: CHILD_OF not allowed from Object to Character"
+
+
+def test_validated_types_decide_which_edges_are_built(sample, run_cli, tmp_path):
+    """A Low-confidence page typed Object is retyped Creature by `--validate`: its CHILD_OF edge,
+    refused for an Object, is built in that run, and a later `extract` keeps it."""
+    wiki = tmp_path / "beasts.xml"
+    wiki.write_text(BEAST_PAGE, encoding="utf-8")
+    assert run_cli("load", "mediawiki", str(wiki), "--no-embed").exit_code == 0
+    before = extract_json(run_cli, "--schema", "got")
+    assert before["skipped"][OBJECT_CHILD] == 2  # the sample's sword, and Ashfang typed Object by its fields
+
+    def validator(body):
+        items = json.loads(body["messages"][-1]["content"])
+        return json.dumps({"results": [{"id": i["id"], "type": "Creature" if i["name"] == "Ashfang" else i["guessed_type"],
+                                        "reason": "a wolf"} for i in items]})
+
+    server = LLMServer(reply=validator)
+    try:
+        out = extract_json(run_cli, "--schema", "got", "--validate", env=llm_env(server))
+    finally:
+        server.close()
+    assert [i["name"] for i in json.loads(server.requests[0]["body"]["messages"][-1]["content"])] == ["Ashfang"]
+    assert out["validation"]["retyped"] == 1
+    assert out["skipped"][OBJECT_CHILD] == 1 and out["nodesByType"]["Creature"] == 1
+    again = extract_json(run_cli, "--schema", "got")
+    assert again["skipped"][OBJECT_CHILD] == 1, "only the sword's 'father' is refused now"
+    assert "CHILD_OF not allowed from Object" not in run_cli("extract", "--schema", "got").stdout.replace(
+        "skipped 1: " + OBJECT_CHILD, "")
+    rows = cypher(sample, "MATCH (a:__Entity__ {id: 'got:ashfang'}) RETURN labels(a) AS labels, a.type AS type, "
+                          "[(a)-[:CHILD_OF]->(p) | p.name] AS parents")
+    assert rows[0]["type"] == "Creature" and "Object" not in rows[0]["labels"] and rows[0]["parents"] == ["Smoke"]
