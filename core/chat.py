@@ -52,11 +52,11 @@ def carry_over(line: str, previous: dict) -> str:
     words = len(line.split())
     if not (_ELLIPTICAL.search(line) or words <= 4):
         return line
-    from .retrieval import fold
+    from .retrieval import fold, name_key
 
     said = fold(line)
     # one name once, however many entities it found (a story's lantern and the canonical one)
-    extra = [name for name in _distinct(previous.get("entities", [])) if fold(name) not in said]
+    extra = [name for name in _distinct(previous.get("entities", [])) if name_key(name) not in said]
     question = line.rstrip("?")
     if extra:
         question += " (" + ", ".join(extra) + ")"
@@ -68,11 +68,12 @@ def carry_over(line: str, previous: dict) -> str:
 
 
 def _distinct(names) -> list[str]:
-    """Names without repeats, compared accent- and case-folded; the first spelling is kept."""
-    from .retrieval import fold
+    """Names without repeats, compared accent- and case-folded and without a leading article
+    ("the silver lantern" = "Silver Lantern"); the first spelling is kept."""
+    from .retrieval import name_key
 
     seen: dict[str, str] = {}
     for name in names:
         if name and name.strip():
-            seen.setdefault(fold(" ".join(name.split())), " ".join(name.split()))
+            seen.setdefault(name_key(name), " ".join(name.split()))
     return list(seen.values())

@@ -66,7 +66,7 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
-def _name_key(name: str) -> str:
+def name_key(name: str) -> str:
     """A name folded and without a leading article: "the silver lantern" and "Silver Lantern" are one."""
     return re.sub(r"^(?:the|a|an)\s+", "", " ".join(fold(name).split()))
 
@@ -178,7 +178,7 @@ class Retriever:
                                     "matched": max(hits, key=len).strip(), "documentId": row.get("documentId"),
                                     "labels": [l for l in row["labels"] if l != "__Entity__"]}
         kept = list(found.values())
-        keys = {e["id"]: _name_key(e["matched"]) for e in kept}
+        keys = {e["id"]: name_key(e["matched"]) for e in kept}
         return [e for e in kept if not any(keys[e["id"]] != keys[o["id"]] and keys[e["id"]] in keys[o["id"]]
                                            for o in kept if o is not e)]
 

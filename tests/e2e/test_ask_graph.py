@@ -1,0 +1,124 @@
+"""`graphrag ask` and `graphrag chat` on the sample after knowledge-graph extraction (recorded
+LLM replies for the tales, infobox heuristics for the wiki): entities found by every name,
+relation questions answered from typed paths, node citations checked, chat follow-ups."""
+
+import json
+import re
+
+import pytest
+
+from ..kg_llm_replies import TaleReplies
+from ..llm_server import LLMServer
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def graph(neo4j_server):
+    """The sample, its tales extracted by the recorded LLM replies and its wiki by the infobox
+    extractor, as the README's knowledge-graph section does it (once per module)."""
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    from ..conftest import wipe
+
+    with neo4j_server.driver() as driver:
+        wipe(driver)
+    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["apply-schema"], env=env).exit_code == 0
+    assert runner.invoke(cli, ["load", "sample"], env=env).exit_code == 0
+    server = LLMServer(reply=TaleReplies())
+    try:
+        llm = dict(env, OPENAI_BASE_URL=server.url, GRAPHRAG_LLM_MODEL="recorded-tales")
+        result = runner.invoke(cli, ["extract", "--schema", "folktale", "--extractor", "llm"], env=llm)
+        assert result.exit_code == 0, result.output
+    finally:
+        server.close()
+    assert runner.invoke(cli, ["extract", "--schema", "got"], env=env).exit_code == 0
+    return neo4j_server
+
+
+@pytest.fixture
+def kg(graph, monkeypatch):
+    for key, value in graph.env().items():
+        monkeypatch.setenv(key, value)
+    return graph
+
+
+def ask_json(run_cli, question, *args, env=None):
+    result = run_cli("ask", question, "--json", *args, env=env)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("question, entity_id, matched", [
+    ("Who is Edric Varn?", "got:edric varn", "Edric Varn"),  # an entity with aliases, by its name
+    ("Who is Edric the Young Stag?", "got:edric varn", "Edric the Young Stag"),  # by an alias (a redirect)
+    ("what did ÉDRIC VARN carry?", "got:edric varn", "Edric Varn"),  # accents and case folded
+    ("Where does the giant Brannock live?", "T3::E4", "the giant Brannock"),
+])
+def test_entities_are_found_by_every_name_with_their_types(kg, run_cli, question, entity_id, matched):
+    out = ask_json(run_cli, question)
+    found = {e["id"]: e for e in out["entities"]}
+    assert entity_id in found, out["entities"]
+    assert found[entity_id]["matched"] == matched
+    assert found[entity_id]["type"] == ("Character" if entity_id.startswith("got:") else "CREATURE")
+
+
+def test_names_are_found_on_word_boundaries_only(kg, run_cli):
+    out = ask_json(run_cli, "Who are the Edricsons of Varnholt?")
+    assert not [e for e in out["entities"] if e["id"] == "got:edric varn"]
+
+
+def test_relation_question_answers_from_the_typed_path(kg, run_cli):
+    out = ask_json(run_cli, "How are Reynold and Brannock related?")
+    assert out["route"] == "relation" and out["paths"][0]["kind"] == "typed"
+    steps = [(r["start"], r["type"], r["end"]) for p in out["paths"] for r in p["relationships"]]
+    assert ("T1::E1", "DEFEATS", "T1::E4") in steps
+    # it cites the story the path's nodes came from, with the path's own node ids
+    assert [c["document_id"] for c in out["citations"]] == ["story:sample:T1"]
+    assert out["answer"].startswith("In the graph: Reynold defeats Brannock [T1::E1, T1::E4].")
+    assert all(e["document_id"] == "story:sample:T1" for e in out["evidence"])
+    shown = run_cli("ask", "How are Reynold and Brannock related?", "--explain")
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith("In the graph: Reynold defeats Brannock [The Fox Who Moved the Boulder].")
+    assert "route relation" in shown.stdout
+    assert "path 1 (typed, 1 step(s)): Reynold (T1::E1) -[DEFEATS]-> Brannock (T1::E4)" in shown.stdout
+    assert 'Brannock (T3::E4, CREATURE) found by "Brannock"' in shown.stdout
+
+
+def test_relation_context_and_node_citations_with_an_llm(kg, run_cli):
+    server = LLMServer(lambda body: "Reynold tricked the giant into throwing the boulder away [T1::E1]; "
+                                    "the giant was his enemy [T1::E99] [T2::E4] [T1].")
+    try:
+        env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "m"}
+        out = ask_json(run_cli, "How are Reynold and Brannock related?", env=env)
+        prompt = server.requests[-1]["body"]["messages"][-1]["content"]
+        shown = run_cli("ask", "How are Reynold and Brannock related?", env=env)
+    finally:
+        server.close()
+    assert re.search(r"^NODES$", prompt, re.MULTILINE) and re.search(r"^RELATIONSHIPS$", prompt, re.MULTILINE)
+    assert "  T1::E1 -[DEFEATS]-> T1::E4: " in prompt and "  T1::E4 Brannock (CREATURE)" in prompt
+    # node ids are checked whole: T1::E99 and T2::E4 were not given, though T1 was
+    assert out["dropped_citations"] == ["T1::E99", "T2::E4"]
+    assert out["answer"] == ("Reynold tricked the giant into throwing the boulder away [T1::E1]; "
+                             "the giant was his enemy [T1].")
+    assert shown.stdout.startswith("Reynold tricked the giant into throwing the boulder away "
+                                   "[The Fox Who Moved the Boulder]; the giant was his enemy [The Fox Who Moved the Boulder].")
+    assert "E99" not in shown.stdout and "T2::E4" not in shown.stdout
+
+
+def test_chat_follow_up_carries_names_once_and_finds_the_second_hop(kg):
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["chat"], input="Who made the silver lantern?\nAnd who stole it?\n/explain\n/quit\n")
+    assert result.exit_code == 0, result.output
+    assert "(And who stole it (the silver lantern)?)" in result.stderr
+    trace = result.stdout.split("Retrieval trace")[-1]
+    assert "found by" in trace and "[T5] story:sample:T5::" in trace
+    second = result.stdout.split("Sources:")[1]  # the second turn's answer
+    assert "stole the silver lantern. [The Troll Who Stole the Light]" in second
