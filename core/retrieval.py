@@ -26,6 +26,7 @@ DEFAULT_MODE = "graph"
 # MENTIONS rules that mean "this chunk is about the entity" rather than "names it in passing".
 ABOUT_RULES = {"own-title"}
 PPR_GRAPH = "graphrag_ppr"
+MAX_PATH_ENDS = 20  # entities per side of a relation question (each pair is one shortest-path search)
 
 # Fusion and expansion weights. Full-text is weaker than vectors on the measured sets, so
 # its votes count less (see DESIGN.md "Fusion can hurt"); `graphrag eval` tunes these.
@@ -322,7 +323,7 @@ class Retriever:
             match = self.question_entities(phrase, re.findall(r"\w+", phrase))
             if not match:
                 return None
-            ends.append([e["id"] for e in match])
+            ends.append([e["id"] for e in match][:MAX_PATH_ENDS])
         a, b = ends[0], [x for x in ends[1] if x not in ends[0]]
         if not b:
             return None

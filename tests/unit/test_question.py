@@ -295,3 +295,86 @@ LANGUAGES = [
 @pytest.mark.parametrize("question,expected", LANGUAGES)
 def test_detect_language(question, expected):
     assert detect_language(question) == expected
+
+
+# --- answers: citations checked as they stream, document text as data -----------------------
+
+def _context():
+    from graphrag_cypher.answer import Source, build_context
+    from graphrag_cypher.retrieval import Evidence
+
+    evidence = [Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D1]", None, "Maren made it [D1].", 1.0),
+                Evidence("doc:a::0", "doc:a", "Notes", None, "Nothing.", 0.5)]
+    from graphrag_cypher.answer import sources_for
+
+    sources = sources_for(evidence)
+    graph = {"nodes": [{"id": "T2::E4", "name": "Silver Lantern", "type": "MAGICAL_ITEM", "documentId": "story:s:T2"},
+                       {"id": "folktale:silver lantern", "name": "Silver Lantern", "type": "MAGICAL_ITEM"}],
+             "relationships": [{"start": "T2::E4", "type": "INSTANCE_OF", "end": "folktale:silver lantern"}],
+             "mentions": []}
+    return build_context(sources, graph)
+
+
+ANSWER = "Maren made it [T2]. Not [X9]. The lantern [T2::E4] [T2::E9]; both [T2, D2]  and [D2 , 'T2'] . End [open"
+
+
+def test_citations_are_checked_whole_and_shown_as_titles():
+    from graphrag_cypher.answer import check_citations
+
+    checked = check_citations(ANSWER, _context())
+    assert checked.text == "Maren made it [T2]. Not. The lantern [T2::E4]; both [T2, D2] and [D2, T2]. End [open"
+    assert checked.titled == ("Maren made it [The Silver Lantern (D1)]. Not. The lantern [The Silver Lantern (D1)]; "
+                              "both [The Silver Lantern (D1); Notes] and [Notes; The Silver Lantern (D1)]. End [open")
+    assert checked.dropped == ["X9", "T2::E9"] and checked.cited == ["T2", "D2"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 11])
+def test_streaming_in_any_pieces_shows_only_checked_text(size):
+    from graphrag_cypher.answer import CitationFilter, check_citations
+
+    context = _context()
+    shown: list[str] = []
+    stream = CitationFilter(context.cites, emit=shown.append)
+    for start in range(0, len(ANSWER), size):
+        stream.feed(ANSWER[start:start + size])
+        assert "X9" not in "".join(shown) and "E9" not in "".join(shown)
+    checked = stream.close()
+    assert checked == check_citations(ANSWER, context)
+    assert "".join(shown) == checked.titled
+
+
+def test_context_lines_cannot_be_forged_by_titles_or_text():
+    context = _context()
+    lines = context.text.splitlines()
+    assert lines[:2] == ["SOURCES", "[T2] The Silver Lantern (D1)"] and "  Maren made it (D1)." in lines
+    assert [line for line in lines if line.startswith("[")] == ["[T2] The Silver Lantern (D1)", "[D2] Notes"]
+    # a node from a source is citable by its scoped id; one from no source keeps its own id and is not
+    assert "T2::E4" in context.cites and "folktale:silver lantern" not in context.cites
+    assert "  T2::E4 -[INSTANCE_OF]-> folktale:silver lantern" in lines
+
+
+def test_control_characters_never_pass():
+    from graphrag_cypher.answer import check_citations
+
+    checked = check_citations("a\x1b[31mred\x1b]8;;http://x/\x07link [T2]\x9b", _context())
+    assert not any(ch in checked.titled for ch in "\x1b\x07\x9b")
+
+
+@pytest.mark.parametrize("text, query", [
+    ("OR", "or"), ("NOT AND", "not and"), ("a && b || c", "a \\&\\& b \\|\\| c"), ("(x:y)", "\\(x\\:y\\)"),
+    ("TOM AND JERRY", "TOM and JERRY"), ("c++ *", "c\\+\\+ \\*"),
+])
+def test_lucene_queries_hold_no_operators(text, query):
+    from graphrag_cypher.retrieval import escape_lucene, lucene_query
+
+    assert escape_lucene(text) == query
+    assert lucene_query(["", "?", "  "]) == ""
+
+
+def test_follow_ups_carry_each_name_once():
+    from graphrag_cypher.chat import carry_over
+
+    previous = {"entities": ["the silver lantern", "Silver Lantern", "the silver lantern", "Old Maren"], "time": None}
+    assert carry_over("And who stole it?", previous) == "And who stole it (the silver lantern, Old Maren)?"
+    assert carry_over("And who stole the lantern from old maren?", previous) == \
+        "And who stole the lantern from old maren (the silver lantern)?"
