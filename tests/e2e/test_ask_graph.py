@@ -2,13 +2,13 @@
 LLM replies for the tales, infobox heuristics for the wiki): entities found by every name,
 relation questions answered from typed paths, node citations checked, chat follow-ups."""
 
-import json
 import re
 
 import pytest
 
 from ..kg_llm_replies import TaleReplies
 from ..llm_server import LLMServer
+from .test_ask import ask_json
 
 pytestmark = pytest.mark.e2e
 
@@ -45,12 +45,6 @@ def kg(graph, monkeypatch):
     for key, value in graph.env().items():
         monkeypatch.setenv(key, value)
     return graph
-
-
-def ask_json(run_cli, question, *args, env=None):
-    result = run_cli("ask", question, "--json", *args, env=env)
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
 
 
 @pytest.mark.parametrize("question, entity_id, matched", [
