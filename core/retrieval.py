@@ -147,7 +147,8 @@ class Retriever:
             filters.time_expression = rng.expression
         search_text = strip_time_expression(question, rng) if rng else question
         words = keywords(search_text)
-        analysis = Analysis(question, search_text, words, self.question_entities(search_text, words), route(question),
+        analysis = Analysis(question, search_text, words, self.question_entities(search_text, keywords(search_text, 40)),
+                            route(question),
                             detect_language(question), filters)
         self.timings["analyze_ms"] = (time.perf_counter() - started) * 1000
         return analysis
