@@ -127,8 +127,7 @@ def _path_text(path: dict) -> str:
     nodes = {n["id"]: n for n in path["nodes"]}
 
     def node(node_id: str) -> str:
-        n = nodes.get(node_id) or {}
-        return f"{n.get('name') or node_id} ({n.get('cite') or node_id})"
+        return f"{(nodes.get(node_id) or {}).get('name') or node_id} ({node_id})"
 
     order = [n["id"] for n in path["nodes"]]
     text = node(order[0]) if order else ""
