@@ -181,8 +181,10 @@ class Retriever:
                                     "labels": [l for l in row["labels"] if l != "__Entity__"]}
         kept = list(found.values())
         keys = {e["id"]: name_key(e["matched"]) for e in kept}
-        return [e for e in kept if not any(keys[e["id"]] != keys[o["id"]] and keys[e["id"]] in keys[o["id"]]
+        kept = [e for e in kept if not any(keys[e["id"]] != keys[o["id"]] and keys[e["id"]] in keys[o["id"]]
                                            for o in kept if o is not e)]
+        # in the order the question names them; one name's entities together, by id
+        return sorted(kept, key=lambda e: (folded.find(fold(e["matched"])), e["id"]))
 
     # -- modes ----------------------------------------------------------------------------
     def retrieve(self, analysis: Analysis, mode: str = DEFAULT_MODE, k: int = 5) -> list[Evidence]:
