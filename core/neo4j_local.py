@@ -700,7 +700,7 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
     for name in [n for n in env if n.startswith("APOC_")]:
         env.pop(name)  # APOC lets environment variables override apoc.conf: ours applies
     echo(f"Starting Neo4j {versions().get('neo4j', '')} on {inst.uri} (home {home})")
-    with open(console, "ab") as out:
+    with open(console, "ab", opener=lambda path, flags: os.open(path, flags, 0o600)) as out:
         out.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')} $ {' '.join(cmd)}\n".encode())
         out.flush()
         # umask 077: the data, logs and auth files Neo4j writes are the owner's alone.

@@ -82,6 +82,15 @@ REFUSED_OPERATORS: dict[str, str] = {
     "TransactionForeach": "CALL { } IN TRANSACTIONS (it commits on its own)",
 }
 
+# Neo4j plans a call of a DBMS-mode procedure (dbms.components, tx.getMetaData...) as query
+# type "s" like a schema command. Such a plan is still checked, not refused outright, when it
+# is only the procedure call and these row operators around it.
+_ROW_OPERATORS = frozenset({
+    "ProduceResults", "ProcedureCall", "Projection", "Filter", "Top", "Sort", "PartialSort", "PartialTop",
+    "Limit", "Skip", "Distinct", "OrderedDistinct", "EagerAggregation", "OrderedAggregation", "Argument",
+    "EmptyRow", "Unwind", "Eager", "CacheProperties",
+})
+
 _QUERY_TYPES = {"w": "writes", "rw": "writes", "s": "changes the schema or is an administration command"}
 
 _TOKEN = re.compile(
@@ -207,11 +216,13 @@ def plan_calls(plan: dict) -> tuple[set[str], set[str], Calls]:
 
 def check(query_type: str | None, plan: dict | None, text: str) -> None:
     """Raise Refused, naming the first thing read mode does not run, or return."""
+    names, procedures, in_plan = plan_calls(plan or {})
+    if query_type == "s" and "ProcedureCall" in names and names <= _ROW_OPERATORS:
+        query_type = "r"  # a DBMS-mode procedure: its name is checked below
     if query_type not in (None, "r"):
         raise Refused(f"read mode refuses a statement that {_QUERY_TYPES.get(query_type, 'is not a read')} "
                       f"(Neo4j plans it as query type {query_type!r}); add --write to run it")
     in_text = calls(text)
-    names, procedures, in_plan = plan_calls(plan or {})
     for name in sorted(names):
         if name in REFUSED_OPERATORS:
             raise Refused(f"read mode refuses {REFUSED_OPERATORS[name]}; add --write to run it")
