@@ -161,7 +161,8 @@ def calls(text: str) -> Calls:
             continue
         if tok.is_keyword("LOAD") and i + 1 < len(toks) and toks[i + 1].is_keyword("CSV"):
             found.clauses.add(REFUSED_OPERATORS["LoadCSV"])
-        if tok.is_keyword("TERMINATE"):
+        if tok.is_keyword("TERMINATE") and i + 1 < len(toks) and toks[i + 1].kind == "name" \
+                and toks[i + 1].text.upper() in ("TRANSACTION", "TRANSACTIONS"):
             found.clauses.add(REFUSED_OPERATORS["TerminateTransactions"])
         parts, j = [tok.text], i + 1
         while j + 1 < len(toks) and toks[j].kind == "punct" and toks[j].text == "." and toks[j + 1].kind == "name":

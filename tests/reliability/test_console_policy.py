@@ -25,6 +25,7 @@ def plan(*operators: tuple[str, str]) -> dict:
     ("RETURN 'it\\'s' + apoc.text.join(['a'], ',')", set(), {"apoc.text.join"}),
     ("MATCH (n:Doc) WHERE n.x = $p RETURN n {.a}, count(*), toLower(n.t)", set(), set()),
     ("CALL { MATCH (n) RETURN n } CALL (n) { RETURN n AS m } RETURN m", set(), set()),
+    ("WITH 1 AS terminate RETURN terminate", set(), set()),
 ])
 def test_calls_are_read_from_tokens(text, procedures, functions):
     found = calls(text)
