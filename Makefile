@@ -23,9 +23,10 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 java-build: python-deps
 	$(BIN)/graphrag neo4j build
 
+# umask 077: .env holds the password, so it is the owner's alone (0600) from its first byte.
 .env:
-	@sed "s/^NEO4J_PASSWORD=.*/NEO4J_PASSWORD=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(18))')/" .env.example > .env
-	@echo "wrote .env with a random NEO4J_PASSWORD for the local Neo4j"
+	@umask 077 && sed "s/^NEO4J_PASSWORD=.*/NEO4J_PASSWORD=$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(18))')/" .env.example > .env
+	@echo "wrote .env (mode 0600) with a random NEO4J_PASSWORD for the local Neo4j"
 
 ## demo: start the local Neo4j, apply the schema, load the bundled sample and link its shared phrases, run the doctor, ask a question
 demo: setup

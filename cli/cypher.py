@@ -29,19 +29,27 @@ def parse_param(text: str) -> tuple[str, object]:
 @click.argument("query", required=False)
 @click.option("-f", "--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Read the query from a file.")
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A query parameter; VALUE is JSON or a string. Repeatable.")
-@click.option("--write", is_flag=True, help="Allow writes (default: a read transaction, which Neo4j refuses to write in).")
+@click.option("--write", is_flag=True, help="Run anything: writes, schema, LOAD CSV, any procedure (default: read mode, see above).")
 @json_option
 def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write: bool, as_json: bool) -> None:
     """Run one Cypher statement and show the result as a table.
 
-    Runs in a read transaction unless --write is given. Parameters travel as
-    parameters, never spliced into the text.
+    Without --write the statement runs in read mode: Neo4j plans it first (EXPLAIN)
+    and it runs only if it reads. Refused, with one line naming what: writes, schema
+    and administration commands, LOAD CSV, TERMINATE TRANSACTIONS, CALL { } IN
+    TRANSACTIONS, and any procedure or namespaced function not on the read-only
+    allowlist (schema and index reads, apoc.meta/path/coll/text/map..., gds.*.stream,
+    .stats and .estimate on graphs already projected). So apoc.load.*, apoc.cypher.*,
+    gds.graph.project and gds.*.mutate need --write. A read runs once, in one read
+    transaction, never retried. Parameters travel as parameters, never spliced into
+    the text; values are printed as text, never as terminal markup.
 
     \b
     Example:
       graphrag cypher "MATCH (d:Document) RETURN d.title AS title LIMIT 5"
       graphrag cypher 'MATCH (p:Place {pleiadesId: $id}) RETURN p.title' -p id='"423025"'
       graphrag cypher "RETURN gds.version() AS v" --json
+      graphrag cypher "CALL gds.graph.project('g', 'Chunk', 'NEXT_CHUNK')" --write
     """
     if bool(query) == bool(file):
         raise click.UsageError("give a QUERY or --file, not both and not neither")
@@ -62,15 +70,15 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
 
 
 def _run(graph, text: str, values: dict, write: bool):
-    def work(tx):
-        result = tx.run(text, values)
-        records = list(result)
-        summary = result.consume()
-        counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
-        return list(result.keys()), [list(r.values()) for r in records], counters
+    from graphrag_cypher.readonly import run_read
 
     with graph.session(read_only=not write) as session:
-        if write:
-            # Auto-commit, so schema statements and CALL { } IN TRANSACTIONS work too.
-            return work(session)
-        return session.execute_read(work)
+        if not write:
+            return run_read(session, text, values)
+        # Auto-commit (so schema statements and CALL { } IN TRANSACTIONS work too), run once.
+        result = session.run(text, values)
+        records = list(result)
+        keys = list(result.keys())
+        summary = result.consume()
+        counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
+        return keys, [list(r.values()) for r in records], counters

@@ -34,19 +34,27 @@ def doctor(as_json: bool, migrations_dir) -> None:
         return
     if not result["neo4j"]["reachable"]:
         raise click.ClickException(result["neo4j"]["error"])
+    from rich.text import Text
+
+    from graphrag_cypher.terminal import rich_text
+
+    def line(label: str, value: str, style: str = "bold") -> None:
+        # Server answers, names and warnings are data: printed as literal text.
+        console.print(Text.assemble((label, style), " ", rich_text(str(value), keep_newlines=False)), highlight=False)
+
     console = stdout_console()
     neo4j = result["neo4j"]
-    console.print(f"[bold]Neo4j[/bold]   {neo4j['version']} {neo4j['edition']} at {neo4j['uri']} (database {neo4j['database']})")
-    console.print(f"[bold]APOC[/bold]    {result['apoc'] or 'not installed'}")
-    console.print(f"[bold]GDS[/bold]     {result['gds'] or 'not installed'}")
+    line("Neo4j  ", f"{neo4j['version']} {neo4j['edition']} at {neo4j['uri']} (database {neo4j['database']})")
+    line("APOC   ", result["apoc"] or "not installed")
+    line("GDS    ", result["gds"] or "not installed")
     schema = result["schema"]
     state = "up to date" if schema["up_to_date"] else f"{len(schema['pending'])} pending, {len(schema['changed'])} changed"
-    console.print(f"[bold]Schema[/bold]  {len(schema['applied'])} migration(s) applied, {state}")
+    line("Schema ", f"{len(schema['applied'])} migration(s) applied, {state}")
     embedder = result["embedder"]
-    console.print(f"[bold]Embedder[/bold] {embedder['name']} ({embedder['dimensions']} dimensions)")
+    line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     llm = result["llm"]
     llm_text = f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}" if llm["configured"] else "none (answers are extractive)"
-    console.print(f"[bold]LLM[/bold]     {llm_text}")
+    line("LLM    ", llm_text)
     rows = []
     for index in result["indexes"]:
         detail = ""
@@ -58,6 +66,6 @@ def doctor(as_json: bool, migrations_dir) -> None:
         rows.append([index["name"], index["type"], target, index["state"], detail])
     print_table(["index", "type", "on", "state", "detail"], rows, title="Indexes")
     for warning in result["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        line("warning:", warning, style="yellow")
     if not result["ok"]:
         raise SystemExit(1)

@@ -18,7 +18,9 @@ def _print_summary(result: dict) -> None:
     if result.get("confidence"):
         click.echo("confidence: " + ", ".join(f"{c} {n}" for c, n in sorted(result["confidence"].items())))
     for reason, n in (result.get("skipped") or {}).items():
-        click.echo(f"skipped {n}: {reason}")
+        from graphrag_cypher.terminal import safe_text
+
+        click.echo(f"skipped {n}: {safe_text(str(reason))}")
     written = result.get("written") or {}
     click.echo(f"written: {written.get('nodesCreated', 0)} nodes and "
                f"{written.get('relationshipsCreated', 0)} relationships created")

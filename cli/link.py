@@ -269,8 +269,10 @@ def sanity(corpus, as_json) -> None:
         click.echo(f"wikidata: {w['alignedPlaces']} of {w['pleiadesPlaces']} Pleiades places aligned "
                    f"({w['wikidataEntities']} items)")
         click.echo(f"shared place names: {report['duplicates']['sharedNames']}")
+        from graphrag_cypher.terminal import safe_text
+
         for violation in report["violations"]:
-            click.echo(f"violation: {violation}", err=True)
+            click.echo(f"violation: {safe_text(violation)}", err=True)
         click.echo("ok" if report["ok"] else f"{len(report['violations'])} integrity violation(s)")
     if not report["ok"]:
         raise SystemExit(1)

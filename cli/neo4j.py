@@ -175,12 +175,15 @@ def neo4j_logs(home, bolt_port, http_port, lines, follow) -> None:
     path = neo4j_local.log_path(instance)
     if not path.is_file():
         raise GraphragError(f"no log at {path}: this instance has not been started yet")
+    from graphrag_cypher.terminal import safe_text
+
+    # The log quotes failed queries and their data: printed without escape sequences.
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in deque(handle, maxlen=lines):
-            click.echo(line, nl=False)
+            click.echo(safe_text(line), nl=False)
         while follow:
             line = handle.readline()
             if line:
-                click.echo(line, nl=False)
+                click.echo(safe_text(line), nl=False)
             else:
                 time.sleep(0.5)

@@ -73,13 +73,16 @@ def cell(value: Any) -> str:
 
 
 def print_table(columns: list[str], rows: list[list[Any]], title: str | None = None) -> None:
+    """A table of values as literal text: data never becomes Rich markup, emoji or escape sequences."""
     from rich.table import Table
 
-    table = Table(title=title, show_lines=False)
+    from graphrag_cypher.terminal import rich_text
+
+    table = Table(title=rich_text(title) if title else None, show_lines=False)
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(rich_text(str(column)), overflow="fold")
     for row in rows:
-        table.add_row(*(cell(v) for v in row))
+        table.add_row(*(rich_text(cell(v)) for v in row))
     stdout_console().print(table)
 
 

@@ -11,6 +11,7 @@ top k), MRR (first gold passage), and p50/p95 latency of analysis + retrieval.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import time
 from dataclasses import dataclass
@@ -275,9 +276,9 @@ def isolated_instance(corpus: Path, embedder_name: str, root: Path, heap: str = 
     home = root / corpus_key(corpus, embedder_name)
     home.mkdir(parents=True, exist_ok=True)
     secret = home / "eval-password"
-    if not secret.exists():
-        secret.write_text(secrets.token_urlsafe(18))
-        secret.chmod(0o600)
+    if not secret.exists():  # created 0600: never readable by others, not even for a moment
+        with os.fdopen(os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            handle.write(secrets.token_urlsafe(18))
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]

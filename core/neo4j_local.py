@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -344,6 +345,34 @@ def _initial_heap(heap: str) -> str:
     return heap if _size_bytes(heap) <= _size_bytes("256m") else "256m"
 
 
+# Procedures that need access outside Neo4j's sandbox, and only those our Cypher calls:
+# cypher/queries/sanity/counts.cypher (apoc.meta.stats) and retrieval/ppr.cypher (gds.util.asNode).
+UNRESTRICTED_PROCEDURES = ("apoc.meta.stats", "gds.util.asNode")
+
+# Addresses Cypher may not fetch from (LOAD CSV, apoc.load.*): this machine, private and
+# link-local networks (cloud metadata services live at 169.254.169.254), carrier-grade NAT.
+CYPHER_IP_BLOCKLIST = (
+    "0.0.0.0/8", "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+    "100.64.0.0/10", "::/128", "::1/128", "fc00::/7", "fe80::/10",
+)
+
+# APOC reads apoc.conf from the configuration folder; its defaults, made explicit.
+APOC_CONF = (
+    "apoc.import.file.enabled=false",
+    "apoc.export.file.enabled=false",
+    "apoc.import.file.use_neo4j_config=true",
+    "apoc.trigger.enabled=false",
+)
+
+
+def _private(path: Path) -> None:
+    """Owner-only access (0700): the instance home holds the data and the password hash."""
+    try:
+        path.chmod(0o700)
+    except OSError as exc:
+        raise GraphragError(f"cannot make {path} private (chmod 700): {exc.strerror}") from None
+
+
 def _write_conf(inst: LocalInstance, home: Path, dist: Path) -> Path:
     http = inst.http_port is not None
     lines = [
@@ -364,12 +393,16 @@ def _write_conf(inst: LocalInstance, home: Path, dist: Path) -> Path:
         lines += [
             f"server.http.listen_address=127.0.0.1:{inst.http_port}",
             f"server.http.advertised_address=127.0.0.1:{inst.http_port}",
+            # Browser pages are served from this origin; no other site's script may call the API.
+            f"dbms.security.http_access_control_allow_origin=http://127.0.0.1:{inst.http_port}",
         ]
     lines += [
         "server.https.enabled=false",
         "dbms.security.auth_enabled=true",
-        "dbms.security.procedures.unrestricted=apoc.*,gds.*",
+        f"dbms.security.procedures.unrestricted={','.join(UNRESTRICTED_PROCEDURES)}",
         "dbms.security.procedures.allowlist=apoc.*,gds.*,graphrag.*",
+        f"internal.dbms.cypher_ip_blocklist={','.join(CYPHER_IP_BLOCKLIST)}",
+        "dbms.security.allow_csv_import_from_file_urls=false",
         f"server.memory.heap.initial_size={_initial_heap(inst.heap)}",
         f"server.memory.heap.max_size={inst.heap}",
         f"server.memory.pagecache.size={inst.pagecache}",
@@ -381,6 +414,10 @@ def _write_conf(inst: LocalInstance, home: Path, dist: Path) -> Path:
     conf = home / "conf" / "neo4j.conf"
     conf.parent.mkdir(parents=True, exist_ok=True)
     conf.write_text("\n".join(lines))
+    (conf.parent / "apoc.conf").write_text(
+        "# Written by graphrag (core/neo4j_local.py) on every start; edits are overwritten.\n"
+        + "\n".join(APOC_CONF) + "\n"
+    )
     return conf
 
 
@@ -406,12 +443,31 @@ def _has_data(home: Path) -> bool:
     return (databases / "system").exists()
 
 
+def _argument_file(value: str) -> str:
+    """``value`` as one argument in a picocli @-file: double-quoted, backslash-escaped, and a
+    leading "@" doubled (picocli reads "@x" as another argument file, "@@x" as "@x")."""
+    if value.startswith("@"):
+        value = "@" + value
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return '"' + "".join(escapes.get(ch, ch) for ch in value) + '"\n'
+
+
 def _set_initial_password(inst: LocalInstance, java: Path, home: Path, dist: Path) -> None:
-    """What ``neo4j-admin dbms set-initial-password`` does; only before the first start."""
+    """What ``neo4j-admin dbms set-initial-password`` does; only before the first start.
+
+    The password reaches the admin tool in an argument file (``@file``, read by its picocli
+    command line), owner-only and deleted at once, never in argv where ``ps`` shows it."""
     env = dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf"))
-    cmd = [str(java), "-Dfile.encoding=UTF-8", "-cp", str(dist / "lib" / "*"),
-           ADMIN_TOOL, "dbms", "set-initial-password", inst.password]
-    res = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True, timeout=120)
+    fd, args_path = tempfile.mkstemp(prefix="initial-password-", dir=home / "run")  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as args:
+            args.write(_argument_file(inst.password))
+        cmd = [str(java), "-Dfile.encoding=UTF-8", "-cp", str(dist / "lib" / "*"),
+               ADMIN_TOOL, "dbms", "set-initial-password", f"@{args_path}"]
+        res = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True, timeout=120,
+                             umask=0o077)
+    finally:
+        Path(args_path).unlink(missing_ok=True)
     if res.returncode != 0:
         detail = " ".join((res.stderr or res.stdout).split())[:300]
         raise GraphragError(f"setting the initial Neo4j password failed: {detail}")
@@ -629,8 +685,10 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
 
     dist = ensure_built(echo=echo)
     java = _find_java()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _private(home)
     for sub in ("conf", "data", "logs", "run", "import"):
-        (home / sub).mkdir(parents=True, exist_ok=True)
+        (home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
     _write_conf(inst, home, dist)
     if fresh:
         _set_initial_password(inst, java, home, dist)
@@ -639,12 +697,16 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
     cmd = _java_command(inst, java, home, dist)
     env = dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf"))
     env.pop("JAVA_OPTS", None)
+    for name in [n for n in env if n.startswith("APOC_")]:
+        env.pop(name)  # APOC lets environment variables override apoc.conf: ours applies
     echo(f"Starting Neo4j {versions().get('neo4j', '')} on {inst.uri} (home {home})")
-    with open(console, "ab") as out:
+    with open(console, "ab", opener=lambda path, flags: os.open(path, flags, 0o600)) as out:
         out.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')} $ {' '.join(cmd)}\n".encode())
         out.flush()
+        # umask 077: the data, logs and auth files Neo4j writes are the owner's alone.
         proc = subprocess.Popen(cmd, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+                                umask=0o077)
     _CHILDREN[proc.pid] = proc
     _pid_file(home).write_text(f"{proc.pid}\n")
     _state_file(home).write_text(json.dumps(

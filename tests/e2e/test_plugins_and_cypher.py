@@ -20,12 +20,13 @@ def test_apoc_and_gds_versions_answer(neo4j, run_cli):
 
 def test_gds_page_rank_on_three_nodes(neo4j, run_cli):
     cypher_json(run_cli, "CREATE (a:P {name:'a'})-[:L]->(b:P {name:'b'})-[:L]->(c:P {name:'c'})-[:L]->(b)", "--write")
-    cypher_json(run_cli, "CALL gds.graph.project('three', 'P', 'L') YIELD graphName RETURN graphName")
+    # A projection stays in the server's heap: it takes --write; streaming from it is a read.
+    cypher_json(run_cli, "CALL gds.graph.project('three', 'P', 'L') YIELD graphName RETURN graphName", "--write")
     try:
         out = cypher_json(run_cli, "CALL gds.pageRank.stream('three') YIELD nodeId, score "
                                    "RETURN gds.util.asNode(nodeId).name AS name, score ORDER BY name")
     finally:
-        cypher_json(run_cli, "CALL gds.graph.drop('three') YIELD graphName RETURN graphName")
+        cypher_json(run_cli, "CALL gds.graph.drop('three') YIELD graphName RETURN graphName", "--write")
     scores = {r["name"]: r["score"] for r in out["rows"]}
     assert set(scores) == {"a", "b", "c"}
     assert scores["b"] > scores["a"] and scores["c"] > scores["a"]

@@ -30,11 +30,23 @@ def test_settings_follow_the_image_env_naming():
     env = service()["environment"]
     settings = [k for k in env if k.startswith("NEO4J_") and k not in {"NEO4J_AUTH", "NEO4J_PLUGINS"}]
     assert "NEO4J_dbms_security_procedures_unrestricted" in settings
-    assert "apoc.*" in env["NEO4J_dbms_security_procedures_unrestricted"]
-    assert "gds.*" in env["NEO4J_dbms_security_procedures_unrestricted"]
     for key in settings:
-        # dots become "_", underscores "__"; a 5.x setting starts with dbms/server/db
-        assert re.fullmatch(r"NEO4J_(dbms|server|db)(_[a-z]+|__[a-z]+)+", key), key
+        # dots become "_", underscores "__"; a 5.x setting starts with dbms/server/db (or internal)
+        assert re.fullmatch(r"NEO4J_(dbms|server|db|internal)(_[a-z]+|__[a-z]+)+", key), key
+
+
+def test_security_settings_match_the_local_server():
+    """The container is closed the same way as `graphrag neo4j start`'s server."""
+    from graphrag_cypher import neo4j_local
+
+    env = service()["environment"]
+    assert env["NEO4J_dbms_security_procedures_unrestricted"].split(",") == list(neo4j_local.UNRESTRICTED_PROCEDURES)
+    assert env["NEO4J_internal_dbms_cypher__ip__blocklist"].split(",") == list(neo4j_local.CYPHER_IP_BLOCKLIST)
+    assert env["NEO4J_dbms_security_allow__csv__import__from__file__urls"] == "false"
+    assert "*" not in env["NEO4J_dbms_security_http__access__control__allow__origin"]
+    apoc = {f"APOC_{line.split('=')[0][5:].replace('.', '_').upper()}": line.split("=")[1]
+            for line in neo4j_local.APOC_CONF}
+    assert {k: env[k] for k in apoc} == apoc
 
 
 def test_healthcheck_ports_and_volumes():
