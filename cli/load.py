@@ -120,23 +120,41 @@ def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
     run_load("files", _root(paths), items(), **kw)
 
 
+def fetch_options(func):
+    """Deadlines every command that fetches web pages shares."""
+    func = click.option("--crawl-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+                        help="Seconds all requests together may take; URLs still queued then are "
+                             "reported and not fetched.")(func)
+    return click.option("--timeout", type=click.FloatRange(min=1), default=30, show_default=True,
+                        help="Seconds one request may take in all (connect, headers, body); a server "
+                             "that trickles bytes is cut off.")(func)
+
+
 @load_group.command("url")
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--crawl", is_flag=True, help="Follow same-site links breadth-first.")
 @click.option("--max-pages", type=int, default=50, show_default=True)
 @click.option("--max-depth", type=int, default=2, show_default=True)
 @click.option("--delay", type=float, default=0.5, show_default=True, help="Seconds between requests.")
+@fetch_options
 @load_options
-def load_url(urls, crawl, max_pages, max_depth, delay, **kw) -> None:
+def load_url(urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, **kw) -> None:
     """Web pages (HTML or PDF), optionally crawled within the site; robots.txt is respected.
+
+    Redirects are followed up to 5 hops, each hop checked like a link: http(s) only,
+    allowed by robots.txt, on the same site when crawling, never from a public site to a
+    local or private address. Pages over 20 MB are refused; robots.txt is read up to 512 KB.
 
     \b
     Example:
       graphrag load url https://example.org/guide/ --crawl --max-pages 30
+      graphrag load url https://example.org/slow.html --timeout 10
+      graphrag load url https://example.org/ --crawl --crawl-timeout 120 --json
     """
     from graphrag_cypher.loaders.web import fetch_pages
 
-    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay)
+    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay,
+                        timeout=timeout, crawl_timeout=crawl_timeout)
     run_load("url", " ".join(sorted(urls)), items, **kw)
 
 
@@ -310,8 +328,9 @@ def embed(batch: int, as_json: bool) -> None:
 @click.argument("request")
 @click.option("--crawl/--no-crawl", default=True, show_default=True, help="Follow same-site links from URLs.")
 @click.option("--max-pages", type=int, default=30, show_default=True)
+@fetch_options
 @load_options
-def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
+def learn(request: str, crawl: bool, max_pages: int, timeout: float, crawl_timeout: float, **kw) -> None:
     """Learn from folders and sites in the chatbot's syntax; topics are recorded on the documents.
 
     When anything changed, the phrases chunks share are re-linked (`graphrag link phrases`),
@@ -322,6 +341,7 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
     \b
     Example:
       graphrag learn "ancient harbours, trade | path: ./notes | url: https://example.org/ports/"
+      graphrag learn "ports | url: https://example.org/ports/" --max-pages 10 --crawl-timeout 120
     """
     from graphrag_cypher.learn import parse_learn
     from graphrag_cypher.loaders.files import parse_folder
@@ -337,7 +357,8 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
         for path in parsed.paths:
             yield from parse_folder(path)
         if parsed.urls:
-            yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages)
+            yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages, timeout=timeout,
+                                   crawl_timeout=crawl_timeout)
 
     run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics,
              link_phrases=True, **kw)
