@@ -280,7 +280,7 @@ def load_sample(**kw) -> None:
     def items():
         with resources.as_file(root) as folder:
             yield from parse_stories_jsonl(folder / "tales.jsonl", corpus=kw["corpus"])
-            yield from parse_folder(folder / "articles")
+            yield from parse_folder(folder / "articles", source="sample")
             yield from parse_mediawiki(folder / "wiki.xml")
 
     run_load("sample", "graphrag:sample", items(), **kw)
