@@ -415,18 +415,16 @@ def load_pleiades(path: Path, names_csv: Path | None, as_json: bool) -> None:
 
     Each place gets id "pleiades:<id>", pleiadesId, title, names, description, placeTypes,
     lat/lon (representative point) and its URI. Loading again changes only what changed.
+    A bad line is reported and skipped; a .gz that is not gzip, or that expands more than
+    100 times (a decompression bomb), is reported and not read further.
 
     \b
     Example:
       graphrag load pleiades pleiades-places.geojsonl.gz
       graphrag load pleiades pleiades-places.csv --names pleiades-names.csv
     """
-    from graphrag_cypher.loaders.gazetteers import parse_pleiades, pleiades_format
+    from graphrag_cypher.loaders.gazetteers import parse_pleiades
 
-    try:
-        pleiades_format(path)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
     run_places_load("pleiades", parse_pleiades(path, names_csv), as_json)
 
 
@@ -460,11 +458,14 @@ def load_records(path: Path, mapping: str, schema_name: str | None, as_json: boo
 
     The mapping says which field names the entity, its type, and which fields become
     which relations; the schema decides which relations may join which types, and the
-    others are skipped and counted. Loading again creates nothing new.
+    others are skipped and counted. Loading again creates nothing new. A bad line of a
+    JSON Lines file is reported and skipped; a file that cannot be read at all is reported
+    in the summary (exit code 3, as for any failed item).
 
     \b
     Example:
       graphrag load records characters.json --mapping got-characters
+      graphrag load records people.jsonl --mapping my-mapping.yaml --json
     """
     from graphrag_cypher.cli.kg import _print_summary
     from graphrag_cypher.db import connect
@@ -478,4 +479,9 @@ def load_records(path: Path, mapping: str, schema_name: str | None, as_json: boo
     if as_json:
         print_json(result)
     else:
+        for error in result["errors"]:
+            info(f"error: {error['item']}: {error['error']}")
         _print_summary(result)
+        click.echo(f"records: {result['records']} read, {result['failed']} failed")
+    if result["failed"]:
+        raise SystemExit(EXIT_SOME_FAILED)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .code_content import CODE_EXTENSIONS, code_sections, python_sections
 from .model import ContentError, ItemError, ParsedDocument, Section
+from .safe_io import loads_json
 from .text import clean_paragraphs, collapse_whitespace, iso_date
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text"})
@@ -257,10 +258,10 @@ def decode_text(data: bytes) -> tuple[str, int]:
 def pretty_json(text: str) -> str:
     """Indented JSON for readable chunks, unless indenting would blow the size up."""
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = loads_json(text)
+        pretty = json.dumps(value, indent=1, ensure_ascii=False)
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to indent: kept as it is
         return text.strip()
-    pretty = json.dumps(value, indent=1, ensure_ascii=False)
     return pretty if len(pretty) <= PRETTY_JSON_FACTOR * len(text) else text.strip()
 
 
