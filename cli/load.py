@@ -37,6 +37,7 @@ def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overla
     With `link_phrases`, a load that changed anything re-links shared phrases afterwards, so
     the graph retrieval mode sees what was just learned."""
     from graphrag_cypher.db import connect
+    from graphrag_cypher.errors import Neo4jUnavailable
     from graphrag_cypher.ingest import LoadOptions, Loader, check_vector_index
 
     from .main import settings
@@ -55,7 +56,16 @@ def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overla
             embedder = make_embedder(config)
             check_vector_index(graph, embedder)
         with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
-            stats = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update).run(items)
+            run = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update)
+            try:
+                stats = run.run(items)
+            except Neo4jUnavailable as exc:  # the server went away mid-load: say what is in the graph
+                s = run.stats
+                if as_json:
+                    print_json({**s.to_dict(), "error": str(exc)})
+                raise Neo4jUnavailable(
+                    f"{exc}; written before it stopped: {s.created} document(s) created, {s.updated} updated, "
+                    f"{s.chunks_created} chunk(s), all kept (the next run skips them)") from None
         phrases = None
         if link_phrases and (stats.created or stats.updated or stats.pruned_documents):
             from graphrag_cypher.linkers.phrases import link_phrases as relink
@@ -367,6 +377,7 @@ def learn(request: str, crawl: bool, max_pages: int, timeout: float, crawl_timeo
 def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:
     """Write gazetteer place rows in batches (idempotent: unchanged places are left alone)."""
     from graphrag_cypher.db import connect
+    from graphrag_cypher.errors import Neo4jUnavailable
     from graphrag_cypher.loaders.gazetteers import GazetteerError
 
     from .main import settings
@@ -386,16 +397,23 @@ def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:
                     info(f"load {kind}: {totals['created'] + totals['updated'] + totals['unchanged']} place(s) "
                          f"({totals['created']} new, {totals['updated']} updated, {totals['unchanged']} unchanged)")
 
-        for item in rows:
-            if isinstance(item, GazetteerError):
-                totals["failed"] += 1
-                errors.append({"item": item.item, "error": item.error})
-                info(f"error: {item.item}: {item.error}")
-                continue
-            pending.append(item)
-            if len(pending) >= batch:
-                flush()
-        flush()
+        try:
+            for item in rows:
+                if isinstance(item, GazetteerError):
+                    totals["failed"] += 1
+                    errors.append({"item": item.item, "error": item.error})
+                    info(f"error: {item.item}: {item.error}")
+                    continue
+                pending.append(item)
+                if len(pending) >= batch:
+                    flush()
+            flush()
+        except Neo4jUnavailable as exc:  # the server went away mid-load: say what is in the graph
+            if as_json:
+                print_json({"places": totals, "errors": errors, "error": str(exc)})
+            raise Neo4jUnavailable(
+                f"{exc}; written before it stopped: {totals['created']} place(s) created, {totals['updated']} "
+                f"updated, {totals['unchanged']} unchanged, all kept") from None
     if as_json:
         print_json({"places": totals, "errors": errors})
     else:

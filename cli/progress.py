@@ -16,8 +16,13 @@ class LoadProgress:
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+            console = Console(stderr=True)
+            if not console.is_terminal:
+                # Off a terminal only the last frame would be printed, cut at 80 columns: the
+                # summary line after the load says it whole, and errors are plain lines.
+                return self
             self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                                      console=Console(stderr=True), transient=False)
+                                      console=console, transient=False)
             self._progress.start()
             self._task = self._progress.add_task(self.title)
         return self
@@ -35,6 +40,9 @@ class LoadProgress:
 
     def error(self, line: str) -> None:
         if self._progress:
-            self._progress.console.print(f"[red]error[/red] {line}", markup=True, highlight=False)
+            from rich.markup import escape
+
+            # the line names a file or URL: data, never markup
+            self._progress.console.print(f"[red]error[/red] {escape(line)}", markup=True, highlight=False)
         else:
             click.echo(f"error: {line}", err=True)
