@@ -199,3 +199,13 @@ def test_question_files_refuse_deep_nesting(tmp_path):
     (tmp_path / "q.json").write_text(DEEP)
     with pytest.raises(GraphragError, match="nested too deeply"):
         read_questions(tmp_path / "q.json")
+
+
+def test_learn_and_load_url_print_their_summary_when_nothing_is_usable(neo4j, run_cli, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "blob.txt").write_bytes(b"\x00\x01\x02" * 100)
+    code, out, _ = cli_json(run_cli, "learn", f"harbours | path: {notes}", "--no-embed")
+    assert code == 3 and out["documents"]["failed"] == 1 and "binary" in out["errors"][0]["error"]
+    code, out, _ = cli_json(run_cli, "load", "url", "http://127.0.0.1:9/nothing.html", "--no-embed", "--timeout", "2")
+    assert code == 3 and out["documents"]["failed"] == 1
