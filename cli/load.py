@@ -113,6 +113,11 @@ def load_group() -> None:
 def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
     """Files or folders: .txt .md .html .xhtml .pdf, source code, .json, .csv.
 
+    A document's id is file:<key of the folder>:<path relative to it> (the key is a short
+    hash of the folder's resolved path), so two folders that hold files of the same names
+    stay apart and a re-run of the same folder finds its documents. Loading a folder again
+    under another --corpus moves its documents to that corpus.
+
     \b
     Example:
       graphrag load files docs/ notes.md --corpus handbook
