@@ -1,6 +1,6 @@
 """Hostile files for every loader that decompresses or parses JSON: bombs, lies in the suffix,
 bad UTF-8, lines of many megabytes, JSON nested 300,000 levels deep. Each is one line of error,
-the rest loads, and `--json` still prints its summary. Real files, the session's real Neo4j."""
+the rest loads, and `--json` still prints its summary. Real files, the real Neo4j the tests start."""
 
 from __future__ import annotations
 

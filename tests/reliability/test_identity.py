@@ -1,5 +1,5 @@
 """Document identity: two folders with the same file names, one folder under two corpora, the
-move from the old `file:<relative path>` ids. Every load against the session's real Neo4j."""
+move from the old `file:<relative path>` ids. Every load against the real Neo4j the tests start."""
 
 from __future__ import annotations
 
