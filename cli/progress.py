@@ -40,9 +40,12 @@ class LoadProgress:
 
     def error(self, line: str) -> None:
         if self._progress:
-            from rich.markup import escape
+            from rich.text import Text
 
-            # the line names a file or URL: data, never markup
-            self._progress.console.print(f"[red]error[/red] {escape(line)}", markup=True, highlight=False)
+            from graphrag_cypher.terminal import rich_text
+
+            self._progress.console.print(Text.assemble(("error", "red"), " ", rich_text(line)), highlight=False)
         else:
-            click.echo(f"error: {line}", err=True)
+            from graphrag_cypher.terminal import safe_text
+
+            click.echo(f"error: {safe_text(line)}", err=True)
