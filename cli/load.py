@@ -37,6 +37,7 @@ def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overla
     With `link_phrases`, a load that changed anything re-links shared phrases afterwards, so
     the graph retrieval mode sees what was just learned."""
     from graphrag_cypher.db import connect
+    from graphrag_cypher.errors import Neo4jUnavailable
     from graphrag_cypher.ingest import LoadOptions, Loader, check_vector_index
 
     from .main import settings
@@ -55,7 +56,16 @@ def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overla
             embedder = make_embedder(config)
             check_vector_index(graph, embedder)
         with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
-            stats = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update).run(items)
+            run = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update)
+            try:
+                stats = run.run(items)
+            except Neo4jUnavailable as exc:  # the server went away mid-load: say what is in the graph
+                s = run.stats
+                if as_json:
+                    print_json({**s.to_dict(), "error": str(exc)})
+                raise Neo4jUnavailable(
+                    f"{exc}; written before it stopped: {s.created} document(s) created, {s.updated} updated, "
+                    f"{s.chunks_created} chunk(s), all kept (the next run skips them)") from None
         phrases = None
         if link_phrases and (stats.created or stats.updated or stats.pruned_documents):
             from graphrag_cypher.linkers.phrases import link_phrases as relink
@@ -103,6 +113,11 @@ def load_group() -> None:
 def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
     """Files or folders: .txt .md .html .xhtml .pdf, source code, .json, .csv.
 
+    A document's id is file:<key of the folder>:<path relative to it> (the key is a short
+    hash of the folder's resolved path), so two folders that hold files of the same names
+    stay apart and a re-run of the same folder finds its documents. Loading a folder again
+    under another --corpus moves its documents to that corpus.
+
     \b
     Example:
       graphrag load files docs/ notes.md --corpus handbook
@@ -120,23 +135,41 @@ def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
     run_load("files", _root(paths), items(), **kw)
 
 
+def fetch_options(func):
+    """Deadlines every command that fetches web pages shares."""
+    func = click.option("--crawl-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
+                        help="Seconds all requests together may take; URLs still queued then are "
+                             "reported and not fetched.")(func)
+    return click.option("--timeout", type=click.FloatRange(min=1), default=30, show_default=True,
+                        help="Seconds one request may take in all (connect, headers, body); a server "
+                             "that trickles bytes is cut off.")(func)
+
+
 @load_group.command("url")
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--crawl", is_flag=True, help="Follow same-site links breadth-first.")
 @click.option("--max-pages", type=int, default=50, show_default=True)
 @click.option("--max-depth", type=int, default=2, show_default=True)
 @click.option("--delay", type=float, default=0.5, show_default=True, help="Seconds between requests.")
+@fetch_options
 @load_options
-def load_url(urls, crawl, max_pages, max_depth, delay, **kw) -> None:
+def load_url(urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, **kw) -> None:
     """Web pages (HTML or PDF), optionally crawled within the site; robots.txt is respected.
+
+    Redirects are followed up to 5 hops, each hop checked like a link: http(s) only,
+    allowed by robots.txt, on the same site when crawling, never from a public site to a
+    local or private address. Pages over 20 MB are refused; robots.txt is read up to 512 KB.
 
     \b
     Example:
       graphrag load url https://example.org/guide/ --crawl --max-pages 30
+      graphrag load url https://example.org/slow.html --timeout 10
+      graphrag load url https://example.org/ --crawl --crawl-timeout 120 --json
     """
     from graphrag_cypher.loaders.web import fetch_pages
 
-    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay)
+    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay,
+                        timeout=timeout, crawl_timeout=crawl_timeout)
     run_load("url", " ".join(sorted(urls)), items, **kw)
 
 
@@ -262,7 +295,7 @@ def load_sample(**kw) -> None:
     def items():
         with resources.as_file(root) as folder:
             yield from parse_stories_jsonl(folder / "tales.jsonl", corpus=kw["corpus"])
-            yield from parse_folder(folder / "articles")
+            yield from parse_folder(folder / "articles", source="sample")
             yield from parse_mediawiki(folder / "wiki.xml")
 
     run_load("sample", "graphrag:sample", items(), **kw)
@@ -310,8 +343,9 @@ def embed(batch: int, as_json: bool) -> None:
 @click.argument("request")
 @click.option("--crawl/--no-crawl", default=True, show_default=True, help="Follow same-site links from URLs.")
 @click.option("--max-pages", type=int, default=30, show_default=True)
+@fetch_options
 @load_options
-def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
+def learn(request: str, crawl: bool, max_pages: int, timeout: float, crawl_timeout: float, **kw) -> None:
     """Learn from folders and sites in the chatbot's syntax; topics are recorded on the documents.
 
     When anything changed, the phrases chunks share are re-linked (`graphrag link phrases`),
@@ -322,6 +356,7 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
     \b
     Example:
       graphrag learn "ancient harbours, trade | path: ./notes | url: https://example.org/ports/"
+      graphrag learn "ports | url: https://example.org/ports/" --max-pages 10 --crawl-timeout 120
     """
     from graphrag_cypher.learn import parse_learn
     from graphrag_cypher.loaders.files import parse_folder
@@ -337,7 +372,8 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
         for path in parsed.paths:
             yield from parse_folder(path)
         if parsed.urls:
-            yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages)
+            yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages, timeout=timeout,
+                                   crawl_timeout=crawl_timeout)
 
     run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics,
              link_phrases=True, **kw)
@@ -346,6 +382,7 @@ def learn(request: str, crawl: bool, max_pages: int, **kw) -> None:
 def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:
     """Write gazetteer place rows in batches (idempotent: unchanged places are left alone)."""
     from graphrag_cypher.db import connect
+    from graphrag_cypher.errors import Neo4jUnavailable
     from graphrag_cypher.loaders.gazetteers import GazetteerError
 
     from .main import settings
@@ -365,16 +402,23 @@ def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:
                     info(f"load {kind}: {totals['created'] + totals['updated'] + totals['unchanged']} place(s) "
                          f"({totals['created']} new, {totals['updated']} updated, {totals['unchanged']} unchanged)")
 
-        for item in rows:
-            if isinstance(item, GazetteerError):
-                totals["failed"] += 1
-                errors.append({"item": item.item, "error": item.error})
-                info(f"error: {item.item}: {item.error}")
-                continue
-            pending.append(item)
-            if len(pending) >= batch:
-                flush()
-        flush()
+        try:
+            for item in rows:
+                if isinstance(item, GazetteerError):
+                    totals["failed"] += 1
+                    errors.append({"item": item.item, "error": item.error})
+                    info(f"error: {item.item}: {item.error}")
+                    continue
+                pending.append(item)
+                if len(pending) >= batch:
+                    flush()
+            flush()
+        except Neo4jUnavailable as exc:  # the server went away mid-load: say what is in the graph
+            if as_json:
+                print_json({"places": totals, "errors": errors, "error": str(exc)})
+            raise Neo4jUnavailable(
+                f"{exc}; written before it stopped: {totals['created']} place(s) created, {totals['updated']} "
+                f"updated, {totals['unchanged']} unchanged, all kept") from None
     if as_json:
         print_json({"places": totals, "errors": errors})
     else:
@@ -394,18 +438,16 @@ def load_pleiades(path: Path, names_csv: Path | None, as_json: bool) -> None:
 
     Each place gets id "pleiades:<id>", pleiadesId, title, names, description, placeTypes,
     lat/lon (representative point) and its URI. Loading again changes only what changed.
+    A bad line is reported and skipped; a .gz that is not gzip, or that expands more than
+    100 times (a decompression bomb), is reported and not read further.
 
     \b
     Example:
       graphrag load pleiades pleiades-places.geojsonl.gz
       graphrag load pleiades pleiades-places.csv --names pleiades-names.csv
     """
-    from graphrag_cypher.loaders.gazetteers import parse_pleiades, pleiades_format
+    from graphrag_cypher.loaders.gazetteers import parse_pleiades
 
-    try:
-        pleiades_format(path)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
     run_places_load("pleiades", parse_pleiades(path, names_csv), as_json)
 
 
@@ -439,11 +481,14 @@ def load_records(path: Path, mapping: str, schema_name: str | None, as_json: boo
 
     The mapping says which field names the entity, its type, and which fields become
     which relations; the schema decides which relations may join which types, and the
-    others are skipped and counted. Loading again creates nothing new.
+    others are skipped and counted. Loading again creates nothing new. A bad line of a
+    JSON Lines file is reported and skipped; a file that cannot be read at all is reported
+    in the summary (exit code 3, as for any failed item).
 
     \b
     Example:
       graphrag load records characters.json --mapping got-characters
+      graphrag load records people.jsonl --mapping my-mapping.yaml --json
     """
     from graphrag_cypher.cli.kg import _print_summary
     from graphrag_cypher.db import connect
@@ -457,4 +502,9 @@ def load_records(path: Path, mapping: str, schema_name: str | None, as_json: boo
     if as_json:
         print_json(result)
     else:
+        for error in result["errors"]:
+            info(f"error: {error['item']}: {error['error']}")
         _print_summary(result)
+        click.echo(f"records: {result['records']} read, {result['failed']} failed")
+    if result["failed"]:
+        raise SystemExit(EXIT_SOME_FAILED)

@@ -16,8 +16,13 @@ class LoadProgress:
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+            console = Console(stderr=True)
+            if not console.is_terminal:
+                # Off a terminal only the last frame would be printed, cut at 80 columns: the
+                # summary line after the load says it whole, and errors are plain lines.
+                return self
             self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                                      console=Console(stderr=True), transient=False)
+                                      console=console, transient=False)
             self._progress.start()
             self._task = self._progress.add_task(self.title)
         return self

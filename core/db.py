@@ -31,6 +31,28 @@ def _unavailable(settings: Settings, exc: Exception) -> Neo4jUnavailable:
     return Neo4jUnavailable(f"Neo4j at {where}: {exc}")
 
 
+def connection_lost(settings: Settings, exc: BaseException) -> Neo4jUnavailable | None:
+    """The one-line error for a server that went away in the middle of a command (stopped,
+    killed, its database shut down), or None when `exc` is something else."""
+    from neo4j.exceptions import DatabaseUnavailable, IncompleteCommit, ServiceUnavailable, SessionExpired
+
+    if not isinstance(exc, (ServiceUnavailable, SessionExpired, DatabaseUnavailable, IncompleteCommit)):
+        return None
+    hint = "start it with `graphrag neo4j start`" if settings.is_local_uri else "check that it is running"
+    return Neo4jUnavailable(f"Neo4j at {settings.neo4j_uri} stopped answering ({type(exc).__name__}): {hint}, "
+                            "then run the same command again")
+
+
+def _quiet_driver_logs() -> None:
+    """The driver logs each retry as a multi-line warning, which Python prints on stderr when
+    nothing else handles it; the command reports the outcome in one line instead."""
+    import logging
+
+    logger = logging.getLogger("neo4j")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+
+
 class Graph:
     """A driver bound to one database, opened lazily and verified once."""
 
@@ -39,6 +61,7 @@ class Graph:
             raise GraphragError("NEO4J_PASSWORD is not set: put it in .env (see .env.example) or the environment")
         self.settings = settings
         self.database = settings.neo4j_database
+        _quiet_driver_logs()
         from neo4j import GraphDatabase
 
         try:
@@ -65,12 +88,19 @@ class Graph:
 
     @contextmanager
     def session(self, read_only: bool = False) -> Iterator[Any]:
+        """A driver session; a server lost on the way becomes one Neo4jUnavailable line."""
         from neo4j import READ_ACCESS, WRITE_ACCESS
 
-        with self.driver.session(
-            database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS
-        ) as session:
-            yield session
+        try:
+            with self.driver.session(
+                database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS
+            ) as session:
+                yield session
+        except Exception as exc:
+            lost = connection_lost(self.settings, exc)
+            if lost is None:
+                raise
+            raise lost from exc
 
     def read(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a read transaction; rows as dicts."""

@@ -10,7 +10,6 @@ top k), MRR (first gold passage), and p50/p95 latency of analysis + retrieval.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
@@ -45,8 +44,10 @@ def detect_format(records: list[dict]) -> str:
 def read_questions(path: Path) -> tuple[str, list[Question]]:
     from graphrag_cypher.loaders.qa_corpus import passage_id
 
+    from graphrag_cypher.loaders.safe_io import read_json
+
     try:
-        records = json.loads(Path(path).read_text(encoding="utf-8"))
+        records = read_json(path)  # bounded, and deep nesting is a ValueError, not a RecursionError
     except (OSError, ValueError) as exc:
         raise GraphragError(f"cannot read questions from {path}: {exc}") from exc
     fmt = detect_format(records)

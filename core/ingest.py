@@ -74,8 +74,13 @@ PIPELINE_VERSION = "2"
 
 
 def stored_hash(doc, options: LoadOptions) -> str:
-    """What decides "unchanged": the content, and how it is chunked and embedded."""
+    """What decides "unchanged": the content, how it is chunked and embedded, and the corpus
+    and topics the load puts on it (loading a folder again under another --corpus moves it)."""
     recipe = f"{doc.content_hash}|{options.chunk_size}|{options.overlap}|{int(options.semantic)}|{PIPELINE_VERSION}"
+    if options.corpus:  # absent when unset, so loads without a corpus keep their earlier hashes
+        recipe += f"|corpus={options.corpus}"
+    if options.topics:
+        recipe += "|topics=" + json.dumps(list(options.topics), ensure_ascii=False)
     return hashlib.sha256(recipe.encode("utf-8")).hexdigest()
 
 
@@ -279,9 +284,11 @@ class Loader:
         if self.embedder is None or not rows:
             return
         model = self.embedder.name
-        # A changed document keeps the vectors of chunks whose text did not change.
+        # A chunk whose text (with its title) is stored already keeps that vector: a changed
+        # document re-embeds only what changed, and a document under a new id embeds nothing.
+        hashes = sorted({c["props"]["contentHash"] for r in rows for c in r["chunks"]})
         known = {r["contentHash"]: r["embedding"] for r in
-                 self.graph.read("ingest/chunk_vectors", ids=[r["id"] for r in rows], model=model)}
+                 self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model)}
         todo = []
         for row in rows:
             for chunk in row["chunks"]:

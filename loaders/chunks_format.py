@@ -8,13 +8,13 @@ Article fields come from keyword options or from `<name>.meta.json` beside the f
 
 from __future__ import annotations
 
-import json
 import os
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
 from .model import ItemError, ParsedDocument, Section
+from .safe_io import read_json
 from .text import collapse_whitespace
 
 META_SUFFIX = ".meta.json"
@@ -25,12 +25,12 @@ def parse_chunks_file(path: str | os.PathLike, *, article_id: str | None = None,
                       corpus: str | None = None) -> ParsedDocument | ItemError:
     path = Path(path)
     try:
-        chunks = json.loads(path.read_text(encoding="utf-8-sig"))
+        chunks = read_json(path)
         meta = _side_meta(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        return ItemError(str(path), f"cannot read: {getattr(exc, 'strerror', None) or exc}")
-    except ValueError as exc:
-        return ItemError(str(path), f"invalid JSON: {exc}")
+    except OSError as exc:
+        return ItemError(str(path), f"cannot read: {exc.strerror or exc}")
+    except ValueError as exc:  # ContentError from safe_io: bad UTF-8, bad or too deep JSON, too large
+        return ItemError(str(path), str(exc))
     if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
         return ItemError(str(path), "expected a JSON array of strings (one per chunk)")
     sections = [Section(text=text, seq=seq) for seq, text in enumerate(map(normalise_chunk, chunks)) if text]
@@ -67,7 +67,10 @@ def _side_meta(path: Path) -> dict:
     side = path.with_name(_stem(path) + META_SUFFIX)
     if not side.exists():
         return {}
-    meta = json.loads(side.read_text(encoding="utf-8-sig"))
+    try:
+        meta = read_json(side)
+    except ValueError as exc:
+        raise ValueError(f"{side.name}: {exc}") from None
     if not isinstance(meta, dict):
         raise ValueError(f"{side.name} is not a JSON object")
     return meta

@@ -10,6 +10,7 @@ Files over `max_bytes` (default 20 MB) are refused before reading, which bounds 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from .code_content import CODE_EXTENSIONS, code_sections, python_sections
 from .model import ContentError, ItemError, ParsedDocument, Section
+from .safe_io import loads_json
 from .text import clean_paragraphs, collapse_whitespace, iso_date
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text"})
@@ -111,25 +113,44 @@ def _classify(entry: os.DirEntry, follow_symlinks: bool) -> str | ItemError | No
     return None  # sockets, fifos, devices
 
 
-def parse_folder(root: str | os.PathLike, **walk_options) -> Iterator[ParsedDocument | ItemError]:
-    """iter_files + parse_file: every document under `root`, bad ones as ItemErrors."""
+def source_key(folder: str | os.PathLike) -> str:
+    """A short key of the folder files are loaded from (a hash of its resolved path): the same
+    folder gives the same key on every run, two folders holding `readme.txt` give two."""
+    return hashlib.sha256(Path(folder).resolve().as_posix().encode("utf-8")).hexdigest()[:12]
+
+
+def document_id(relative: str, key: str) -> str:
+    """`file:<source key>:<path relative to the folder loaded>`."""
+    return f"file:{key}:{relative}"
+
+
+def parse_folder(root: str | os.PathLike, source: str | None = None,
+                 **walk_options) -> Iterator[ParsedDocument | ItemError]:
+    """iter_files + parse_file: every document under `root`, bad ones as ItemErrors.
+
+    Ids are `file:<source>:<relative path>`; `source` defaults to `source_key(root)` (for a
+    file, its folder's), and a caller with a better stable name (the bundled sample) passes it."""
     max_bytes = walk_options.pop("max_bytes", DEFAULT_MAX_BYTES)
     root = Path(root)
     base = root if root.is_dir() else root.parent
+    key = source or source_key(base)
     for item in iter_files(root, **walk_options):
-        yield item if isinstance(item, ItemError) else parse_file(item, base, max_bytes=max_bytes)
+        yield item if isinstance(item, ItemError) else parse_file(item, base, max_bytes=max_bytes, source=key)
 
 
 # --- one file ------------------------------------------------------------------------------
 
 
 def parse_file(path: str | os.PathLike, root: str | os.PathLike | None = None,
-               max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedDocument | ItemError:
+               max_bytes: int = DEFAULT_MAX_BYTES, source: str | None = None) -> ParsedDocument | ItemError:
+    """One file as a document whose id is `file:<source>:<path relative to root>` (see
+    `parse_folder`; without `root`, the file's folder is the root)."""
     path = Path(path)
-    relative = _relative(path, root)
+    folder, relative = _relative(path, root)
+    key = source or source_key(folder)
     try:
         data = _read_bounded(path, max_bytes)
-        return _parse_bytes(path, relative, data)
+        return _parse_bytes(path, document_id(relative, key), data)
     except ContentError as exc:
         return ItemError(relative, str(exc))
     except OSError as exc:
@@ -138,13 +159,14 @@ def parse_file(path: str | os.PathLike, root: str | os.PathLike | None = None,
         return ItemError(relative, f"unexpected {type(exc).__name__}: {collapse_whitespace(str(exc))}")
 
 
-def _relative(path: Path, root) -> str:
+def _relative(path: Path, root) -> tuple[Path, str]:
+    """(the folder the id is relative to, the file's path relative to it)."""
     if root is not None:
         try:
-            return path.resolve().relative_to(Path(root).resolve()).as_posix()
+            return Path(root), path.resolve().relative_to(Path(root).resolve()).as_posix()
         except ValueError:
             pass
-    return path.name
+    return path.parent, path.name
 
 
 def _read_bounded(path: Path, max_bytes: int) -> bytes:
@@ -160,9 +182,9 @@ def _read_bounded(path: Path, max_bytes: int) -> bytes:
     return data
 
 
-def _parse_bytes(path: Path, relative: str, data: bytes) -> ParsedDocument:
+def _parse_bytes(path: Path, identifier: str, data: bytes) -> ParsedDocument:
     suffix = path.suffix.lower()
-    base = {"id": f"file:{relative}", "source": str(path), "uri": path.resolve().as_uri()}
+    base = {"id": identifier, "source": str(path), "uri": path.resolve().as_uri()}
     if suffix == ".pdf":
         from .pdf_content import parse_pdf
 
@@ -236,10 +258,10 @@ def decode_text(data: bytes) -> tuple[str, int]:
 def pretty_json(text: str) -> str:
     """Indented JSON for readable chunks, unless indenting would blow the size up."""
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = loads_json(text)
+        pretty = json.dumps(value, indent=1, ensure_ascii=False)
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to indent: kept as it is
         return text.strip()
-    pretty = json.dumps(value, indent=1, ensure_ascii=False)
     return pretty if len(pretty) <= PRETTY_JSON_FACTOR * len(text) else text.strip()
 
 

@@ -8,15 +8,16 @@ that could not be read (the rest still loads).
 from __future__ import annotations
 
 import csv
-import gzip
 import hashlib
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from graphrag_cypher.linkers.matcher import clean_names, fold
+
+from .model import ContentError
+from .safe_io import iter_lines, loads_json, open_bytes, read_json
 
 PLEIADES_URI = "https://pleiades.stoa.org/places/{}"
 GEONAMES_URI = "https://sws.geonames.org/{}/"
@@ -29,10 +30,34 @@ class GazetteerError:
     error: str
 
 
-def _open_text(path: Path):
-    if path.suffix == ".gz":
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8", newline="")
+def _lines(path: Path, errors: list[GazetteerError]) -> Iterator[tuple[int, str]]:
+    """Decoded lines of a (possibly gzipped) file within safe_io's caps; a bad line is added
+    to `errors` and skipped, and a file that cannot be read any further ends with one error."""
+    try:
+        with open_bytes(path) as handle:
+            for number, line in iter_lines(handle):
+                if isinstance(line, ContentError):
+                    errors.append(GazetteerError(f"{path.name}:{number}", str(line)))
+                else:
+                    yield number, line
+    except ContentError as exc:
+        errors.append(GazetteerError(path.name, str(exc)))
+    except OSError as exc:
+        errors.append(GazetteerError(path.name, f"cannot read: {exc.strerror or exc}"))
+
+
+def _csv_rows(path: Path, errors: list[GazetteerError]) -> Iterator[tuple[int, dict]]:
+    """(line number, row) of a CSV file; rows the csv module refuses are errors, not the end."""
+    reader = csv.DictReader(line for _, line in _lines(path, errors))
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            errors.append(GazetteerError(f"{path.name}:{reader.line_num}", f"bad CSV row: {exc}"))
+            continue
+        yield reader.line_num, row
 
 
 def _number(value) -> float | None:
@@ -70,7 +95,11 @@ def pleiades_format(path: Path) -> str:
 
 def parse_pleiades(path: Path, names_csv: Path | None = None) -> Iterator[dict | GazetteerError]:
     """Places of a Pleiades export; the format follows the file name."""
-    kind = pleiades_format(path)
+    try:
+        kind = pleiades_format(path)
+    except ValueError as exc:
+        yield GazetteerError(path.name, str(exc).removeprefix(f"{path}: "))
+        return
     if kind == "geojsonl":
         yield from _pleiades_geojsonl(path)
     elif kind == "json":
@@ -92,22 +121,25 @@ def _point_of(feature_collection: dict) -> tuple[float | None, float | None]:
 
 
 def _pleiades_geojsonl(path: Path) -> Iterator[dict | GazetteerError]:
-    with _open_text(path) as lines:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
+    errors: list[GazetteerError] = []
+    for number, line in _lines(path, errors):
+        yield from errors
+        errors.clear()
+        if not line.strip():
+            continue
+        try:
+            record = loads_json(line)
+            pid = str(record["id"]).strip()
+            if not pid or pid in NOT_A_PLACE:
                 continue
-            try:
-                record = json.loads(line)
-                pid = str(record["id"]).strip()
-                if not pid or pid in NOT_A_PLACE:
-                    continue
-                lat, lon = _point_of(record)
-                yield place_row(
-                    source="pleiades", key=pid, title=record.get("title") or "", names=record.get("names") or [],
-                    description=record.get("description"), place_types=_types(record.get("placeTypes")),
-                    lat=lat, lon=lon, uri=PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                yield GazetteerError(f"{path.name}:{number}", f"bad place record: {exc}")
+            lat, lon = _point_of(record)
+            yield place_row(
+                source="pleiades", key=pid, title=record.get("title") or "", names=record.get("names") or [],
+                description=record.get("description"), place_types=_types(record.get("placeTypes")),
+                lat=lat, lon=lon, uri=PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            yield GazetteerError(f"{path.name}:{number}", f"bad place record: {exc}")
+    yield from errors
 
 
 def _types(value) -> list[str]:
@@ -128,12 +160,14 @@ def _json_names(value) -> list[str]:
 
 
 def _pleiades_json(path: Path) -> Iterator[dict | GazetteerError]:
-    with _open_text(path) as handle:
-        try:
-            data = json.load(handle)
-        except ValueError as exc:
-            yield GazetteerError(path.name, f"not JSON: {exc}")
-            return
+    try:
+        data = read_json(path)
+    except ContentError as exc:
+        yield GazetteerError(path.name, str(exc))
+        return
+    except OSError as exc:
+        yield GazetteerError(path.name, f"cannot read: {exc.strerror or exc}")
+        return
     places = data.get("@graph") if isinstance(data, dict) else data
     if not isinstance(places, list):
         yield GazetteerError(path.name, 'expected {"@graph": [places]} or a list of places')
@@ -171,27 +205,29 @@ def names_csv_beside(path: Path) -> Path | None:
 def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[dict | GazetteerError]:
     names: dict[str, list[str]] = {}
     names_csv = names_csv or names_csv_beside(path)
+    errors: list[GazetteerError] = []
     if names_csv:
-        with _open_text(names_csv) as handle:
-            for row in csv.DictReader(handle):
-                pid = str(_column(row, "pid", "place_id", "placeId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
-                for field in ("nameTransliterated", "nameAttested", "title"):
-                    names.setdefault(pid, []).extend(
-                        n.strip() for n in str(row.get(field) or "").split(",") if n.strip())
-    with _open_text(path) as handle:
-        for number, row in enumerate(csv.DictReader(handle), 2):
-            pid = str(_column(row, "id", "pid") or "").strip()
-            if not pid:
-                yield GazetteerError(f"{path.name}:{number}", "no id")
-                continue
-            if pid in NOT_A_PLACE:
-                continue
-            yield place_row(
-                source="pleiades", key=pid, title=row.get("title") or "", names=names.get(pid, []),
-                description=row.get("description"),
-                place_types=_types(_column(row, "placeTypes", "featureTypes")),
-                lat=_column(row, "reprLat", "lat"), lon=_column(row, "reprLong", "reprLon", "lon"),
-                uri=_column(row, "uri") or PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+        for _, row in _csv_rows(names_csv, errors):
+            pid = str(_column(row, "pid", "place_id", "placeId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
+            for field in ("nameTransliterated", "nameAttested", "title"):
+                names.setdefault(pid, []).extend(
+                    n.strip() for n in str(row.get(field) or "").split(",") if n.strip())
+    for number, row in _csv_rows(path, errors):
+        yield from errors
+        errors.clear()
+        pid = str(_column(row, "id", "pid") or "").strip()
+        if not pid:
+            yield GazetteerError(f"{path.name}:{number}", "no id")
+            continue
+        if pid in NOT_A_PLACE:
+            continue
+        yield place_row(
+            source="pleiades", key=pid, title=row.get("title") or "", names=names.get(pid, []),
+            description=row.get("description"),
+            place_types=_types(_column(row, "placeTypes", "featureTypes")),
+            lat=_column(row, "reprLat", "lat"), lon=_column(row, "reprLong", "reprLon", "lon"),
+            uri=_column(row, "uri") or PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+    yield from errors
 
 
 def geonames_rows(min_population: int = 15000, countries: bool = True) -> Iterator[dict]:

@@ -16,7 +16,6 @@ External links, See also, ...) are left out. The first "Infobox ..." template be
 
 from __future__ import annotations
 
-import bz2
 import json
 import os
 import re
@@ -25,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from .model import ItemError, ParsedDocument, Section
+from .model import ContentError, ItemError, ParsedDocument, Section
+from .safe_io import open_bytes
 from .text import collapse_whitespace, slugify, tidy_lines
 
 SKIP_SECTIONS = re.compile(r"^(references|external links|see also|further reading|notes|bibliography|sources"
@@ -74,7 +74,15 @@ def parse_mediawiki(path: str | os.PathLike, namespaces: tuple[int, ...] = (0,),
     except Exception as exc:  # defusedxml's refusals and XML syntax errors end the file
         yield ItemError(str(path), _xml_error(exc))
         return
-    for info, page in _iter_pages(path):
+    pages = _iter_pages(path)
+    while True:
+        try:
+            info, page = next(pages)
+        except StopIteration:
+            return
+        except Exception as exc:  # the file changed since the first pass, or a cap was reached
+            yield ItemError(str(path), _xml_error(exc))
+            return
         if page.redirect or page.ns not in namespaces:
             continue
         try:
@@ -94,13 +102,17 @@ def collect_redirects(path: str | os.PathLike, namespaces: tuple[int, ...] = (0,
 
 def _xml_error(exc: Exception) -> str:
     name = type(exc).__name__
+    if isinstance(exc, ContentError):
+        return str(exc)
     if name in ("EntitiesForbidden", "DTDForbidden", "ExternalReferenceForbidden"):
         return f"unsafe XML refused ({name}: entity declarations are not allowed)"
     return f"cannot read XML export: {name}: {collapse_whitespace(str(exc))}"
 
 
 def _open(path: Path):
-    return bz2.open(path, "rb") if path.suffix.lower() == ".bz2" else path.open("rb")
+    """The export's bytes; a .bz2 that is not bzip2, corrupt, or a decompression bomb ends
+    the file with a ContentError (see safe_io)."""
+    return open_bytes(path)
 
 
 def _local(tag: str) -> str:

@@ -9,12 +9,12 @@ appears twice (same title and text) is yielded once.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ItemError, ParsedDocument, Section
+from .model import ContentError, ItemError, ParsedDocument, Section
+from .safe_io import read_json
 
 
 def passage_id(title: str, text: str) -> str:
@@ -25,12 +25,12 @@ def parse_qa_corpus(path: str | os.PathLike, corpus: str | None = None) -> Itera
     path = Path(path)
     corpus = corpus or path.stem
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as exc:
-        yield ItemError(str(path), f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+        data = read_json(path)
+    except OSError as exc:
+        yield ItemError(str(path), f"cannot read: {exc.strerror or exc}")
         return
-    except ValueError as exc:
-        yield ItemError(str(path), f"invalid JSON: {exc}")
+    except ContentError as exc:  # bad UTF-8, bad or too deep JSON, too large
+        yield ItemError(str(path), str(exc))
         return
     seen: set[str] = set()
     for label, record in _records(data):

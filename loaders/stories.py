@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ItemError, ParsedDocument, Section
+from .model import ContentError, ItemError, ParsedDocument, Section
+from .safe_io import iter_lines, loads_json, open_bytes
 from .text import clean_paragraphs, slugify, title_case
 
 MAX_TITLE_CHARS = 80
@@ -40,24 +41,39 @@ def parse_stories_jsonl(path: str | os.PathLike, corpus: str | None = None) -> I
     path = Path(path)
     corpus = corpus or path.stem
     seen: set[str] = set()
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            item = f"{path.name} line {number}"
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                yield ItemError(item, f"invalid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            result = _story_from_record(record, corpus, str(path))
-            if isinstance(result, str):
-                yield ItemError(item, result)
-            elif result.id in seen:
-                yield ItemError(item, f"duplicate story id {result.id!r}, skipped")
-            else:
-                seen.add(result.id)
-                yield result
+    try:
+        with open_bytes(path) as handle:
+            yield from _stories_of_lines(path, corpus, seen, iter_lines(handle, errors="replace"))
+    except ContentError as exc:
+        yield ItemError(str(path), str(exc))
+    except OSError as exc:
+        yield ItemError(str(path), f"cannot read: {exc.strerror or exc}")
+
+
+def _stories_of_lines(path: Path, corpus: str, seen: set[str], lines) -> Iterator[ParsedDocument | ItemError]:
+    for number, line in lines:
+        item = f"{path.name} line {number}"
+        if isinstance(line, ContentError):
+            yield ItemError(item, str(line))
+            continue
+        if not line.strip():
+            continue
+        try:
+            record = loads_json(line)
+        except json.JSONDecodeError as exc:
+            yield ItemError(item, f"invalid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except ContentError as exc:
+            yield ItemError(item, str(exc))
+            continue
+        result = _story_from_record(record, corpus, str(path))
+        if isinstance(result, str):
+            yield ItemError(item, result)
+        elif result.id in seen:
+            yield ItemError(item, f"duplicate story id {result.id!r}, skipped")
+        else:
+            seen.add(result.id)
+            yield result
 
 
 def _story_from_record(record, corpus: str, source: str) -> ParsedDocument | str:

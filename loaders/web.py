@@ -1,25 +1,44 @@
-"""Web pages: fetch URLs (optionally crawl the same site breadth-first) politely.
+"""Web pages: fetch URLs (optionally crawl the same site breadth-first) politely and within bounds.
+
+What is fetched, and what is not:
+
+- only http(s) URLs; redirects are followed by hand, at most `max_redirects` hops, and every
+  hop is checked as the first URL was: http(s) only, allowed by that site's robots.txt, on the
+  same site when crawling, and never from a public host to a local or private address;
+- every request has one deadline (`timeout` seconds for connecting, headers and body
+  together), so a server that trickles bytes is cut off; a whole run has another
+  (`crawl_timeout`), after which the URLs still queued are reported, not fetched;
+- bodies are streamed and refused past `max_bytes`; robots.txt is streamed too and only
+  its first `MAX_ROBOTS_BYTES` are read (as Google does, the rest is ignored).
 
 robots.txt is honoured per site (fetched with our user agent; a missing one allows all,
 401/403 forbid all, as urllib.robotparser does). HTML and PDF are recognised by content
-type and parsed like local files; anything else is an ItemError. Response bodies are
-read up to `max_bytes`, so a huge download is refused without being held in memory.
+type and parsed like local files; anything else is an ItemError.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from urllib.parse import urlsplit, urlunsplit
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
 from .model import ContentError, ItemError, ParsedDocument
 
 DEFAULT_USER_AGENT = "graphrag-cypher-loader/0.1 (+https://github.com/; polite crawler)"
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+DEFAULT_TIMEOUT = 30.0  # seconds for one request: connect, headers and body together
+DEFAULT_CRAWL_TIMEOUT = 600.0  # seconds for all requests of one run
+MAX_REDIRECTS = 5
+MAX_ROBOTS_BYTES = 512 * 1024
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 PDF_TYPES = ("application/pdf",)
+REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 
 
 def normalise_url(url: str) -> str:
@@ -27,37 +46,58 @@ def normalise_url(url: str) -> str:
     parts = urlsplit(url.strip())
     scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
     port = parts.port
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
     netloc = host if port is None or (scheme, port) in (("http", 80), ("https", 443)) else f"{host}:{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
+class FetchError(Exception):
+    """A request that produced no usable response; the message is one line."""
+
+
 def fetch_pages(urls: Iterable[str], crawl: bool = False, max_pages: int = 50, max_depth: int = 2,
-                delay: float = 0.5, user_agent: str = DEFAULT_USER_AGENT, timeout: float = 20.0,
-                max_bytes: int = DEFAULT_MAX_BYTES) -> Iterator[ParsedDocument | ItemError]:
+                delay: float = 0.5, user_agent: str = DEFAULT_USER_AGENT, timeout: float = DEFAULT_TIMEOUT,
+                max_bytes: int = DEFAULT_MAX_BYTES, crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
+                max_redirects: int = MAX_REDIRECTS) -> Iterator[ParsedDocument | ItemError]:
     import httpx
 
-    queue = deque((normalise_url(u), 0) for u in urls)
+    queue: deque[tuple[str, int]] = deque()
+    for raw in urls:
+        try:
+            queue.append((normalise_url(raw), 0))
+        except ValueError:  # e.g. a port that is not a number
+            yield ItemError(raw, "not a valid URL")
     seen = {url for url, _ in queue}
-    robots: dict[str, RobotFileParser] = {}
+    stop_at = time.monotonic() + crawl_timeout if crawl_timeout else float("inf")
     fetched = 0
-    headers = {"User-Agent": user_agent}
-    with httpx.Client(headers=headers, timeout=timeout, follow_redirects=True) as client:
+    # No keep-alive: every request opens its own connection, which the deadline can cut.
+    with httpx.Client(headers={"User-Agent": user_agent}, follow_redirects=False,
+                      limits=httpx.Limits(max_keepalive_connections=0)) as client:
+        fetcher = _Fetcher(client, user_agent, timeout, stop_at, max_bytes, max_redirects, crawl)
         while queue and fetched < max_pages:
+            if time.monotonic() >= stop_at:
+                yield ItemError(queue[0][0], f"crawl time limit of {crawl_timeout:g} s reached: "
+                                             f"{len(queue)} queued URL(s) not fetched")
+                return
             url, depth = queue.popleft()
             if not url.startswith(("http://", "https://")):
                 yield ItemError(url, "not an http(s) URL")
                 continue
-            if not _allowed(client, robots, url, user_agent):
+            if not fetcher.robots_allow(url):
                 yield ItemError(url, "disallowed by robots.txt, skipped")
                 continue
             if fetched and delay:
-                time.sleep(delay)
+                time.sleep(max(0.0, min(delay, stop_at - time.monotonic())))
             fetched += 1
-            result, links = _fetch_one(client, url, max_bytes)
+            result, links = fetcher.page(url)
             yield result
             if crawl and depth < max_depth:
                 for link in links:
-                    link = normalise_url(link)
+                    try:
+                        link = normalise_url(link)
+                    except ValueError:
+                        continue
                     if link not in seen and _same_site(link, url):
                         seen.add(link)
                         queue.append((link, depth + 1))
@@ -67,51 +107,201 @@ def _same_site(link: str, url: str) -> bool:
     return urlsplit(link).netloc == urlsplit(url).netloc
 
 
-def _allowed(client, robots: dict[str, RobotFileParser], url: str, user_agent: str) -> bool:
-    parts = urlsplit(url)
-    origin = f"{parts.scheme}://{parts.netloc}"
-    if origin not in robots:
-        parser = RobotFileParser(origin + "/robots.txt")
+def _is_local(host: str) -> bool:
+    """A loopback, private, link-local or otherwise non-public address (names are resolved)."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        addresses = [ipaddress.ip_address(host)]
+    except ValueError:
         try:
-            response = client.get(origin + "/robots.txt")
-            if response.status_code in (401, 403):
-                parser.disallow_all = True
-            elif response.status_code >= 400:
-                parser.allow_all = True
+            addresses = [ipaddress.ip_address(info[4][0].split("%")[0])
+                         for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+        except (OSError, ValueError):
+            return False  # cannot be resolved: the request itself will fail
+    return any(not a.is_global for a in addresses)
+
+
+@dataclass
+class _Response:
+    status: int
+    url: str
+    content_type: str = ""
+    location: str | None = None
+    data: bytes = b""
+
+    def is_redirect(self) -> bool:
+        return self.status in REDIRECT_CODES and bool(self.location)
+
+
+class _DeadlinePassed(Exception):
+    """The deadline passed between two chunks of a body."""
+
+
+class _Watchdog:
+    """Cuts a request's socket at its deadline, even while httpx is inside one read
+    (a server that sends a header byte every few seconds never trips a read timeout)."""
+
+    def __init__(self, seconds: float):
+        self.fired = False
+        self._sock = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def trace(self, event: str, info: dict) -> None:  # httpx's "trace" request extension
+        if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+            stream = info.get("return_value")
+            with self._lock:
+                self._sock = stream.get_extra_info("socket") if stream is not None else None
+                if self.fired:
+                    self._cut()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            self._cut()
+
+    def _cut(self) -> None:
+        if self._sock is not None:
+            try:
+                socket.socket.shutdown(self._sock, socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+class _Fetcher:
+    def __init__(self, client, user_agent: str, timeout: float, stop_at: float, max_bytes: int,
+                 max_redirects: int, crawl: bool):
+        self.client, self.user_agent, self.timeout, self.stop_at = client, user_agent, timeout, stop_at
+        self.max_bytes, self.max_redirects, self.crawl = max_bytes, max_redirects, crawl
+        self.robots: dict[str, RobotFileParser] = {}
+
+    # -- one request --------------------------------------------------------------------------
+    def request(self, url: str, max_bytes: int, truncate: bool = False) -> _Response:
+        """GET without following redirects; the body (of a 2xx) read within the deadline."""
+        import httpx
+
+        deadline = min(time.monotonic() + self.timeout, self.stop_at)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise FetchError("no time left before the crawl time limit")
+        watchdog = _Watchdog(remaining)
+        try:
+            with self.client.stream("GET", url, timeout=httpx.Timeout(remaining),
+                                    extensions={"trace": watchdog.trace}) as response:
+                result = _Response(response.status_code, url,
+                                   response.headers.get("content-type", "").split(";")[0].strip().lower(),
+                                   response.headers.get("location"))
+                if 200 <= response.status_code < 300:
+                    result.data = _read_bounded(response, max_bytes, deadline, truncate)
+                return result
+        except (httpx.HTTPError, OSError) as exc:
+            if watchdog.fired or time.monotonic() >= deadline:
+                raise FetchError(f"no complete response within {self.timeout:g} s, gave up") from None
+            raise FetchError(f"fetch failed: {type(exc).__name__}: {exc}") from None
+        except _DeadlinePassed:
+            raise FetchError(f"no complete response within {self.timeout:g} s, gave up") from None
+        finally:
+            watchdog.cancel()
+
+    # -- robots.txt ---------------------------------------------------------------------------
+    def robots_allow(self, url: str) -> bool:
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if origin not in self.robots:
+            self.robots[origin] = self._robots(origin)
+        return self.robots[origin].can_fetch(self.user_agent, url)
+
+    def _robots(self, origin: str) -> RobotFileParser:
+        parser = RobotFileParser(origin + "/robots.txt")
+        target = origin + "/robots.txt"
+        try:
+            for _ in range(self.max_redirects + 1):
+                response = self.request(target, MAX_ROBOTS_BYTES, truncate=True)
+                if response.is_redirect():
+                    nxt = normalise_url(urljoin(target, response.location))
+                    # robots.txt may move within its host (http -> https, /robots.txt -> /en/robots.txt)
+                    if urlsplit(nxt).hostname != urlsplit(target).hostname or not nxt.startswith(("http://", "https://")):
+                        break
+                    target = nxt
+                    continue
+                if response.status in (401, 403):
+                    parser.disallow_all = True
+                elif response.status >= 300:
+                    parser.allow_all = True
+                else:
+                    text = response.data.decode("utf-8", errors="replace")
+                    lines = text.splitlines()
+                    if len(response.data) >= MAX_ROBOTS_BYTES and lines:
+                        lines = lines[:-1]  # the last line may be cut in half
+                    parser.parse(lines)
+                return parser
+        except (FetchError, ValueError):
+            pass  # an unreachable robots.txt does not forbid the site
+        parser.allow_all = True
+        return parser
+
+    # -- a page, redirects checked hop by hop ------------------------------------------------
+    def page(self, url: str) -> tuple[ParsedDocument | ItemError, list[str]]:
+        current = url
+        try:
+            for _ in range(self.max_redirects + 1):
+                response = self.request(current, self.max_bytes)
+                if not response.is_redirect():
+                    break
+                target = normalise_url(urljoin(current, response.location))
+                refusal = self._refuse_hop(url, current, target)
+                if refusal:
+                    return ItemError(url, f"redirect to {target} refused: {refusal}"), []
+                current = target
             else:
-                parser.parse(response.text.splitlines())
-        except Exception:  # an unreachable robots.txt does not forbid the site
-            parser.allow_all = True
-        robots[origin] = parser
-    return robots[origin].can_fetch(user_agent, url)
+                return ItemError(url, f"more than {self.max_redirects} redirects, gave up"), []
+        except FetchError as exc:
+            return ItemError(url, str(exc)), []
+        except ContentError as exc:
+            return ItemError(url, str(exc)), []
+        except ValueError:
+            return ItemError(url, "redirect to an invalid URL refused"), []
+        if response.status >= 300:
+            return ItemError(url, f"HTTP {response.status}"), []
+        try:
+            return _document(current, response.content_type, response.data)
+        except ContentError as exc:
+            return ItemError(url, str(exc)), []
+
+    def _refuse_hop(self, start: str, source: str, target: str) -> str | None:
+        """Why a redirect from `source` to `target` may not be followed (None: it may)."""
+        if not target.startswith(("http://", "https://")):
+            return "not an http(s) URL"
+        if self.crawl and not _same_site(target, start):
+            return "it leaves the site being crawled"
+        source_host, target_host = urlsplit(source).hostname or "", urlsplit(target).hostname or ""
+        if target_host != source_host and _is_local(target_host) and not _is_local(source_host):
+            return "a public site may not send the crawler to a local or private address"
+        if not self.robots_allow(target):
+            return "disallowed by robots.txt"
+        return None
 
 
-def _fetch_one(client, url: str, max_bytes: int) -> tuple[ParsedDocument | ItemError, list[str]]:
-    import httpx
-
-    try:
-        with client.stream("GET", url) as response:
-            if response.status_code >= 400:
-                return ItemError(url, f"HTTP {response.status_code}"), []
-            content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            final_url = normalise_url(str(response.url))
-            data = _read_bounded(response, max_bytes)
-    except httpx.HTTPError as exc:
-        return ItemError(url, f"fetch failed: {type(exc).__name__}: {exc}"), []
-    except ContentError as exc:
-        return ItemError(url, str(exc)), []
-    try:
-        return _document(final_url, content_type, data)
-    except ContentError as exc:
-        return ItemError(url, str(exc)), []
-
-
-def _read_bounded(response, max_bytes: int) -> bytes:
+def _read_bounded(response, max_bytes: int, deadline: float, truncate: bool = False) -> bytes:
+    """The body, checked against the byte cap and the deadline after every chunk; with
+    `truncate`, the first `max_bytes` are kept and the rest is never read."""
     chunks, total = [], 0
     for chunk in response.iter_bytes():
-        total += len(chunk)
-        if total > max_bytes:
+        if time.monotonic() > deadline:
+            raise _DeadlinePassed
+        if total + len(chunk) > max_bytes:
+            if truncate:
+                chunks.append(chunk[: max_bytes - total])
+                break
             raise ContentError(f"response larger than {max_bytes / 1e6:.1f} MB, skipped")
+        total += len(chunk)
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -10,7 +10,6 @@ counted. Built-in mappings ship in ``kg/mappings/*.yaml``; a user passes a path.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -73,22 +72,44 @@ def check_mapping(schema: KGSchema, data: dict, where: str) -> None:
             raise SchemaError(f"mapping {where}: target type {rel.get('target')!r} is not in schema {schema.name}")
 
 
-def read_records(path: Path, key: str | None) -> list[dict]:
-    text = path.read_text(encoding="utf-8")
+def read_records(path: Path, key: str | None) -> tuple[list[dict], list[dict]]:
+    """(records, errors): a JSON list (under `key` when the mapping names one) or JSON Lines.
+
+    Every problem is an error ({"item", "error"}, one line) rather than an exception: a bad
+    line of JSON Lines is skipped and the others load; a whole file that is not usable (not
+    JSON, not UTF-8, nested too deeply, too large, not a list) gives one error and no records."""
+    from graphrag_cypher.loaders.model import ContentError
+    from graphrag_cypher.loaders.safe_io import iter_lines, loads_json, open_bytes, read_json
+
+    errors: list[dict] = []
     try:
         if path.suffix.lower() in {".jsonl", ".ndjson"}:
-            data = [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = []
+            with open_bytes(path) as handle:
+                for number, line in iter_lines(handle):
+                    try:
+                        if isinstance(line, ContentError):
+                            raise line
+                        if line.strip():
+                            data.append(loads_json(line))
+                    except ValueError as exc:  # JSONDecodeError and ContentError
+                        errors.append({"item": f"{path.name}:{number}", "error": _reason(exc)})
         else:
-            data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SchemaError(f"{path}: not valid JSON ({exc})") from None
-    if key:
+            data = read_json(path)
+    except (ContentError, OSError) as exc:
+        return [], errors + [{"item": path.name, "error": getattr(exc, "strerror", None) or str(exc)}]
+    if key and not isinstance(data, list):  # JSON Lines are the records themselves
         if not isinstance(data, dict) or key not in data:
-            raise SchemaError(f"{path}: no top-level key {key!r} (the mapping's `records`)")
+            return [], [{"item": path.name, "error": f"no top-level key {key!r} (the mapping's `records`)"}]
         data = data[key]
     if not isinstance(data, list):
-        raise SchemaError(f"{path}: expected a list of records")
-    return [r for r in data if isinstance(r, dict)]
+        return [], [{"item": path.name, "error": "expected a list of records"}]
+    return [r for r in data if isinstance(r, dict)], errors
+
+
+def _reason(exc: ValueError) -> str:
+    msg = getattr(exc, "msg", None)
+    return f"invalid JSON ({msg} at column {exc.colno})" if msg else str(exc)
 
 
 def values_at(record: dict, path: str) -> list:
@@ -168,9 +189,10 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
 def run(graph, mapping: Mapping, path: Path) -> dict:
     from . import store
 
-    records = read_records(path, mapping.data.get("records"))
+    records, errors = read_records(path, mapping.data.get("records"))
     extraction = extract(mapping, records, f"records:{path.name}")
     stats = store.write(graph, extraction, mapping.schema.labels)
     result = store.summary(extraction, stats)
-    result.update(records=len(records), schema=mapping.schema.name, mapping=mapping.where)
+    result.update(records=len(records), schema=mapping.schema.name, mapping=mapping.where,
+                  failed=len(errors), errors=errors)
     return result

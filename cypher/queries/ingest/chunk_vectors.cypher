@@ -1,8 +1,12 @@
-// Existing chunk vectors of the given documents by chunk content hash, so a changed
-// document re-embeds only the chunks whose text changed.
-// params: $ids, $model
+// Stored vectors of chunks with the given content hashes (text and title), so a changed
+// document re-embeds only the chunks whose text changed and a re-keyed one embeds nothing.
+// params: $hashes, $model
 // returns: contentHash, embedding
-UNWIND $ids AS id
-MATCH (c:Chunk)-[:FROM_DOCUMENT]->(:Document {id: id})
-WHERE c.embeddingModel = $model AND c.embedding IS NOT NULL
-RETURN DISTINCT c.contentHash AS contentHash, c.embedding AS embedding
+UNWIND $hashes AS hash
+CALL (hash) {
+  MATCH (c:Chunk {contentHash: hash})
+  WHERE c.embeddingModel = $model AND c.embedding IS NOT NULL
+  RETURN c.embedding AS embedding
+  LIMIT 1
+}
+RETURN hash AS contentHash, embedding

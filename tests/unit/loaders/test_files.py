@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from graphrag_cypher.loaders.chunking import chunk_document
-from graphrag_cypher.loaders.files import iter_files, parse_file, parse_folder
+from graphrag_cypher.loaders.files import iter_files, parse_file, parse_folder, source_key
 from graphrag_cypher.loaders.model import ItemError, ParsedDocument
 
 from .conftest import real_data
@@ -27,7 +27,7 @@ def test_txt_becomes_one_section_of_paragraphs(tmp_path):
     path = write(tmp_path, "notes/harbour.txt", "The quay is old.\nIt was built in stone.\n\n\nGulls nest there.\n")
     document = parse_file(path, tmp_path)
     assert isinstance(document, ParsedDocument)
-    assert document.id == "file:notes/harbour.txt" and document.kind == "file"
+    assert document.id == f"file:{source_key(tmp_path)}:notes/harbour.txt" and document.kind == "file"
     assert document.title == "harbour"
     assert document.sections[0].text == "The quay is old. It was built in stone.\n\nGulls nest there."
     assert document.uri.startswith("file://")
@@ -275,7 +275,7 @@ def test_parse_folder_yields_documents_and_errors_without_stopping(tmp_path):
 def test_real_isaw_xhtml_title_and_licence():
     path = real_data("isaw-papers/1/index.xhtml")
     document = parse_file(path, path.parents[2])
-    assert document.id == "file:isaw-papers/1/index.xhtml"
+    assert document.id == f"file:{source_key(path.parents[2])}:isaw-papers/1/index.xhtml"
     assert document.title.startswith("A New Discovery of a Component of Greek Astrology in Babylonian Tablets")
     assert document.metadata["license"] == "http://creativecommons.org/licenses/by/3.0/"
     assert document.metadata["authors"] == ["Alexander Jones", "John Steele"]
