@@ -1,0 +1,181 @@
+"""One decision per mention: which record a name means here, how sure, and why.
+
+A mention is a name found (outside not-a-place contexts) in a chunk; its candidates are
+every record carrying that name. Each candidate gets a score from evidence that can be
+explained:
+
+* **the record** (:class:`Profile`): a described, located record (+1.0) over a Barrington
+  Atlas citation stub ("An ancient place, cited: BAtlas …", 0) or a withdrawn or
+  deprecated one (−2); no coordinates −0.4; the mention is the record's own title +0.5, or
+  an English name the exonym list gives it (``Egypt`` → Ancient Egypt) +0.5;
+* **the words around** (:func:`.contexts.kind_cues`): the kind they ask for ("the province
+  of", "the island of", "the port of") +1.5 to records of that kind; "modern" +1.5 to
+  modern records (GeoNames countries and continents), "ancient" −1.5 to them; a modern
+  record is otherwise +1.2 (an English country or continent name means that one);
+* **the other places of the document**: a candidate that is itself named unambiguously in
+  the document +1.0; among located candidates, the one nearest to the document's
+  unambiguous places (those in the same chunk count three times) gains, the others lose
+  up to 2 by how much farther they are (−log2 of the ratio of distances).
+
+The best candidate wins; its ``confidence`` is its share of the softmax over all
+candidates times how good the record is on its own, and ``rule`` names the evidence that
+decided (``unique-name``, ``exonym``, ``kind-cue``, ``modern-name``, ``context-document``,
+``context-nearest``, ``record``). Below the minimum confidence nothing is linked: the
+mention is counted as undecided. The same function decides entities' shared names, with
+what they have (no points, no kinds).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+STUB = re.compile(r"^An ancient place, cited: BAtlas|precise location cannot be determined", re.I)
+WITHDRAWN = re.compile(r"\b(?:withdrawn|duplicate|deprecated|untitled)\b", re.I)
+_TITLE_PARTS = re.compile(r"\s*\([^()]*\)\s*")
+
+# (kind, pattern on the title's bracket or the description's first words)
+_KIND_PATTERNS = [
+    ("diocese", re.compile(r"\bdiocese\b", re.I)),
+    ("province", re.compile(r"\bprovince\b|\bsatrapy\b|\bconventus\b", re.I)),
+    ("island", re.compile(r"\bisland\b|\bisle\b", re.I)),
+    ("port", re.compile(r"\bport\b|\bharbou?r\b|\banchorage\b", re.I)),
+    ("river", re.compile(r"\briver\b|\bstream\b", re.I)),
+    ("mountain", re.compile(r"\bmountain\b|\bmount\b|\bpeak\b", re.I)),
+    ("sanctuary", re.compile(r"\bsanctuary\b|\btemple\b", re.I)),
+    ("region", re.compile(r"\bregion\b|\bkingdom\b|\bpeninsula\b|\bterritory\b|\bpeople\b", re.I)),
+    ("settlement", re.compile(r"\bcity\b|\btown\b|\bsettlement\b|\bpolis\b|\bvillage\b|\bcolony\b", re.I)),
+]
+SAME_PLACE_KM = 10.0
+AREA_KINDS = frozenset({"continent", "country", "region", "province", "diocese"})
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the decision knows about one record."""
+
+    kind: str | None = None  # see contexts.KINDS, or "country" / "continent"
+    quality: float = 0.0  # described and located 1.0, stub 0, withdrawn −2 (no point: −0.4 more)
+    point: tuple[float, float] | None = None
+    titles: tuple[str, ...] = ()  # folded title parts ("Thebai/Thebae" → thebai, thebae)
+    modern: bool = False
+    about: str = ""  # folded title and first words of the description ("... located in Pisidia")
+
+
+def profile(*, title: str | None, description: str | None, source: str | None, place_types, lat, lon,
+            fold, names: int = 1) -> Profile:
+    """A place's profile from what the gazetteer says of it."""
+    title, description = title or "", description or ""
+    types = [t.lower() for t in (place_types or []) if isinstance(t, str)]
+    point = (float(lat), float(lon)) if lat is not None and lon is not None else None
+    modern = source == "geonames" and any(t in ("country", "continent") for t in types)
+    if modern:
+        kind = "continent" if "continent" in types else "country"
+    else:
+        bracket = " ".join(re.findall(r"\(([^()]*)\)", title))
+        head = re.split(r"(?<=[.;])\s", description, maxsplit=1)[0][:160]
+        kind = next((k for k, p in _KIND_PATTERNS if p.search(bracket)), None) \
+            or next((k for k, p in _KIND_PATTERNS if p.search(head)), None) \
+            or next((t for t in types if t in ("settlement", "island", "river", "mountain", "region", "port")), None)
+    if WITHDRAWN.search(title) or WITHDRAWN.search(description[:60]):
+        quality = -2.0
+    elif STUB.search(description) or not description and not modern:
+        quality = 0.0
+    else:
+        quality = 1.0 + min(0.5, 0.1 * max(0, names - 1))  # a well-known place carries many names
+    if point is None:
+        quality -= 0.4
+    titles = tuple(sorted({fold(part).strip(" ?*") for part in _TITLE_PARTS.sub(" ", title).split("/") if part.strip()}))
+    about = fold(f"{title} {description[:300]}")
+    return Profile(kind=kind, quality=quality, point=point, titles=titles, modern=modern, about=about)
+
+
+@dataclass
+class Decision:
+    target: str | None
+    confidence: float
+    rule: str
+    candidates: list[str]  # the alternatives, best first
+
+
+def distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
+    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exonyms: frozenset = frozenset(),
+           known: set | frozenset = frozenset(), distance=None, qualifiers: set[str] = frozenset()) -> Decision:
+    """The record `key` means, from its candidates' profiles, the kind cues around it, the
+    records named unambiguously in the document (`known`) and `distance(target)`: how far a
+    candidate lies from the document's other places (km, or None)."""
+    scores: dict[str, float] = {}
+    parts: dict[str, dict[str, float]] = {}
+    distances: dict[str, float] = {}
+    if len(candidates) > 1 and distance is not None:
+        for target in candidates:
+            prof = profiles.get(target)
+            if prof and prof.point and prof.kind not in AREA_KINDS:
+                found = distance(target)
+                if found is not None:
+                    distances[target] = found
+    nearest = min(distances.values()) if len(distances) > 1 else None
+    ancient_exonym = any(t in exonyms for t in candidates)  # "Egypt": the list prefers the ancient record
+    for target in candidates:
+        prof = profiles.get(target) or Profile()
+        part = {"record": prof.quality}
+        if key in prof.titles:
+            part["record"] += 0.5
+        if target in exonyms:
+            part["exonym"] = 0.5
+        if prof.kind and prof.kind in cues:
+            part["kind-cue"] = 1.5
+        if prof.modern:
+            part["modern-name"] = 1.5 if "modern" in cues else -1.5 if "ancient" in cues or "province" in cues \
+                else 0.0 if ancient_exonym else 1.2
+        if qualifiers:  # "Antioch in Pisidia": the record should say Pisidia
+            part["qualifier"] = 1.5 if any(q in prof.about for q in qualifiers) else -3.0
+        if len(candidates) > 1 and target in known:
+            part["context-document"] = 1.0
+        if nearest is not None and target in distances:
+            part["context-nearest"] = -min(2.0, math.log2((distances[target] + 50) / (nearest + 50)))
+        parts[target] = part
+        scores[target] = sum(part.values())
+    ranked = sorted(candidates, key=lambda t: (-scores[t], str(t)))
+    best = ranked[0]
+    alone = _sigmoid(2 * scores[best] - 0.5)  # how good the best record is on its own
+    if len(ranked) == 1:
+        rule = "qualifier" if parts[best].get("qualifier", 0) > 0 else "exonym" if "exonym" in parts[best] \
+            else "unique-name"
+        return Decision(best, round(alone, 3), rule, ranked)
+    # Candidates within a few km of the best are the same place to a reader (a town and its
+    # island, a site and its harbour): they share the best one's weight.
+    point = (profiles.get(best) or Profile()).point
+    weights = {t: math.exp(2 * (scores[t] - scores[best])) for t in ranked}
+    same = sum(w for t, w in weights.items() if t == best or point and (profiles.get(t) or Profile()).point
+               and distance_km(point, profiles[t].point) <= SAME_PLACE_KM)
+    confidence = same / sum(weights.values()) * alone
+    runner = parts[ranked[1]]
+    margins = {name: value - runner.get(name, 0.0) for name, value in parts[best].items()}
+    rule = max(sorted(margins), key=lambda name: margins[name])
+    return Decision(best, round(confidence, 3), rule, ranked)
+
+
+def document_context(decided: dict, profiles: dict) -> tuple[dict, dict]:
+    """From the unambiguous mentions {(doc, chunk): {targets}}: per document the targets
+    known there, and per (doc, chunk) the points to measure against (same chunk ×3)."""
+    known: dict[str, set] = defaultdict(set)
+    by_chunk: dict[tuple, list] = defaultdict(list)
+    for (doc, chunk), targets in decided.items():
+        for target in targets:
+            prof = profiles.get(target)
+            known[doc].add(target)
+            if prof and prof.point and prof.quality >= 0.6 and prof.kind not in AREA_KINDS:
+                by_chunk[(doc, chunk)].append(prof.point)
+    return known, by_chunk
