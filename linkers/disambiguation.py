@@ -4,9 +4,10 @@ A mention is a name found (outside not-a-place contexts) in a chunk; its candida
 every record carrying that name. Each candidate gets a score from evidence that can be
 explained:
 
-* **the record** (:class:`Profile`): a described, located record (+1.0) over a Barrington
-  Atlas citation stub ("An ancient place, cited: BAtlas …", 0) or a withdrawn or
-  deprecated one (−2); no coordinates −0.4; the mention is the record's own title +0.5, or
+* **the record** (:class:`Profile`): a described, located record (+1.0, up to +0.5 more for
+  a well-known place with many names) over a record without a description (+0.5), a Barrington
+  Atlas citation stub ("An ancient place, cited: BAtlas …") or an unlocated one (0), or a
+  withdrawn or deprecated one (−2); no coordinates −0.4; the mention is the record's own title +0.5, or
   an English name the exonym list gives it (``Egypt`` → Ancient Egypt) +0.5;
 * **the words around** (:func:`.contexts.kind_cues`): the kind they ask for ("the province
   of", "the island of", "the port of") +1.5 to records of that kind; "modern" +1.5 to
@@ -81,8 +82,10 @@ def profile(*, title: str | None, description: str | None, source: str | None, p
             or next((t for t in types if t in ("settlement", "island", "river", "mountain", "region", "port")), None)
     if WITHDRAWN.search(title) or WITHDRAWN.search(description[:60]):
         quality = -2.0
-    elif STUB.search(description) or not description and not modern:
+    elif STUB.search(description):
         quality = 0.0
+    elif not description and not modern:
+        quality = 0.5  # a record without a description (one extracted from text): nothing for or against it
     else:
         quality = 1.0 + min(0.5, 0.1 * max(0, names - 1))  # a well-known place carries many names
     if point is None:

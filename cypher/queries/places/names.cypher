@@ -9,7 +9,7 @@
 MATCH (p:Place)
 WHERE p.id IS NOT NULL AND ($sources IS NULL OR p.source IN $sources)
 RETURN collect(p.id) AS ids, collect(coalesce(p.names, [p.name])) AS names, collect([p.lat, p.lon]) AS points,
-       collect([p.title, p.description, p.source, coalesce(p.placeTypes, [])]) AS profiles,
+       collect([coalesce(p.title, p.name), p.description, p.source, coalesce(p.placeTypes, [])]) AS profiles,
        apoc.util.md5(collect(p.id + '\u001e' + apoc.text.join(coalesce(p.names, [p.name], []), '\u001f') + '\u001e'
                                   + coalesce(toString(p.lat), '') + ' ' + coalesce(toString(p.lon), '') + '\u001e'
                                   + coalesce(p.title, '') + '\u001e' + coalesce(p.description, '') + '\u001e'
