@@ -24,6 +24,7 @@ import unicodedata
 from dataclasses import dataclass
 
 WINDOW = 120  # characters of context kept on each side (NFC)
+NEAR = 50  # characters before a name that the context rules read (an institution's: twice as many)
 RAW_WINDOW = 4 * WINDOW  # characters taken from the text first: NFD text has more code points than NFC
 
 
@@ -122,10 +123,10 @@ def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: f
     `is_place(folded word)`: whether a word is a place's name (so "Antioch of Pisidia" keeps Pisidia);
     `person_names`: folded names usually meant as people; `emphasis`: the italic spans of the
     document that contain this name."""
-    before, after = occ.before, occ.after
+    before, after = occ.before[-NEAR:], occ.after
     if _SIGLUM.search(before):
         return "siglum"
-    if _INSTITUTION_BEFORE.search(before) or _INSTITUTION_AFTER.match(after):
+    if _INSTITUTION_BEFORE.search(occ.before[-2 * NEAR:]) or _INSTITUTION_AFTER.match(after):
         return "institution"
     person = _PERSON_OF.search(before)
     if person:
@@ -176,6 +177,7 @@ def qualifier(occ: Occurrence) -> str | None:
 
 def kind_cues(occ: Occurrence) -> set[str]:
     """The kinds of place the words around ask for (see KINDS, plus "modern" and "ancient")."""
-    cues = {kind for kind, pattern in _CUES_BEFORE if pattern.search(occ.before)}
+    before = occ.before[-NEAR:]
+    cues = {kind for kind, pattern in _CUES_BEFORE if pattern.search(before)}
     cues |= {kind for kind, pattern in _CUES_AFTER if pattern.search(occ.after)}
     return cues

@@ -162,7 +162,7 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
     point = (profiles.get(best) or Profile()).point
     weights = {t: math.exp(2 * (scores[t] - scores[best])) for t in ranked}
     same = sum(w for t, w in weights.items() if t == best or point and (profiles.get(t) or Profile()).point
-               and distance_km(point, profiles[t].point) <= SAME_PLACE_KM)
+               and distance_km(point, profiles.get(t).point) <= SAME_PLACE_KM)
     confidence = same / sum(weights.values()) * alone
     runner = parts[ranked[1]]
     margins = {name: value - runner.get(name, 0.0) for name, value in parts[best].items()}
@@ -172,7 +172,7 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
 
 def document_context(decided: dict, profiles: dict) -> tuple[dict, dict]:
     """From the unambiguous mentions {(doc, chunk): {targets}}: per document the targets
-    known there, and per (doc, chunk) the points to measure against (same chunk ×3)."""
+    known there, and per (doc, chunk) the distinct points to measure against."""
     known: dict[str, set] = defaultdict(set)
     by_chunk: dict[tuple, list] = defaultdict(list)
     for (doc, chunk), targets in decided.items():
@@ -181,4 +181,27 @@ def document_context(decided: dict, profiles: dict) -> tuple[dict, dict]:
             known[doc].add(target)
             if prof and prof.point and prof.quality >= 0.6 and prof.kind not in AREA_KINDS:
                 by_chunk[(doc, chunk)].append(prof.point)
-    return known, by_chunk
+    return known, {place: sorted(set(points)) for place, points in by_chunk.items()}
+
+
+class Profiles(dict):
+    """Place id → :class:`Profile`, made on first use from the cached tuples (a run looks at a
+    few thousand of 41k places)."""
+
+    def __init__(self, raw: dict):
+        super().__init__()
+        self.raw = raw
+
+    def __missing__(self, pid):
+        kind, quality, point, titles, modern, about = self.raw[pid]
+        value = self[pid] = Profile(kind, quality, tuple(point) if point else None, tuple(titles), modern, about)
+        return value
+
+    def get(self, pid, default=None):
+        return self[pid] if pid in self.raw or dict.__contains__(self, pid) else default
+
+    def __contains__(self, pid) -> bool:
+        return pid in self.raw or dict.__contains__(self, pid)
+
+    def items(self):
+        return ((pid, self[pid]) for pid in self.raw)

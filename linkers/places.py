@@ -53,7 +53,7 @@ from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.queries import query
 
 from .contexts import RAW_WINDOW, Occurrence, kind_cues, longest_matches, not_a_place, qualifier, window
-from .disambiguation import Decision, Profile, decide, distance_km, document_context, profile
+from .disambiguation import Decision, Profile, Profiles, decide, distance_km, document_context, profile
 from .matcher import Matcher, NameTable, build_name_table, fold, fulltext_query, java_pattern, load_stoplist
 
 LINKER = "places"
@@ -342,8 +342,7 @@ def _read_cache(path: Path) -> PlaceNames | None:
         data = marshal.loads(path.read_bytes())
         table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
                           unsearchable=data["unsearchable"])
-        profiles = {pid: Profile(kind, quality, tuple(point) if point else None, tuple(titles), modern, about)
-                    for pid, (kind, quality, point, titles, modern, about) in data["profiles"].items()}
+        profiles = Profiles(data["profiles"])
         names = PlaceNames(list(data["fingerprint"]), data["places"], table, profiles,
                            {k: list(v) for k, v in data["exonyms"].items()}, data["automaton"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
@@ -356,7 +355,8 @@ def _write_cache(path: Path, names: PlaceNames) -> None:
     table = names.table
     data = {"fingerprint": names.fingerprint, "places": names.places, "targets": table.targets,
             "too_short": table.too_short, "stoplisted": table.stoplisted, "unsearchable": table.unsearchable,
-            "profiles": {pid: (p.kind, p.quality, p.point, p.titles, p.modern, p.about) for pid, p in names.profiles.items()},
+            "profiles": {pid: (p.kind, p.quality, p.point, p.titles, p.modern, p.about) for pid, p in names.profiles.items()}
+            if not isinstance(names.profiles, Profiles) else names.profiles.raw,
             "exonyms": names.exonyms, "automaton": names.automaton}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -475,6 +475,7 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
     doc_points: dict[str, list] = defaultdict(list)
     for (doc, _), points in sorted(by_chunk.items()):
         doc_points[doc].extend(points)
+    doc_points = {doc: sorted(set(points)) for doc, points in doc_points.items()}
     distances: dict[tuple, float | None] = {}
     doc_distances: dict[tuple, float | None] = {}
 
@@ -500,7 +501,8 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
         cues: set[str] = set()
         qualifiers: set[str] = set()
         for occ in occurrences:
-            cues |= kind_cues(occ)
+            if len(targets[key]) > 1:  # the words around choose among candidates
+                cues |= kind_cues(occ)
             found = qualifier(occ)
             if found and fold(found) in targets and fold(found) != key:
                 qualifiers.add(fold(found))
