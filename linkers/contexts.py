@@ -141,6 +141,19 @@ def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: f
     return None
 
 
+# A name the document sets in italics on its own is a title there when it is also called a
+# game, a book or a film, or dated like one: "a game like Thebes", "played Thebes (2007)".
+_TITLE_BEFORE = re.compile(r"\b(?:game|games|played|playing|novel|film|movie|book|journal|series|magazine)"
+                           r"(?:\s+(?:like|called|named|titled|entitled))?\s+$", re.I)
+_TITLE_AFTER = re.compile(r"^\s*\((?:[^()]{0,30}?\b)?(?:1[6-9]|20)\d\d\b|^\s+(?:is|was)\s+(?:only\s+)?(?:a|one)\s+"
+                          r"(?:\w+\s+)?(?:game|novel|film|book)\b", re.I)
+
+
+def title_cue(occ: Occurrence) -> bool:
+    """The words around call the name a game, book or film, or date it like a title."""
+    return bool(_TITLE_BEFORE.search(occ.before[-NEAR:]) or _TITLE_AFTER.match(occ.after))
+
+
 # --- kind cues --------------------------------------------------------------------------
 
 KINDS = ("province", "region", "island", "port", "settlement", "river", "mountain", "diocese", "sanctuary")

@@ -13,6 +13,9 @@ explained:
   of", "the island of", "the port of") +1.5 to records of that kind; "modern" +1.5 to
   modern records (GeoNames countries and continents), "ancient" −1.5 to them; a modern
   record is otherwise +1.2 (an English country or continent name means that one);
+* **one sense per document**: where the words around a name decide it somewhere in the
+  document ("Roman Africa"), its other mentions there without such words ("coins found in
+  Africa") lean the same way, +1.5;
 * **the other places of the document**: a candidate that is itself named unambiguously in
   the document +1.0; among located candidates, the one nearest to the document's
   unambiguous places (those in the same chunk count three times) gains, the others lose
@@ -20,8 +23,8 @@ explained:
 
 The best candidate wins; its ``confidence`` is its share of the softmax over all
 candidates times how good the record is on its own, and ``rule`` names the evidence that
-decided (``unique-name``, ``exonym``, ``kind-cue``, ``modern-name``, ``context-document``,
-``context-nearest``, ``record``). Below the minimum confidence nothing is linked: the
+decided (``unique-name``, ``exonym``, ``kind-cue``, ``modern-name``, ``qualifier``,
+``document-sense``, ``context-document``, ``context-nearest``, ``record``). Below the minimum confidence nothing is linked: the
 mention is counted as undecided. The same function decides entities' shared names, with
 what they have (no points, no kinds).
 """
@@ -114,7 +117,8 @@ def _sigmoid(x: float) -> float:
 
 
 def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exonyms: frozenset = frozenset(),
-           known: set | frozenset = frozenset(), distance=None, qualifiers: set[str] = frozenset()) -> Decision:
+           known: set | frozenset = frozenset(), distance=None, qualifiers: set[str] = frozenset(),
+           sense: str | None = None) -> Decision:
     """The record `key` means, from its candidates' profiles, the kind cues around it, the
     records named unambiguously in the document (`known`) and `distance(target)`: how far a
     candidate lies from the document's other places (km, or None)."""
@@ -144,6 +148,8 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
                 else 0.0 if ancient_exonym else 1.2
         if qualifiers:  # "Antioch in Pisidia": the record should say Pisidia
             part["qualifier"] = 1.5 if any(q in prof.about for q in qualifiers) else -3.0
+        if target == sense:  # what the same name means where the document's words say so
+            part["document-sense"] = 1.5
         if len(candidates) > 1 and target in known:
             part["context-document"] = 1.0
         if nearest is not None and target in distances:

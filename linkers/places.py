@@ -52,7 +52,7 @@ from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.queries import query
 
-from .contexts import RAW_WINDOW, Occurrence, kind_cues, longest_matches, not_a_place, qualifier, window
+from .contexts import RAW_WINDOW, Occurrence, kind_cues, longest_matches, not_a_place, qualifier, title_cue, window
 from .disambiguation import Decision, Profile, Profiles, decide, distance_km, document_context, profile
 from .matcher import Matcher, NameTable, build_name_table, fold, fulltext_query, java_pattern, load_stoplist
 
@@ -442,12 +442,24 @@ def place_mentions(found: dict[str, list[Occurrence]], names: PlaceNames, chunk_
     mentions: dict[tuple[str, str], list[Occurrence]] = defaultdict(list)
     dropped: dict[str, int] = defaultdict(int)
     overlapped = 0
+    kept_by_chunk = {}
     for chunk in sorted(found):
-        occurrences = found[chunk]
-        kept = longest_matches(occurrences)
-        overlapped += len(occurrences) - len(kept)
+        kept_by_chunk[chunk] = longest_matches(found[chunk])
+        overlapped += len(found[chunk]) - len(kept_by_chunk[chunk])
+    # A name the document italicises on its own, and somewhere calls a game or a book, is a
+    # title in that whole document (the board game *Thebes*).
+    titles: set[tuple[str, str]] = set()
+    if emphasis is not None:
+        bare = {doc: {fold(span) for span in spans} for doc, spans in emphasis.items()}
+        for chunk, kept in kept_by_chunk.items():
+            doc = chunk_doc.get(chunk)
+            titles.update((doc, occ.key) for occ in kept if occ.key in bare.get(doc, ()) and title_cue(occ))
+    for chunk, kept in kept_by_chunk.items():
         doc = chunk_doc.get(chunk)
         for occ in kept:
+            if (doc, occ.key) in titles:
+                dropped["title"] += 1
+                continue
             if emphasis is not None:
                 spans = emphasis.get(doc, []) if occ.surface in joined.get(doc, "") else []
                 why = not_a_place(occ, is_place=is_place, person_names=persons,
@@ -496,8 +508,9 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
     edges: dict[tuple[str, str], dict] = {}
     rules: dict[str, int] = defaultdict(int)
     undecided = 0
+    evidence: dict[tuple[str, str], tuple[set, set]] = {}
+    cued: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for (chunk, key), occurrences in sorted(mentions.items()):
-        doc = chunk_doc[chunk]
         cues: set[str] = set()
         qualifiers: set[str] = set()
         for occ in occurrences:
@@ -506,9 +519,25 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
             found = qualifier(occ)
             if found and fold(found) in targets and fold(found) != key:
                 qualifiers.add(fold(found))
+        evidence[(chunk, key)] = (cues, qualifiers)
+        if cues or qualifiers:  # what the words around say this name means in this document
+            doc = chunk_doc[chunk]
+            first = decide(key, targets[key], profiles, cues=cues, exonyms=frozenset(exonyms.get(key, ())),
+                           known=known.get(doc, set()), distance=lambda target: distance(doc, chunk, target),
+                           qualifiers=qualifiers)
+            if first.confidence >= min_confidence:
+                cued[(doc, key)][first.target] += 1
+    # One sense per document: a name the words around decide somewhere ("Roman Africa") means
+    # the same where they say nothing ("coins found in Africa").
+    senses = {place: max(sorted(votes), key=lambda t: votes[t]) for place, votes in cued.items()}
+    for (chunk, key), occurrences in sorted(mentions.items()):
+        doc = chunk_doc[chunk]
+        cues, qualifiers = evidence[(chunk, key)]
+        sense = senses.get((doc, key)) if not (cues or qualifiers) and len(targets[key]) > 1 else None
         decision: Decision = decide(key, targets[key], profiles, cues=cues,
                                     exonyms=frozenset(exonyms.get(key, ())), known=known.get(doc, set()),
-                                    distance=lambda target: distance(doc, chunk, target), qualifiers=qualifiers)
+                                    distance=lambda target: distance(doc, chunk, target), qualifiers=qualifiers,
+                                    sense=sense)
         if decision.confidence < min_confidence:
             undecided += 1
             continue

@@ -57,3 +57,12 @@ def test_decide_prefers_described_located_records_and_context():
     near = {"a": Profile(quality=1.0, point=(37.9, 23.0)), "b": Profile(quality=1.0, point=(39.9, 26.6))}
     close = decide("kenchreai", ("a", "b"), near, cues=set(), distance=lambda t: {"a": 10.0, "b": 400.0}[t])
     assert close.target == "a" and close.rule == "context-nearest" and close.candidates == ["a", "b"]
+
+
+def test_title_cues():
+    from graphrag_cypher.linkers.contexts import title_cue
+
+    assert title_cue(occ("a game like ", "Thebes", "? What is at stake"))
+    assert title_cue(occ("played ", "Thebes", " (2007, originally published"))
+    assert title_cue(occ("", "Thebes", " is only one game among many"))
+    assert not title_cue(occ("the walls of ", "Thebes", " (Boeotia) were"))
