@@ -110,6 +110,7 @@ class LinkResult:
     mentions_updated: int = 0
     overlapped: int = 0  # matches inside a longer name's match
     not_a_place: dict = field(default_factory=dict)  # rule → matches dropped
+    linked: int = 0  # mentions (occurrences of names) that got an edge: each one edge
     undecided: int = 0  # mentions whose best candidate is below min_confidence: no edge
     rules: dict = field(default_factory=dict)  # rule → mentions decided by it
     names_cached: bool = False
@@ -476,8 +477,9 @@ def place_mentions(found: dict[str, list[Occurrence]], names: PlaceNames, chunk_
 def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, chunk_doc: dict, profiles: dict,
             min_confidence: float = MIN_CONFIDENCE, result: LinkResult | None = None, *,
             exonyms: dict | None = None, linker: str = LINKER) -> dict:
-    """Mentions → edges {(chunk id, target id): props}: one decision per mention (see
-    :mod:`.disambiguation`), none below `min_confidence`."""
+    """Names found → edges {(chunk id, target id): props}: one decision per mention (each
+    occurrence of a name; see :mod:`.disambiguation`), none below `min_confidence`. An edge
+    gathers the mentions of its chunk that decided for its place (`mentions`: how many)."""
     exonyms = exonyms or {}
     unique: dict[tuple, set] = defaultdict(set)
     for (chunk, key) in mentions:
@@ -507,54 +509,61 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
 
     edges: dict[tuple[str, str], dict] = {}
     rules: dict[str, int] = defaultdict(int)
-    undecided = 0
-    evidence: dict[tuple[str, str], tuple[set, set]] = {}
+    undecided = linked = 0
+    # A mention is one occurrence of a name; occurrences of a name in a chunk with the same
+    # words-around evidence (kind cues, qualifier) get the same decision, made once.
+    groups: dict[tuple[str, str], dict[tuple, list[Occurrence]]] = {}
     cued: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+
+    def decision_for(chunk: str, key: str, cues: frozenset, qualifiers: frozenset, sense: str | None) -> Decision:
+        doc = chunk_doc[chunk]
+        return decide(key, targets[key], profiles, cues=set(cues), exonyms=frozenset(exonyms.get(key, ())),
+                      known=known.get(doc, set()), distance=lambda target: distance(doc, chunk, target),
+                      qualifiers=set(qualifiers), sense=sense)
+
     for (chunk, key), occurrences in sorted(mentions.items()):
-        cues: set[str] = set()
-        qualifiers: set[str] = set()
+        by_evidence: dict[tuple, list[Occurrence]] = defaultdict(list)
         for occ in occurrences:
-            if len(targets[key]) > 1:  # the words around choose among candidates
-                cues |= kind_cues(occ)
+            cues = frozenset(kind_cues(occ)) if len(targets[key]) > 1 else frozenset()  # they choose among candidates
             found = qualifier(occ)
-            if found and fold(found) in targets and fold(found) != key:
-                qualifiers.add(fold(found))
-        evidence[(chunk, key)] = (cues, qualifiers)
-        if cues or qualifiers:  # what the words around say this name means in this document
-            doc = chunk_doc[chunk]
-            first = decide(key, targets[key], profiles, cues=cues, exonyms=frozenset(exonyms.get(key, ())),
-                           known=known.get(doc, set()), distance=lambda target: distance(doc, chunk, target),
-                           qualifiers=qualifiers)
-            if first.confidence >= min_confidence:
-                cued[(doc, key)][first.target] += 1
+            qualifiers = frozenset({fold(found)} if found and fold(found) in targets and fold(found) != key else ())
+            by_evidence[(cues, qualifiers)].append(occ)
+        groups[(chunk, key)] = by_evidence
+        for (cues, qualifiers) in by_evidence:
+            # What the words around say this name means in this document ("modern" and
+            # "ancient" contrast one mention with the others, so they do not count).
+            if cues - {"modern", "ancient"} or qualifiers:
+                first = decision_for(chunk, key, cues, qualifiers, None)
+                if first.confidence >= min_confidence:
+                    cued[(chunk_doc[chunk], key)][first.target] += 1
     # One sense per document: a name the words around decide somewhere ("Roman Africa") means
     # the same where they say nothing ("coins found in Africa").
     senses = {place: max(sorted(votes), key=lambda t: votes[t]) for place, votes in cued.items()}
-    for (chunk, key), occurrences in sorted(mentions.items()):
-        doc = chunk_doc[chunk]
-        cues, qualifiers = evidence[(chunk, key)]
-        sense = senses.get((doc, key)) if not (cues or qualifiers) and len(targets[key]) > 1 else None
-        decision: Decision = decide(key, targets[key], profiles, cues=cues,
-                                    exonyms=frozenset(exonyms.get(key, ())), known=known.get(doc, set()),
-                                    distance=lambda target: distance(doc, chunk, target), qualifiers=qualifiers,
-                                    sense=sense)
-        if decision.confidence < min_confidence:
-            undecided += 1
-            continue
-        rules[decision.rule] += 1
-        surfaces = sorted({occ.surface for occ in occurrences})
-        props = {"matched": surfaces, "keys": [key], "rule": decision.rule, "confidence": decision.confidence,
-                 "candidates": decision.candidates[:MAX_CANDIDATES], "linker": linker}
-        edge = edges.get((chunk, decision.target))
-        if edge is None:
-            edges[(chunk, decision.target)] = props
-            continue
-        edge["matched"] = sorted(set(edge["matched"]) | set(surfaces))
-        edge["keys"] = sorted({*edge["keys"], key})
-        if (decision.confidence, key) > (edge["confidence"], edge["keys"][0]):
-            edge.update(rule=decision.rule, confidence=decision.confidence, candidates=props["candidates"])
+    for (chunk, key), by_evidence in sorted(groups.items()):
+        for (cues, qualifiers), occurrences in sorted(by_evidence.items(), key=lambda g: (sorted(g[0][0]), sorted(g[0][1]))):
+            sense = senses.get((chunk_doc[chunk], key)) if not (cues or qualifiers) and len(targets[key]) > 1 else None
+            decision = decision_for(chunk, key, cues, qualifiers, sense)
+            if decision.confidence < min_confidence:
+                undecided += len(occurrences)
+                continue
+            linked += len(occurrences)
+            rules[decision.rule] += len(occurrences)
+            surfaces = sorted({occ.surface for occ in occurrences})
+            props = {"matched": surfaces, "keys": [key], "mentions": len(occurrences), "rule": decision.rule,
+                     "confidence": decision.confidence, "candidates": decision.candidates[:MAX_CANDIDATES],
+                     "linker": linker}
+            edge = edges.get((chunk, decision.target))
+            if edge is None:
+                edges[(chunk, decision.target)] = props
+                continue
+            edge["matched"] = sorted(set(edge["matched"]) | set(surfaces))
+            edge["keys"] = sorted({*edge["keys"], key})
+            edge["mentions"] += len(occurrences)
+            if (decision.confidence, key) > (edge["confidence"], edge["keys"][0]):
+                edge.update(rule=decision.rule, confidence=decision.confidence, candidates=props["candidates"])
     if result is not None:
         result.undecided, result.rules = undecided, dict(sorted(rules.items()))
+        result.linked = linked
     return edges
 
 
