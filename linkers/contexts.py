@@ -30,7 +30,9 @@ RAW_WINDOW = 4 * WINDOW  # characters taken from the text first: NFD text has mo
 
 def window(before: str, after: str) -> tuple[str, str]:
     """The context windows of a match from raw slices ending / starting at the match."""
-    return (unicodedata.normalize("NFC", before)[-WINDOW:], unicodedata.normalize("NFC", after)[:WINDOW])
+    before = before[-WINDOW:] if before[-RAW_WINDOW:].isascii() else unicodedata.normalize("NFC", before)[-WINDOW:]
+    after = after[:WINDOW] if after[:RAW_WINDOW].isascii() else unicodedata.normalize("NFC", after)[:WINDOW]
+    return before, after
 
 
 @dataclass(frozen=True)

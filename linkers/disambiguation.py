@@ -53,6 +53,7 @@ _KIND_PATTERNS = [
     ("settlement", re.compile(r"\bcity\b|\btown\b|\bsettlement\b|\bpolis\b|\bvillage\b|\bcolony\b", re.I)),
 ]
 SAME_PLACE_KM = 10.0
+DESCRIBED = 200  # characters of a description the decision reads
 AREA_KINDS = frozenset({"continent", "country", "region", "province", "diocese"})
 
 
@@ -94,7 +95,7 @@ def profile(*, title: str | None, description: str | None, source: str | None, p
     if point is None:
         quality -= 0.4
     titles = tuple(sorted({fold(part).strip(" ?*") for part in _TITLE_PARTS.sub(" ", title).split("/") if part.strip()}))
-    about = fold(f"{title} {description[:300]}")
+    about = fold(f"{title} {description[:DESCRIBED]}")
     return Profile(kind=kind, quality=quality, point=point, titles=titles, modern=modern, about=about)
 
 
@@ -191,20 +192,22 @@ def document_context(decided: dict, profiles: dict) -> tuple[dict, dict]:
 
 
 class Profiles(dict):
-    """Place id → :class:`Profile`, made on first use from the cached tuples (a run looks at a
-    few thousand of 41k places)."""
+    """Place id → :class:`Profile`, made on first use from what the gazetteer says of each
+    place (`raw`: id → [title, description, source, types, lat, lon, number of names]); a
+    run looks at a few thousand of 41k places."""
 
-    def __init__(self, raw: dict):
+    def __init__(self, raw: dict, fold):
         super().__init__()
-        self.raw = raw
+        self.raw, self.fold = raw, fold
 
     def __missing__(self, pid):
-        kind, quality, point, titles, modern, about = self.raw[pid]
-        value = self[pid] = Profile(kind, quality, tuple(point) if point else None, tuple(titles), modern, about)
+        title, description, source, types, lat, lon, names = self.raw[pid]
+        value = self[pid] = profile(title=title, description=description, source=source, place_types=types,
+                                    lat=lat, lon=lon, fold=self.fold, names=names)
         return value
 
     def get(self, pid, default=None):
-        return self[pid] if pid in self.raw or dict.__contains__(self, pid) else default
+        return self[pid] if pid in self else default
 
     def __contains__(self, pid) -> bool:
         return pid in self.raw or dict.__contains__(self, pid)

@@ -53,7 +53,7 @@ from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.queries import query
 
 from .contexts import RAW_WINDOW, Occurrence, kind_cues, longest_matches, not_a_place, qualifier, title_cue, window
-from .disambiguation import Decision, Profile, Profiles, decide, distance_km, document_context, profile
+from .disambiguation import Decision, Profile, Profiles, decide, distance_km, document_context
 from .matcher import Matcher, NameTable, build_name_table, fold, fulltext_query, java_pattern, load_stoplist
 
 LINKER = "places"
@@ -225,7 +225,7 @@ class PlaceNames:
     fingerprint: list  # [places, MD5]: see places/fingerprint.cypher
     places: int
     table: NameTable
-    profiles: dict  # place id → Profile (what the decision knows of it)
+    profiles: Profiles  # place id → Profile (what the decision knows of it, made on first use)
     exonyms: dict = field(default_factory=dict)  # folded English name → place ids it was given to
     automaton: dict | None = None  # Matcher(table).save(), kept with the table in the cache
 
@@ -293,14 +293,14 @@ def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:
     row = graph.read_row("places/names", sources=sources)
     names: dict[str, list[str]] = defaultdict(list)
-    profiles = {}
+    raw = {}
     for pid, aliases, (lat, lon), (title, description, source, types) in sorted(
             zip(row["ids"], row["names"], row["points"], row["profiles"]), key=lambda r: r[0]):
         for name in aliases or []:
             if isinstance(name, str):
                 names[name].append(pid)
-        profiles[pid] = profile(title=title, description=description, source=source, place_types=types,
-                                lat=lat, lon=lon, fold=fold, names=len(aliases or []))
+        raw[pid] = [title, description, source, list(types or []), lat, lon, len(aliases or [])]
+    profiles = Profiles(raw, fold)
     exonyms: dict[str, list[str]] = defaultdict(list)
     for name, pid in load_exonyms():
         if pid in profiles and pid not in names[name]:
@@ -343,7 +343,7 @@ def _read_cache(path: Path) -> PlaceNames | None:
         data = marshal.loads(path.read_bytes())
         table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
                           unsearchable=data["unsearchable"])
-        profiles = Profiles(data["profiles"])
+        profiles = Profiles(data["profiles"], fold)
         names = PlaceNames(list(data["fingerprint"]), data["places"], table, profiles,
                            {k: list(v) for k, v in data["exonyms"].items()}, data["automaton"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
@@ -356,8 +356,7 @@ def _write_cache(path: Path, names: PlaceNames) -> None:
     table = names.table
     data = {"fingerprint": names.fingerprint, "places": names.places, "targets": table.targets,
             "too_short": table.too_short, "stoplisted": table.stoplisted, "unsearchable": table.unsearchable,
-            "profiles": {pid: (p.kind, p.quality, p.point, p.titles, p.modern, p.about) for pid, p in names.profiles.items()}
-            if not isinstance(names.profiles, Profiles) else names.profiles.raw,
+            "profiles": names.profiles.raw,
             "exonyms": names.exonyms, "automaton": names.automaton}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,6 +1,6 @@
 // The names the place linker looks for: every place of the chosen gazetteer(s) with its
 // matchable names, representative point [lat, lon] and what the decision reads of it
-// [title, description, source, placeTypes], as parallel lists in one row: 41k places decode
+// [title, first 200 characters of the description, source, placeTypes], as parallel lists in one row: 41k places decode
 // far faster as lists than as 41k records. (Each item is a list, never null, so that
 // collect() keeps the lists aligned.) With them, the fingerprint of these very places, as
 // places/fingerprint.cypher computes it.
@@ -9,7 +9,7 @@
 MATCH (p:Place)
 WHERE p.id IS NOT NULL AND ($sources IS NULL OR p.source IN $sources)
 RETURN collect(p.id) AS ids, collect(coalesce(p.names, [p.name])) AS names, collect([p.lat, p.lon]) AS points,
-       collect([coalesce(p.title, p.name), p.description, p.source, coalesce(p.placeTypes, [])]) AS profiles,
+       collect([coalesce(p.title, p.name), left(p.description, 200), p.source, coalesce(p.placeTypes, [])]) AS profiles,
        apoc.util.md5(collect(p.id + '\u001e' + apoc.text.join(coalesce(p.names, [p.name], []), '\u001f') + '\u001e'
                                   + coalesce(toString(p.lat), '') + ' ' + coalesce(toString(p.lon), '') + '\u001e'
                                   + coalesce(p.title, '') + '\u001e' + coalesce(p.description, '') + '\u001e'
