@@ -78,6 +78,13 @@ PLACE_OF_WORDS = frozenset("""
     jews greeks romans christians saints martyrs monastery monasteries abbot monks clergy see
     """.split())
 
+# "Ptolemy XII Auletes": a ruler's epithet after his numeral.
+_COGNOMEN = re.compile(r"\b[A-Z][a-z]+\s+[IVX]+\s+$")
+# Common nouns a monument's name starts with: written in lower case ("the sanctuary of
+# Demeter at Cyrene") they name one of many, not the one Pleiades calls so.
+GENERIC = frozenset("""sanctuary temple temples church basilica tomb tombs villa baths bath theatre theater
+    house gate gates wall walls tower fort fortress monastery stoa altar shrine spring fountain cave bridge
+    road aqueduct market palace quarry quarries mine mines harbour harbor port sanctuaries necropolis""".split())
 _PERSON_OF = re.compile(r"(?:^|[^\w'’])([A-Z][\w'’-]*) of\s+$")
 # "P. Cairo 30758", "P.Köln", "O. Claud.", "SB", "BGU", "I. Ephesos", "T. Vindol.": a siglum's letters just before.
 _SIGLUM = re.compile(r"(?:^|[\s(\[;,/])(?:P|O|T|I|SB|BGU|PSI|CPR|SPP|Pap|Chr|Stud|Ch\.L\.A|C|Inscr|Tab)\.\s*"
@@ -133,9 +140,12 @@ def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: f
     person = _PERSON_OF.search(before)
     if person:
         word = person.group(1)
-        folded = word.lower()
-        if folded not in PLACE_OF_WORDS and not is_place(folded) and not word.isupper():
+        if word.lower() not in PLACE_OF_WORDS and not word.isupper() and not is_place(word.lower()):
             return "person-epithet"
+    if _COGNOMEN.search(before):
+        return "person-epithet"
+    if occ.surface[:1].islower() and occ.surface.split(" ", 1)[0] in GENERIC:
+        return "common-noun"  # "the sanctuary of Demeter" at some other place than the one Pleiades names so
     if occ.key in person_names and (_QUEEN.search(before) or not _PLACE_CUE.search(before)):
         return "person-name"
     if emphasis and in_emphasis(occ, emphasis):
@@ -164,6 +174,7 @@ _CUES_BEFORE = [
     ("province", re.compile(r"\bRoman\s+$")),
     ("diocese", re.compile(r"\bdiocese\s+of\s+$", re.I)),
     ("island", re.compile(r"\b(?:island|isle)\s+of\s+$", re.I)),
+    ("island", re.compile(r"\b(?:on|off)\s+$")),  # "struck on Cyprus", "off Rhodes"
     ("port", re.compile(r"\b(?:port|harbou?r|anchorage)\s+(?:town\s+|city\s+)?(?:of|at)\s+$", re.I)),
     ("settlement", re.compile(r"\b(?:city|town|village|polis|colony|site)\s+of\s+$", re.I)),
     ("region", re.compile(r"\b(?:region|land|territory|country|kingdom|area)\s+of\s+$", re.I)),
@@ -181,7 +192,7 @@ _CUES_AFTER = [
 ]
 
 
-_QUALIFIER = re.compile(r"^,?\s+(?:in|of)\s+([A-Z][\w-]+)|^\s+\(([A-Z][\w-]+)\)")
+_QUALIFIER = re.compile(r"^,?\s+(?:in|of|at)\s+([A-Z][\w-]+)|^\s+\(([A-Z][\w-]+)\)")
 
 
 def qualifier(occ: Occurrence) -> str | None:

@@ -53,6 +53,7 @@ _KIND_PATTERNS = [
     ("settlement", re.compile(r"\bcity\b|\btown\b|\bsettlement\b|\bpolis\b|\bvillage\b|\bcolony\b", re.I)),
 ]
 SAME_PLACE_KM = 10.0
+FAR_KM = 500.0
 DESCRIBED = 200  # characters of a description the decision reads
 AREA_KINDS = frozenset({"continent", "country", "region", "province", "diocese"})
 
@@ -135,6 +136,9 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
                     distances[target] = found
     nearest = min(distances.values()) if len(distances) > 1 else None
     ancient_exonym = any(t in exonyms for t in candidates)  # "Egypt": the list prefers the ancient record
+    # "Cyprus", "Asia": an ancient record described under this very name is as likely meant.
+    ancient_title = any(not (profiles.get(t) or Profile()).modern and (profiles.get(t) or Profile()).quality >= 1.0
+                        and key in (profiles.get(t) or Profile()).titles for t in candidates)
     for target in candidates:
         prof = profiles.get(target) or Profile()
         part = {"record": prof.quality}
@@ -146,7 +150,7 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
             part["kind-cue"] = 1.5
         if prof.modern:
             part["modern-name"] = 1.5 if "modern" in cues else -1.5 if "ancient" in cues or "province" in cues \
-                else 0.0 if ancient_exonym else 1.2
+                else 0.0 if ancient_exonym else 0.3 if ancient_title else 1.2
         if qualifiers:  # "Antioch in Pisidia": the record should say Pisidia
             part["qualifier"] = 1.5 if any(q in prof.about for q in qualifiers) else -3.0
         if target == sense:  # what the same name means where the document's words say so
@@ -155,6 +159,11 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
             part["context-document"] = 1.0
         if nearest is not None and target in distances:
             part["context-nearest"] = -min(2.0, math.log2((distances[target] + 50) / (nearest + 50)))
+        if len(candidates) == 1 and prof.quality < 1.0 and distance is not None and prof.point:
+            # A lone citation stub far from every other place of the document is some other place.
+            far = distance(target)
+            if far is not None and far > FAR_KM:
+                part["context-far"] = -1.0
         parts[target] = part
         scores[target] = sum(part.values())
     ranked = sorted(candidates, key=lambda t: (-scores[t], str(t)))
