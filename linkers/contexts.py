@@ -171,7 +171,6 @@ def title_cue(occ: Occurrence) -> bool:
 KINDS = ("province", "region", "island", "port", "settlement", "river", "mountain", "diocese", "sanctuary")
 _CUES_BEFORE = [
     ("province", re.compile(r"\b(?:province|provinces|provincia|proconsul|governor|conventus)\s+(?:of\s+)?(?:the\s+)?$", re.I)),
-    ("province", re.compile(r"\bRoman\s+$")),
     ("diocese", re.compile(r"\bdiocese\s+of\s+$", re.I)),
     ("island", re.compile(r"\b(?:island|isle)\s+of\s+$", re.I)),
     ("island", re.compile(r"\b(?:on|off)\s+$")),  # "struck on Cyprus", "off Rhodes"
@@ -181,7 +180,8 @@ _CUES_BEFORE = [
     ("river", re.compile(r"\briver\s+$", re.I)),
     ("mountain", re.compile(r"\b(?:Mount|Mt\.?|mountain)\s+$")),
     ("modern", re.compile(r"\b(?:modern|today'?s?|present-day|contemporary)\s+(?:-day\s+)?$", re.I)),
-    ("ancient", re.compile(r"\b(?:ancient|classical|archaic|hellenistic|late antique|byzantine|ptolemaic|pharaonic)\s+$", re.I)),
+    ("ancient", re.compile(r"\b(?:ancient|classical|archaic|hellenistic|late antique|byzantine|ptolemaic|pharaonic"
+                           r"|roman|greek)\s+$", re.I)),
 ]
 _CUES_AFTER = [
     ("island", re.compile(r"^\s+(?:island|isl\.)", re.I)),

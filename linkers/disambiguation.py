@@ -54,6 +54,7 @@ _KIND_PATTERNS = [
 ]
 SAME_PLACE_KM = 10.0
 FAR_KM = 500.0
+SHORT_NAME = 4
 DESCRIBED = 200  # characters of a description the decision reads
 AREA_KINDS = frozenset({"continent", "country", "region", "province", "diocese"})
 
@@ -82,8 +83,7 @@ def profile(*, title: str | None, description: str | None, source: str | None, p
     else:
         bracket = " ".join(re.findall(r"\(([^()]*)\)", title))
         head = re.split(r"(?<=[.;])\s", description, maxsplit=1)[0][:160]
-        kind = next((k for k, p in _KIND_PATTERNS if p.search(bracket)), None) \
-            or next((k for k, p in _KIND_PATTERNS if p.search(head)), None) \
+        kind = next((k for k, p in _KIND_PATTERNS if p.search(bracket)), None) or _first_kind(head) \
             or next((t for t in types if t in ("settlement", "island", "river", "mountain", "region", "port")), None)
     if WITHDRAWN.search(title) or WITHDRAWN.search(description[:60]):
         quality = -2.0
@@ -98,6 +98,13 @@ def profile(*, title: str | None, description: str | None, source: str | None, p
     titles = tuple(sorted({fold(part).strip(" ?*") for part in _TITLE_PARTS.sub(" ", title).split("/") if part.strip()}))
     about = fold(f"{title} {description[:DESCRIBED]}")
     return Profile(kind=kind, quality=quality, point=point, titles=titles, modern=modern, about=about)
+
+
+def _first_kind(text: str) -> str | None:
+    """The kind named first in a description: "A city founded ... in Kerman province" is a city."""
+    found = [(m.start(), rank, kind) for rank, (kind, pattern) in enumerate(_KIND_PATTERNS)
+             for m in [pattern.search(text)] if m]
+    return min(found)[2] if found else None
 
 
 @dataclass
@@ -144,6 +151,8 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
         part = {"record": prof.quality}
         if key in prof.titles:
             part["record"] += 0.5
+        if len(key) <= SHORT_NAME and prof.quality < 1.0:  # "Lab", "Mena": a short name of a stub is often a word
+            part["record"] -= 0.5
         if target in exonyms:
             part["exonym"] = 0.5
         if prof.kind and prof.kind in cues:
