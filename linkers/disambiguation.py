@@ -159,7 +159,7 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
             part["kind-cue"] = 1.5
         if prof.modern:
             part["modern-name"] = 1.5 if "modern" in cues else -1.5 if "ancient" in cues or "province" in cues \
-                else 0.0 if ancient_exonym else 0.3 if ancient_title else 1.2
+                else 0.0 if ancient_exonym or ancient_title else 1.2
         if qualifiers:  # "Antioch in Pisidia": the record should say Pisidia
             part["qualifier"] = 1.5 if any(q in prof.about for q in qualifiers) else -3.0
         if target == sense:  # what the same name means where the document's words say so

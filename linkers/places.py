@@ -533,7 +533,7 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
             # "ancient" contrast one mention with the others, so they do not count).
             if cues - {"modern", "ancient"} or qualifiers:
                 first = decision_for(chunk, key, cues, qualifiers, None)
-                if first.confidence >= min_confidence:
+                if first.confidence >= min_confidence and first.rule in ("kind-cue", "qualifier"):
                     cued[(chunk_doc[chunk], key)][first.target] += 1
     # One sense per document: a name the words around decide somewhere ("Roman Africa") means
     # the same where they say nothing ("coins found in Africa").
