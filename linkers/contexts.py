@@ -101,6 +101,7 @@ _PLACE_CUE = re.compile(
     r"|called|named)|\b(?:City|Port|Town|Harbou?r) of)\s+$", re.I)
 _QUEEN = re.compile(r"\b(?:[Qq]ueen|[Kk]ing|[Pp]rincess|[Pp]rince|[Ee]mperor|[Ee]mpress|[Ss]aint|St\.|[Ss]t)\s+$")
 _SPACES = re.compile(r"\s+")
+_LINK_WORDS = frozenset({"at", "of", "in", "zu", "de", "di"})
 
 
 def _squash(text: str) -> str:
@@ -133,16 +134,19 @@ def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: f
     `person_names`: folded names usually meant as people; `emphasis`: the italic spans of the
     document that contain this name."""
     before, after = occ.before[-NEAR:], occ.after
-    if _SIGLUM.search(before):
+    # The patterns are anchored at the name; a look at the last word first spares most searches.
+    last = before.rstrip()[-3:]
+    if last[-1:] == "." and _SIGLUM.search(before):
         return "siglum"
-    if _INSTITUTION_BEFORE.search(occ.before[-2 * NEAR:]) or _INSTITUTION_AFTER.match(after):
+    if (last[-2:] in _LINK_WORDS and _INSTITUTION_BEFORE.search(occ.before[-2 * NEAR:])) \
+            or ((after[:1].isspace() or after[:1] in "'’") and _INSTITUTION_AFTER.match(after)):
         return "institution"
-    person = _PERSON_OF.search(before)
+    person = _PERSON_OF.search(before) if last == " of" else None
     if person:
         word = person.group(1)
         if word.lower() not in PLACE_OF_WORDS and not word.isupper() and not is_place(word.lower()):
             return "person-epithet"
-    if _COGNOMEN.search(before):
+    if last[-1:] in ("I", "V", "X") and _COGNOMEN.search(before):
         return "person-epithet"
     if occ.surface[:1].islower() and occ.surface.split(" ", 1)[0] in GENERIC:
         return "common-noun"  # "the sanctuary of Demeter" at some other place than the one Pleiades names so
