@@ -42,8 +42,9 @@ def rows_for_linking(result: dict) -> list[tuple[str, str, str]]:
          f"{result['accuracy']['found']}/{result['accuracy']['places']} annotated places found in "
          f"bench/annotations/isaw-places.jsonl (goal P >= 90 %, R >= 70 %)"),
         ("link places fast", f"{fast['chunks_per_s']} chunks/s",
-         f"{fast['mentions']} mentions from {fast['names']} names over {fast['chunks_scanned']} chunks; "
-         f"second run created {result['second_run_created']}"),
+         f"{fast['mentions']} links from {fast['names']} names over {fast['chunks_scanned']} chunks; "
+         f"second run created {result['second_run_created']}, changed {result['second_run_changed']}; "
+         f"one edge per mention: {result.get('one_edge_per_mention')}"),
     ]
 
 

@@ -213,9 +213,11 @@ def link_wikidata(endpoint, batch, delay, timeout, retries, recheck, limit, as_j
 def link_entities(min_length, any_case, max_per_chunk, corpus, dry_run, as_json) -> None:
     """Link chunks to the known entities they mention, by name and aliases; count co-occurrences.
 
-    Uses the place linker's matcher (folded, word boundaries, capital letter). Entities
-    tied to one document (`documentId`) are only looked for in that document. Entities
-    mentioned in the same chunk get (a)-[:CO_OCCURS {count}]->(b).
+    Uses the place linker's matcher (folded, word boundaries, capital letter, longest
+    match) and its decision: a name two entities share links the one the document names
+    unambiguously elsewhere, or none. Entities tied to one document (`documentId`) are
+    only looked for in that document. Entities mentioned in the same chunk get
+    (a)-[:CO_OCCURS {count}]->(b).
 
     \b
     Example:

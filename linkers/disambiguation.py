@@ -1,32 +1,37 @@
 """One decision per mention: which record a name means here, how sure, and why.
 
-A mention is a name found (outside not-a-place contexts) in a chunk; its candidates are
-every record carrying that name. Each candidate gets a score from evidence that can be
-explained:
+A mention is one occurrence of a name (outside not-a-place contexts) in a chunk; its
+candidates are every record carrying that name. Each candidate gets a score from evidence
+that can be read back:
 
 * **the record** (:class:`Profile`): a described, located record (+1.0, up to +0.5 more for
-  a well-known place with many names) over a record without a description (+0.5), a Barrington
-  Atlas citation stub ("An ancient place, cited: BAtlas …") or an unlocated one (0), or a
-  withdrawn or deprecated one (−2); no coordinates −0.4; the mention is the record's own title +0.5, or
-  an English name the exonym list gives it (``Egypt`` → Ancient Egypt) +0.5;
+  a well-known place with many names) over a record without a description (+0.5), a
+  Barrington Atlas citation stub ("An ancient place, cited: BAtlas …") or an unlocated one
+  (0), or a withdrawn or deprecated one (−2); no coordinates −0.4; the mention is the
+  record's own title +0.5, or an English name the exonym list gives it (``Egypt`` → Ancient
+  Egypt) +0.5; a stub's name of four letters or fewer ("Lab") −0.5;
 * **the words around** (:func:`.contexts.kind_cues`): the kind they ask for ("the province
-  of", "the island of", "the port of") +1.5 to records of that kind; "modern" +1.5 to
-  modern records (GeoNames countries and continents), "ancient" −1.5 to them; a modern
-  record is otherwise +1.2 (an English country or continent name means that one);
-* **one sense per document**: where the words around a name decide it somewhere in the
-  document ("Roman Africa"), its other mentions there without such words ("coins found in
-  Africa") lean the same way, +1.5;
+  of", "the island of", "on", "the port of") +1.5 to records of that kind; a qualifier
+  ("Antioch in Pisidia") +1.5 to records that say it, −3 to the others; "modern" +1.5 to
+  modern records (GeoNames countries and continents), "ancient", "Roman" −1.5 to them; a
+  modern record is otherwise +1.2 (an English country or continent name means that one),
+  unless an exonym or a described ancient record of that very title competes (0);
+* **one sense per document**: where a kind cue or a qualifier decides a name somewhere in the
+  document ("the provinces of Asia"), its other mentions there without such words lean the
+  same way, +1.5;
 * **the other places of the document**: a candidate that is itself named unambiguously in
   the document +1.0; among located candidates, the one nearest to the document's
-  unambiguous places (those in the same chunk count three times) gains, the others lose
-  up to 2 by how much farther they are (−log2 of the ratio of distances).
+  unambiguous places (the median distance to them and to the chunk's own, averaged) gains,
+  the others lose up to 2 by how much farther they are (−log2 of the ratio of distances); a
+  lone stub more than 500 km from them −1.
 
-The best candidate wins; its ``confidence`` is its share of the softmax over all
-candidates times how good the record is on its own, and ``rule`` names the evidence that
-decided (``unique-name``, ``exonym``, ``kind-cue``, ``modern-name``, ``qualifier``,
-``document-sense``, ``context-document``, ``context-nearest``, ``record``). Below the minimum confidence nothing is linked: the
-mention is counted as undecided. The same function decides entities' shared names, with
-what they have (no points, no kinds).
+The best candidate wins. Candidates within 10 km of it are the same place to a reader (a
+town and its island) and add to its weight; its ``confidence`` is that share of the softmax
+over all candidates times how good the best record is on its own, and ``rule`` names the
+evidence that decided (``unique-name``, ``exonym``, ``kind-cue``, ``modern-name``,
+``qualifier``, ``document-sense``, ``context-document``, ``context-nearest``, ``record``).
+Below the minimum confidence nothing is linked: the mention is counted as undecided. The
+same function decides entities' shared names, with what they have (no points, no kinds).
 """
 
 from __future__ import annotations
@@ -107,6 +112,9 @@ def _first_kind(text: str) -> str | None:
     return min(found)[2] if found else None
 
 
+NO_PROFILE = Profile()
+
+
 @dataclass
 class Decision:
     target: str | None
@@ -134,20 +142,20 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
     scores: dict[str, float] = {}
     parts: dict[str, dict[str, float]] = {}
     distances: dict[str, float] = {}
+    profs = {target: profiles.get(target) or NO_PROFILE for target in candidates}
     if len(candidates) > 1 and distance is not None:
         for target in candidates:
-            prof = profiles.get(target)
-            if prof and prof.point and prof.kind not in AREA_KINDS:
+            prof = profs[target]
+            if prof.point and prof.kind not in AREA_KINDS:
                 found = distance(target)
                 if found is not None:
                     distances[target] = found
     nearest = min(distances.values()) if len(distances) > 1 else None
     ancient_exonym = any(t in exonyms for t in candidates)  # "Egypt": the list prefers the ancient record
     # "Cyprus", "Asia": an ancient record described under this very name is as likely meant.
-    ancient_title = any(not (profiles.get(t) or Profile()).modern and (profiles.get(t) or Profile()).quality >= 1.0
-                        and key in (profiles.get(t) or Profile()).titles for t in candidates)
+    ancient_title = any(not p.modern and p.quality >= 1.0 and key in p.titles for p in profs.values())
     for target in candidates:
-        prof = profiles.get(target) or Profile()
+        prof = profs[target]
         part = {"record": prof.quality}
         if key in prof.titles:
             part["record"] += 0.5
@@ -184,10 +192,10 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
         return Decision(best, round(alone, 3), rule, ranked)
     # Candidates within a few km of the best are the same place to a reader (a town and its
     # island, a site and its harbour): they share the best one's weight.
-    point = (profiles.get(best) or Profile()).point
+    point = profs[best].point
     weights = {t: math.exp(2 * (scores[t] - scores[best])) for t in ranked}
-    same = sum(w for t, w in weights.items() if t == best or point and (profiles.get(t) or Profile()).point
-               and distance_km(point, profiles.get(t).point) <= SAME_PLACE_KM)
+    same = sum(w for t, w in weights.items() if t == best or point and profs[t].point
+               and distance_km(point, profs[t].point) <= SAME_PLACE_KM)
     confidence = same / sum(weights.values()) * alone
     runner = parts[ranked[1]]
     margins = {name: value - runner.get(name, 0.0) for name, value in parts[best].items()}

@@ -514,8 +514,17 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
     groups: dict[tuple[str, str], dict[tuple, list[Occurrence]]] = {}
     cued: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
 
+    memo: dict[str, Decision] = {}
+
     def decision_for(chunk: str, key: str, cues: frozenset, qualifiers: frozenset, sense: str | None) -> Decision:
         doc = chunk_doc[chunk]
+        candidates = targets[key]
+        if len(candidates) == 1 and not (cues or qualifiers):
+            prof = profiles.get(candidates[0])
+            if prof is not None and prof.quality >= 1.0:  # a lone described record: the same decision everywhere
+                if key not in memo:
+                    memo[key] = decide(key, candidates, profiles, cues=set(), exonyms=frozenset(exonyms.get(key, ())))
+                return memo[key]
         return decide(key, targets[key], profiles, cues=set(cues), exonyms=frozenset(exonyms.get(key, ())),
                       known=known.get(doc, set()), distance=lambda target: distance(doc, chunk, target),
                       qualifiers=set(qualifiers), sense=sense)
