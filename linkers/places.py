@@ -303,8 +303,9 @@ def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLink
     profiles = Profiles(raw, fold)
     exonyms: dict[str, list[str]] = defaultdict(list)
     for name, pid in load_exonyms():
-        if pid in profiles and pid not in names[name]:
-            names[name].append(pid)
+        if pid in profiles:
+            if pid not in names[name]:
+                names[name].append(pid)
             exonyms[fold(name)].append(pid)
     table = build_name_table(names, min_length=options.min_length, stoplist=options.stoplist)
     return PlaceNames([len(row["ids"]), row["fingerprint"]], len(row["ids"]), table, profiles, dict(exonyms))

@@ -140,8 +140,14 @@ def test_real_data_fast_twice_parity_and_babylon(schema, run_cli):
     assert code == 0 and out["places"]["created"] == 41157, "41,158 lines less Pleiades' 404 placeholder"
     assert run_cli("load", "files", str(isaw), "--ext", ".xhtml", "--no-embed", "--corpus", "isaw").exit_code == 0
 
+    assert run_json(run_cli, "load", "geonames", "--countries-only")[0] == 0
+
     code, first = run_json(run_cli, "link", "places")
     assert code == 0 and first["mentions_created"] > 2000 and first["chunks_scanned"] > 3000
+    assert first["undecided"] > 0 and first["not_a_place"]["person-epithet"] > 0 and first["overlapped"] > 0
+    [row] = query(schema, "MATCH (:Chunk)-[m:MENTIONS]->(:Place) RETURN sum(m.mentions) AS linked, "
+                          "count(m) AS edges, sum(size(m.candidates)) >= count(m) AS listed")
+    assert row["linked"] == first["linked"] and row["edges"] == first["mentions_created"] and row["listed"]
     code, second = run_json(run_cli, "link", "places")
     assert second["mentions_created"] == second["mentions_removed"] == 0
     assert second["mentions_total"] == first["mentions_total"]
