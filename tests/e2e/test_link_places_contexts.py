@@ -41,7 +41,7 @@ def test_one_place_per_mention_in_context(loaded, run_cli):
         "pleiades:727070": (["Alexandria"], "document-sense"),  # as the harbour of Alexandria; "Heron of Alexandria" is a person
         "pleiades:981503": (["Egypt"], "exonym"),  # Egypt → Ancient Egypt, not the modern country
         "geonames:357994": (["Egypt"], "modern-name"),  # "modern Egypt"
-        "pleiades:736963": (["Memphis"], "unique-name"),
+        "pleiades:736963": (["Memphis"], "exonym"),
         "pleiades:786017": (["Thebes"], "context-nearest"),  # Egyptian Thebes, near Memphis
         "pleiades:785986": (["Berenike"], "unique-name"),  # "the port of Berenike"; "Queen Berenice" is not
         "pleiades:837": (["Asia Minor"], "unique-name"),  # not "Asia" inside it
