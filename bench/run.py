@@ -34,10 +34,17 @@ def rows_for_linking(result: dict) -> list[tuple[str, str, str]]:
         ("link places fast vs cypher", f"{result['ratio']}x",
          f"fast {fast['seconds']} s, cypher {cypher['seconds']} s (one query per name), "
          f"batched cypher {result['cypher_batched']['seconds']} s ({result['ratio_batched']}x), matching alone "
-         f"{result['match_ratio']}x; identical link sets: {result['identical']} (goal >= 100x, fast < 30 s)"),
+         f"{result['match_ratio']}x; identical link sets: {result['identical']} (goal >= 50x, fast < 30 s)"),
+        ("link places fast, no name cache", f"{result['ratio_no_cache']}x",
+         f"fast {result['fast_no_cache']['seconds']} s building the name table (goal >= 50x)"),
+        ("link places accuracy", f"P {result['accuracy']['precision']:.1%} R {result['accuracy']['recall']:.1%}",
+         f"{result['accuracy']['right']}/{result['accuracy']['edges']} edges right, "
+         f"{result['accuracy']['found']}/{result['accuracy']['places']} annotated places found in "
+         f"bench/annotations/isaw-places.jsonl (goal P >= 90 %, R >= 70 %)"),
         ("link places fast", f"{fast['chunks_per_s']} chunks/s",
-         f"{fast['mentions']} mentions from {fast['names']} names over {fast['chunks_scanned']} chunks; "
-         f"second run created {result['second_run_created']}"),
+         f"{fast['mentions']} links from {fast['names']} names over {fast['chunks_scanned']} chunks; "
+         f"second run created {result['second_run_created']}, changed {result['second_run_changed']}; "
+         f"one edge per mention: {result.get('one_edge_per_mention')}"),
     ]
 
 

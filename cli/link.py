@@ -35,26 +35,31 @@ def link_group() -> None:
 @click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
 @click.option("--gazetteer", "gazetteers", multiple=True, type=click.Choice(["pleiades", "geonames"]),
               help="Only places of this gazetteer (default: all). Repeatable.")
+@click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Link a mention only when its decision is at least this sure (the rest are counted as undecided).")
 @click.option("--no-cache", is_flag=True,
               help="Build the name table from the places instead of using .graphrag/cache/ (and do not save it).")
 @dry_run_option
 @json_option
 def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, keep_bibliographies, names_per_query,
-                corpus, gazetteers, no_cache, dry_run, as_json) -> None:
+                corpus, gazetteers, min_confidence, no_cache, dry_run, as_json) -> None:
     """Link chunks to the places they mention (Chunk -[:MENTIONS]-> Place).
 
     Names are matched accent- and case-folded on word boundaries; the matched text must
-    contain a capital letter; stop-listed names, names shorter than --min-length and
-    bibliography sections are skipped. A name shared by several places links the one the
-    document's other places point to, or else every candidate with `ambiguous: true`.
-    Each edge records `matched`, `rule`, `source`, `candidates` and `at`. The name table is
-    cached in .graphrag/cache/ and used while the places are unchanged (--no-cache: not).
+    contain a capital letter; of overlapping names the longest wins; stop-listed names,
+    names shorter than --min-length, bibliography sections and not-a-place contexts
+    ("Heron of Alexandria", "P. Cairo", "American School at Athens", italic titles) are
+    skipped. Each mention gets one decision: the record the text means, from how well each
+    candidate is described, the words around it and the document's other places. Each
+    edge records `matched`, `rule`, `confidence`, `candidates` (best first), `source` and
+    `at`; decisions below --min-confidence link nothing. The name table is cached in
+    .graphrag/cache/ and used while the places are unchanged (--no-cache: not).
 
     \b
     Example:
       graphrag link places
       graphrag link places --engine cypher --dry-run --json
-      graphrag link places --stoplist my-stoplist.txt --corpus isaw
+      graphrag link places --stoplist my-stoplist.txt --corpus isaw --min-confidence 0.7
     """
     from graphrag_cypher.db import connect
     from graphrag_cypher.linkers.matcher import load_stoplist
@@ -66,7 +71,8 @@ def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, ke
         engine=engine, min_length=min_length, stoplist=load_stoplist(stoplists, default=not no_default_stoplist),
         require_capital=not any_case, skip_tails=not keep_bibliographies,
         skip_sections=None if keep_bibliographies else PlaceLinkOptions.skip_sections,
-        corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query)
+        corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query,
+        min_confidence=min_confidence)
     if no_cache:
         options.cache_dir = None
     with connect(settings()) as graph:
@@ -80,8 +86,8 @@ def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, ke
         f"{engine} engine: {out['names']} names, {out['chunks_scanned']} chunks scanned "
         f"({out['chunks_skipped']} in bibliographies skipped); {verb} {out['mentions']} chunk-place pairs "
         f"({out['mentions_created']} created, {out['mentions_removed']} removed, {out['mentions_total']} in the graph); "
-        f"ambiguous names left open: {out['ambiguous']}, decided by context: "
-        f"{sum(out['decided_by_context'].values())}; stop-listed names: {out['stoplisted']}")
+        f"undecided mentions (no edge): {out['undecided']}; not places: {sum(out['not_a_place'].values())}; "
+        f"inside longer names: {out['overlapped']}; stop-listed names: {out['stoplisted']}")
 
 
 @link_group.command("titles")
@@ -207,9 +213,11 @@ def link_wikidata(endpoint, batch, delay, timeout, retries, recheck, limit, as_j
 def link_entities(min_length, any_case, max_per_chunk, corpus, dry_run, as_json) -> None:
     """Link chunks to the known entities they mention, by name and aliases; count co-occurrences.
 
-    Uses the place linker's matcher (folded, word boundaries, capital letter). Entities
-    tied to one document (`documentId`) are only looked for in that document. Entities
-    mentioned in the same chunk get (a)-[:CO_OCCURS {count}]->(b).
+    Uses the place linker's matcher (folded, word boundaries, capital letter, longest
+    match) and its decision: a name two entities share links the one the document names
+    unambiguously elsewhere, or none. Entities tied to one document (`documentId`) are
+    only looked for in that document. Entities mentioned in the same chunk get
+    (a)-[:CO_OCCURS {count}]->(b).
 
     \b
     Example:

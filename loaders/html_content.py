@@ -24,6 +24,10 @@ HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 BLOCKS = frozenset("""p div section article main li ul ol dl dt dd blockquote table thead tbody tfoot tr
     caption figure figcaption address details summary hr br center fieldset legend body html""".split())
 CELLS = frozenset({"td", "th"})
+# Italic markup: titles of books, journals and games, foreign words. Kept (as the document's
+# `emphasis` list) so that a linker can tell the journal *Libya Antiqua* from Libya.
+EMPHASIS = frozenset({"em", "i", "cite"})
+MAX_EMPHASIS = 2000  # distinct italic spans kept per document
 
 AUTHOR_NAMES = ("author", "citation_author", "dc.creator", "dcterms.creator", "article:author")
 DATE_NAMES = ("citation_publication_date", "citation_date", "date", "dc.date", "dcterms.date", "dcterms.issued",
@@ -63,6 +67,9 @@ def parse_html(data: bytes | str, base_url: str | None = None) -> HtmlContent:
         sections = _sections(container, _noise(container, chrome=False))
     if not sections:
         raise ContentError("no text content")
+    emphasis = _emphasis(container)
+    if emphasis:
+        metadata["emphasis"] = emphasis
     return HtmlContent(_title(soup, metas), metadata, sections, links)
 
 
@@ -137,6 +144,18 @@ def _links(soup, base_url: str) -> list[str]:
         if url.startswith(("http://", "https://")) and url not in links:
             links.append(url)
     return links
+
+
+def _emphasis(container) -> list[str]:
+    """The distinct italic spans (<em>, <i>, <cite>) that hold a capital letter, in page order."""
+    spans: dict[str, None] = {}
+    for tag in container.find_all(EMPHASIS):
+        text = collapse_whitespace(tag.get_text(" "))
+        if text and len(text) <= 300 and any(c.isupper() for c in text):
+            spans.setdefault(text, None)
+            if len(spans) >= MAX_EMPHASIS:
+                break
+    return list(spans)
 
 
 # --- main content --------------------------------------------------------------------------

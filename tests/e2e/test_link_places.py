@@ -24,10 +24,11 @@ def query(neo4j, text, **params):
 
 
 def links(neo4j):
-    return {(r["doc"], r["chunk"], r["place"], tuple(r["matched"]), r["rule"], r["ambiguous"]) for r in query(
+    return {(r["doc"], r["chunk"], r["place"], tuple(r["matched"]), r["rule"], r["confidence"], tuple(r["candidates"]))
+            for r in query(
         neo4j, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place), (c)-[:FROM_DOCUMENT]->(d) "
                "RETURN d.title AS doc, c.id AS chunk, p.pleiadesId AS place, m.matched AS matched, m.rule AS rule, "
-               "m.ambiguous AS ambiguous")}
+               "m.confidence AS confidence, m.candidates AS candidates")}
 
 
 def delete_links(neo4j):
@@ -57,29 +58,38 @@ def test_load_pleiades_twice_changes_nothing(loaded, run_cli):
 def test_fast_engine_links_with_provenance_and_precision(loaded, run_cli):
     code, out = run_json(run_cli, "link", "places")
     assert code == 0, out
-    assert {"engine", "names", "chunks_scanned", "mentions_created", "mentions_total", "ambiguous"} <= set(out)
+    assert {"engine", "names", "chunks_scanned", "mentions_created", "mentions_total", "undecided", "not_a_place",
+            "overlapped", "rules"} <= set(out)
     assert out["engine"] == "fast" and out["chunks_skipped"] == 1, "the bibliography section is not scanned"
     assert out["stoplisted"] == 3, "This (Lucene stop word), Well and London (stop-list)"
     assert out["too_short"] == 1, "Ur"
-    got = {(doc, place, matched, rule, amb) for doc, _, place, matched, rule, amb in links(loaded)}
+    got = {(doc, place, matched, rule) for doc, _, place, matched, rule, *_ in links(loaded)}
     assert got == {
-        ("Cities of Mesopotamia", "893951", ("Babylon", "Bābil"), "unique-name", False),
-        ("Cities of Mesopotamia", "912986", ("Uruk", "Warka"), "unique-name", False),
-        ("Cities of Mesopotamia", "727070", ("Alexandría",), "ambiguous", True),
-        ("Cities of Mesopotamia", "501338", ("Alexandría",), "ambiguous", True),
-        ("Cities of Mesopotamia", "599588", ("Délos",), "unique-name", False),
-        ("Roman Egypt", "736963", ("Memphis",), "unique-name", False),
-        ("Roman Egypt", "727082", ("Babylon",), "context-nearest", False),
-        ("Roman Egypt", "727070", ("Alexandria",), "context-nearest", False),
-        ("Roman Egypt", "648710", ("Meydancıkkale",), "unique-name", False),
-    }
-    assert out["mentions_created"] == out["mentions_total"] == 9 and out["ambiguous"] == 1
-    edge = query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {pleiadesId: '501338'}) RETURN m {.*} AS m")[0]["m"]
-    assert edge["source"] == "aho-corasick" and edge["linker"] == "places" and edge["candidates"] == 2
+        ("Cities of Mesopotamia", "893951", ("Babylon", "Bābil"), "context-nearest"),
+        ("Cities of Mesopotamia", "912986", ("Uruk", "Warka"), "unique-name"),
+        ("Cities of Mesopotamia", "727070", ("Alexandría",), "record"),
+        ("Cities of Mesopotamia", "599588", ("Délos",), "unique-name"),
+        ("Roman Egypt", "736963", ("Memphis",), "exonym"),  # the list gives Memphis its primary record
+        ("Roman Egypt", "727082", ("Babylon",), "context-nearest"),
+        ("Roman Egypt", "727070", ("Alexandria",), "context-nearest"),
+        ("Roman Egypt", "648710", ("Meydancıkkale",), "unique-name"),
+    }, "one place per mention: the described Alexandria, not both candidates"
+    assert out["mentions_created"] == out["mentions_total"] == 8 and out["undecided"] == 0
+    edge = query(loaded, "MATCH (c:Chunk)-[m:MENTIONS]->(:Place {pleiadesId: '727070'}), (c)-[:FROM_DOCUMENT]->(d) "
+                         "WHERE d.title = 'Cities of Mesopotamia' RETURN m {.*} AS m")[0]["m"]
+    assert edge["source"] == "aho-corasick" and edge["linker"] == "places"
+    assert edge["candidates"] == ["pleiades:727070", "pleiades:501338"] and 0.5 <= edge["confidence"] < 1
     assert edge["at"] is not None and edge["keys"] == ["alexandria"]
+    per_mention = query(loaded, "MATCH (c:Chunk)-[m:MENTIONS]->(:Place) UNWIND m.keys AS key "
+                                "WITH c, key, count(m) AS edges WHERE edges > 1 RETURN count(*) AS n")
+    assert per_mention[0]["n"] == 0, "no mention has more than one edge"
+
+    code, strict = run_json(run_cli, "link", "places", "--min-confidence", "0.99", "--dry-run")
+    assert strict["mentions"] < 8 and strict["undecided"] > 0, "unsure decisions link nothing and are counted"
 
     code, again = run_json(run_cli, "link", "places")
-    assert again["mentions_created"] == again["mentions_removed"] == 0 and again["mentions_total"] == 9
+    assert again["mentions_created"] == again["mentions_removed"] == 0 and again["mentions_total"] == 8
+    assert again["mentions_updated"] == 0, "a second run writes nothing"
 
 
 def test_both_engines_give_the_same_links(loaded, run_cli):
@@ -87,7 +97,7 @@ def test_both_engines_give_the_same_links(loaded, run_cli):
     fast = links(loaded)
     delete_links(loaded)
     code, out = run_json(run_cli, "link", "places", "--engine", "cypher")
-    assert code == 0 and out["engine"] == "cypher" and out["mentions_created"] == 9
+    assert code == 0 and out["engine"] == "cypher" and out["mentions_created"] == 8
     assert links(loaded) == fast
     edge = query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place) RETURN DISTINCT m.source AS s")
     assert edge == [{"s": "fulltext+regex"}]
@@ -97,12 +107,12 @@ def test_both_engines_give_the_same_links(loaded, run_cli):
 
 def test_dry_run_writes_nothing_and_options_change_the_rules(loaded, run_cli, tmp_path):
     code, out = run_json(run_cli, "link", "places", "--dry-run")
-    assert out["mentions"] == 9 and out["mentions_created"] == 0 and out["mentions_total"] == 0
+    assert out["mentions"] == 8 and out["mentions_created"] == 0 and out["mentions_total"] == 0
     stop = tmp_path / "stop.txt"
     stop.write_text("Uruk\nWarka\n", encoding="utf-8")
     run_json(run_cli, "link", "places")
     code, out = run_json(run_cli, "link", "places", "--stoplist", str(stop))
-    assert out["mentions_removed"] == 1 and out["mentions_total"] == 8, "a newly stop-listed place loses its links"
+    assert out["mentions_removed"] == 1 and out["mentions_total"] == 7, "a newly stop-listed place loses its links"
     code, out = run_json(run_cli, "link", "places", "--keep-bibliographies", "--any-case", "--no-default-stoplist")
     places = {p for _, _, p, *_ in links(loaded)}
     assert {"912986", "79574", "123456"} <= places, "Uruk back, London and 'well' linked without the rules"
@@ -130,8 +140,14 @@ def test_real_data_fast_twice_parity_and_babylon(schema, run_cli):
     assert code == 0 and out["places"]["created"] == 41157, "41,158 lines less Pleiades' 404 placeholder"
     assert run_cli("load", "files", str(isaw), "--ext", ".xhtml", "--no-embed", "--corpus", "isaw").exit_code == 0
 
+    assert run_json(run_cli, "load", "geonames", "--countries-only")[0] == 0
+
     code, first = run_json(run_cli, "link", "places")
     assert code == 0 and first["mentions_created"] > 2000 and first["chunks_scanned"] > 3000
+    assert first["undecided"] > 0 and first["not_a_place"]["person-epithet"] > 0 and first["overlapped"] > 0
+    [row] = query(schema, "MATCH (:Chunk)-[m:MENTIONS]->(:Place) RETURN sum(m.mentions) AS linked, "
+                          "count(m) AS edges, sum(size(m.candidates)) >= count(m) AS listed")
+    assert row["linked"] == first["linked"] and row["edges"] == first["mentions_created"] and row["listed"]
     code, second = run_json(run_cli, "link", "places")
     assert second["mentions_created"] == second["mentions_removed"] == 0
     assert second["mentions_total"] == first["mentions_total"]

@@ -85,7 +85,7 @@ def test_without_the_cache_the_links_are_the_same(loaded, run_cli, monkeypatch):
         cached = link_places(graph, PlaceLinkOptions(dry_run=True))
         fresh = link_places(graph, PlaceLinkOptions(dry_run=True, cache_dir=None))
     assert cached.names_cached and not fresh.names_cached
-    assert link_set(cached.edges) == link_set(fresh.edges) and len(cached.edges) == 9
+    assert link_set(cached.edges) == link_set(fresh.edges) and len(cached.edges) == 8
 
 
 def test_a_run_writes_only_the_difference(loaded, run_cli):

@@ -28,7 +28,8 @@ class Places:
             return [{"places": places_, "fingerprint": md5}]
         assert name == "places/names"
         return [{"ids": [r[0] for r in self.rows], "names": [r[1] for r in self.rows],
-                 "points": [[r[2], r[3]] for r in self.rows], "fingerprint": md5}]
+                 "points": [[r[2], r[3]] for r in self.rows],
+                 "profiles": [[r[1][0], None, "pleiades", []] for r in self.rows], "fingerprint": md5}]
 
     def read_row(self, name, /, **params):
         return self.read(name, **params)[0]
@@ -37,7 +38,8 @@ class Places:
 def names_of(graph, tmp_path, **options):
     result = LinkResult("fast")
     names = place_names(graph, PlaceLinkOptions(cache_dir=tmp_path / "cache", **options), result)
-    return names.table.targets, names.coords, result.names_cached
+    coords = {pid: p.point for pid, p in names.profiles.items() if p.point}
+    return names.table.targets, coords, result.names_cached
 
 
 def test_the_table_is_reused_while_the_places_are_the_same(tmp_path):
