@@ -13,6 +13,7 @@ annotated mentions that have a record: found when such an edge exists.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from graphrag_cypher.linkers.matcher import fold
@@ -28,7 +29,8 @@ def find_chunks(rows: list[dict], chunks: list[dict]) -> dict[int, str | None]:
     """Annotation line → the chunk id it describes (article and opening words), or None."""
     by_article: dict[str, list[dict]] = {}
     for chunk in chunks:
-        article = chunk["docId"].removeprefix("file:").removesuffix("/index.xhtml")
+        # file:<folder key>:<path>, or file:<path> as graphs loaded before the folder key have it
+        article = re.sub(r"^file:(?:[0-9a-f]{12}:)?", "", chunk["docId"]).removesuffix("/index.xhtml")
         by_article.setdefault(article, []).append(chunk)
     found = {}
     for i, row in enumerate(rows):
