@@ -51,6 +51,11 @@ class Neo4jServer:
     def env(self, **extra: str) -> dict[str, str]:
         return {"NEO4J_URI": self.uri, "NEO4J_USERNAME": self.username, "NEO4J_PASSWORD": self.password, **extra}
 
+    def point_env(self, monkeypatch) -> None:
+        """Point this test's environment (NEO4J_URI, credentials) at this server."""
+        for key, value in self.env().items():
+            monkeypatch.setenv(key, value)
+
     def driver(self):
         from neo4j import GraphDatabase
 
@@ -94,8 +99,7 @@ def neo4j(neo4j_server, monkeypatch):
     """The session's Neo4j, emptied, with this test's environment pointing at it."""
     with neo4j_server.driver() as driver:
         wipe(driver)
-    for key, value in neo4j_server.env().items():
-        monkeypatch.setenv(key, value)
+    neo4j_server.point_env(monkeypatch)
     return neo4j_server
 
 

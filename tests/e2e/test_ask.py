@@ -31,8 +31,7 @@ def sample_graph(neo4j_server):
 
 @pytest.fixture
 def sample(sample_graph, monkeypatch):
-    for key, value in sample_graph.env().items():
-        monkeypatch.setenv(key, value)
+    sample_graph.point_env(monkeypatch)
     return sample_graph
 
 

@@ -42,8 +42,7 @@ def graph(neo4j_server):
 
 @pytest.fixture
 def kg(graph, monkeypatch):
-    for key, value in graph.env().items():
-        monkeypatch.setenv(key, value)
+    graph.point_env(monkeypatch)
     return graph
 
 
