@@ -37,7 +37,7 @@ def timed_load(graph, embedder, loader: str, items, corpus: str):
 def main() -> dict:
     from graphrag_cypher.embedder import make_embedder
     from graphrag_cypher.ingest import embedding_input
-    from graphrag_cypher.loaders.chunking import chunk_document
+    from graphrag_cypher.chunking import chunk_document
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
     from graphrag_cypher.loaders.stories import parse_story_book

@@ -55,11 +55,7 @@ def cli() -> None:
     """
 
 
-def settings():
-    """The configuration, loaded once per command (errors become one line)."""
-    from graphrag_cypher.config import load_settings
-
-    return load_settings()
+from .context import settings  # noqa: E402,F401  (kept for commands not yet on @with_graph)
 
 
 def _register() -> None:

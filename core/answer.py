@@ -248,7 +248,7 @@ def check_citations(answer: str, context: Context) -> Checked:
 def extractive_answer(question: str, sources: list[Source], embed: Callable | None, max_sentences: int = 4,
                       per_source: int = 2) -> str:
     """The most relevant sentences of the top evidence, each with its citation."""
-    from graphrag_cypher.loaders.text import split_sentences
+    from graphrag_cypher.text import split_sentences
 
     candidates: list[tuple[str, str, int]] = []
     for rank, source in enumerate(sources[:4]):
@@ -317,55 +317,6 @@ def llm_messages(question: str, context: str, language: str, history: Iterable[d
     system = SYSTEM_PROMPT.format(language_name=LANGUAGES.get(language, "the language of the question"))
     return [{"role": "system", "content": system}, *history,
             {"role": "user", "content": f"{context}\n\nQUESTION: {question}"}]
-
-
-def llm_client(settings):
-    try:
-        from openai import OpenAI
-    except ImportError as exc:
-        raise GraphragError("the openai package is not installed: run `make setup`") from exc
-    return OpenAI(base_url=settings.llm_base_url, api_key=_api_key(settings), max_retries=4, timeout=120)
-
-
-def _api_key(settings) -> str:
-    import os
-
-    return os.environ.get("OPENAI_API_KEY") or "not-needed"
-
-
-def llm_answer(settings, messages: list[dict], on_token: Callable[[str], None] | None = None) -> str:
-    """Stream a chat completion (429 and 5xx are retried with backoff by the client)."""
-    import openai
-
-    client = llm_client(settings)
-    try:
-        stream = client.chat.completions.create(model=settings.llm_model, messages=messages, stream=True,
-                                                temperature=0)
-        parts = []
-        for event in stream:
-            if not event.choices:
-                continue
-            token = event.choices[0].delta.content or ""
-            if token:
-                parts.append(token)
-                if on_token:
-                    on_token(token)
-        return "".join(parts)
-    except openai.APIStatusError as exc:
-        raise GraphragError(f"the LLM at {settings.llm_base_url or 'api.openai.com'} answered {exc.status_code}: "
-                            f"{_first_line(exc.message)}") from exc
-    except openai.APIConnectionError as exc:
-        raise GraphragError(f"cannot reach the LLM at {settings.llm_base_url or 'api.openai.com'}: "
-                            "check OPENAI_BASE_URL") from exc
-
-
-def llm_complete(settings, messages: list[dict]) -> str:
-    """A short non-streamed completion (used to rewrite follow-up questions)."""
-    return llm_answer(settings, messages)
-
-
-def _first_line(text: str) -> str:
-    return (text or "").strip().splitlines()[0] if text else ""
 
 
 def mermaid(graph_context: dict, sources: list[Source]) -> str:

@@ -34,10 +34,10 @@ class Conversation:
         if not self.turns:
             return line
         if self.use_llm:
-            from .answer import llm_complete
+            from . import llm
 
             history = "\n".join(f"User: {t['question']}\nAssistant: {t['answer'][:300]}" for t in self.turns)
-            rewritten = llm_complete(self.settings, [
+            rewritten = llm.complete(self.settings, [
                 {"role": "system", "content": REWRITE_PROMPT},
                 {"role": "user", "content": f"{history}\nUser: {line}"},
             ]).strip()
@@ -52,7 +52,7 @@ def carry_over(line: str, previous: dict) -> str:
     words = len(line.split())
     if not (_ELLIPTICAL.search(line) or words <= 4):
         return line
-    from .retrieval import fold, name_key
+    from .text import fold, name_key
 
     said = fold(line)
     # one name once, however many entities it found (a story's lantern and the canonical one)
@@ -70,7 +70,7 @@ def carry_over(line: str, previous: dict) -> str:
 def _distinct(names) -> list[str]:
     """Names without repeats, compared accent- and case-folded and without a leading article
     ("the silver lantern" = "Silver Lantern"); the first spelling is kept."""
-    from .retrieval import name_key
+    from .text import name_key
 
     seen: dict[str, str] = {}
     for name in names:

@@ -44,7 +44,7 @@ def detect_format(records: list[dict]) -> str:
 def read_questions(path: Path) -> tuple[str, list[Question]]:
     from graphrag_cypher.loaders.qa_corpus import passage_id
 
-    from graphrag_cypher.loaders.safe_io import read_json
+    from graphrag_cypher.safe_io import read_json
 
     try:
         records = read_json(path)  # bounded, and deep nesting is a ValueError, not a RecursionError

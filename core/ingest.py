@@ -181,7 +181,7 @@ class Loader:
         self.seen: set[str] = set()
 
     def run(self, items: Iterable) -> LoadStats:
-        from graphrag_cypher.loaders.model import ItemError
+        from graphrag_cypher.model import ItemError
 
         writer = _Writer(self.graph, self.stats, lambda docs, chunks: self.on_progress(self.stats))
         writer.start()
@@ -249,7 +249,7 @@ class Loader:
             writer.drain()
 
     def _chunks(self, doc) -> list[dict]:
-        from graphrag_cypher.loaders.chunking import chunk_document
+        from graphrag_cypher.chunking import chunk_document
 
         specs = chunk_document(doc, size=self.options.chunk_size, overlap=self.options.overlap)
         if self.options.semantic and not doc.prechunked and self.embedder is not None:
@@ -267,8 +267,8 @@ class Loader:
         return chunks
 
     def _semantic(self, doc):
-        from graphrag_cypher.loaders.chunking import ChunkSpec, chunk_code, semantic_split
-        from graphrag_cypher.loaders.text import split_sentences
+        from graphrag_cypher.chunking import ChunkSpec, chunk_code, semantic_split
+        from graphrag_cypher.text import split_sentences
 
         specs = []
         for section in doc.sections:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from .answer import (CitationFilter, build_context, describe_paths, extractive_answer, llm_answer, llm_messages,
+from . import llm
+from .answer import (CitationFilter, build_context, describe_paths, extractive_answer, llm_messages,
                      mermaid, sources_for)
 from .errors import GraphragError
 from .retrieval import DEFAULT_MODE, Retriever
@@ -43,7 +44,7 @@ def ask(graph, embedder, settings, question: str, mode: str = DEFAULT_MODE, k: i
     answer_started = time.perf_counter()
     checker = CitationFilter(context.cites, emit=on_token if llm_used else None)
     if llm_used:
-        llm_answer(settings, llm_messages(question, context.text, analysis.language, history), checker.feed)
+        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), checker.feed)
         note = None
     else:
         lead = describe_paths(paths, context) if route_used == "relation" else ""

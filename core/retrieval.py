@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from .errors import GraphragError
+from .text import fold, name_key
 
 MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
 DEFAULT_MODE = "graph"
@@ -59,17 +60,6 @@ def lucene_query(words: list[str], operator: str = " ") -> str:
     """Words joined into a Lucene query, each escaped; "" when there is no word to search for."""
     terms = [escape_lucene(w.strip()) for w in words if w and re.search(r"\w", w)]
     return operator.join(terms)
-
-
-def fold(text: str) -> str:
-    """Accent-folded lower case, for matching names in questions."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-
-
-def name_key(name: str) -> str:
-    """A name folded and without a leading article: "the silver lantern" and "Silver Lantern" are one."""
-    return re.sub(r"^(?:the|a|an)\s+", "", " ".join(fold(name).split()))
 
 
 @dataclass

@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
+
+from graphrag_cypher.text import FOLDS, CharTable, fold, fold_char, is_mark, is_word_char
 
 # Lucene's English stop words: the `standard-folding` analyzer drops them from the
 # full-text index, so the reference engine could never shortlist a name that is one.
@@ -55,44 +57,8 @@ def capitalised(surface: str) -> bool:
     return "Lu" in categories and ("Ll" in categories or len(categories) > 4)
 
 
-def is_mark(ch: str) -> bool:
-    return unicodedata.category(ch).startswith("M")
-
-
-def is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_" or is_mark(ch)
-
-
-@lru_cache(maxsize=65536)
-def fold_char(ch: str) -> str:
-    """The folded form of one character: "" for combining marks, else lower-case base letters."""
-    out = []
-    for part in unicodedata.normalize("NFD", ch):
-        if is_mark(part):
-            continue
-        # Java's case-insensitive match treats characters with the same upper case as equal
-        # (ı ~ i, ς ~ σ, ſ ~ s), so fold through the upper case; ß → SS is not one character.
-        folded = part.upper().lower()
-        out.append(folded if len(folded) == 1 else part.lower())
-    return "".join(out)
-
-
-class _CharTable(dict):
-    """A `str.translate` table (code point → text) that fills itself as characters are met."""
-
-    def __init__(self, make: Callable[[str], str]):
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, code: int) -> str:
-        value = self[code] = self._make(chr(code))
-        return value
-
-
 BOUNDARY = "\x00"
 IRREGULAR = "\x01"
-# fold_char of each character.
-_FOLDS = _CharTable(fold_char)
 # The same folds with every character that is not a word character replaced by BOUNDARY:
 # the text the automaton reads, so that it only reports names that start and end on word
 # boundaries (a text has thousands of names inside words — "Rome" in "chromosome" — for
@@ -100,15 +66,8 @@ _FOLDS = _CharTable(fold_char)
 # characters alike, and a folded character folds to itself (a unit test checks every code
 # point). A character that does not fold to exactly one (a combining mark, "ǅ" → "dž")
 # becomes IRREGULAR: text with one has no position-for-position bounded form.
-_BOUNDED = _CharTable(lambda ch: IRREGULAR if len(fold_char(ch)) != 1
+_BOUNDED = CharTable(lambda ch: IRREGULAR if len(fold_char(ch)) != 1
                       else BOUNDARY if not is_word_char(fold_char(ch)) else fold_char(ch))
-
-
-def fold(text: str) -> str:
-    """Accent- and case-folded text ("Alexandría" → "alexandria")."""
-    if text.isascii():
-        return text.lower()
-    return text.translate(_FOLDS)
 
 
 def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
@@ -118,7 +77,7 @@ def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
     if text.isascii():
         return text.lower(), None
     if IRREGULAR not in text.translate(_BOUNDED):
-        return text.translate(_FOLDS), None
+        return text.translate(FOLDS), None
     chars: list[str] = []
     origin: list[int] = []
     for i, ch in enumerate(text):
@@ -144,30 +103,6 @@ def bounded(folded: str) -> str:
     """Folded text (each character folds to itself) with each character that is not a word
     character replaced by BOUNDARY."""
     return folded.translate(_BOUNDED)
-
-
-_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
-_EDGE_JUNK = "*?‘’'\"“”[]!. \t"
-
-
-def clean_names(raw: Iterable[str]) -> list[str]:
-    """Gazetteer name strings as matchable names, in first-seen order, without duplicates.
-
-    "Contestania (region)" → "Contestania"; "Perinthus/Heraclea" → both; "Medeon?",
-    "*Kalasyrta", "‘Abone’" lose their editorial marks; names with inner brackets
-    ("A(n)dros") are dropped — which reading the text uses is unknowable.
-    """
-    seen: dict[str, None] = {}
-    for value in raw:
-        if not isinstance(value, str):
-            continue
-        value = unicodedata.normalize("NFC", value).strip()
-        value = _PAREN.sub("", value)
-        for part in value.split("/"):
-            part = " ".join(part.split()).strip(_EDGE_JUNK)
-            if part and not any(c in part for c in "()[]") and any(c.isalpha() for c in part):
-                seen.setdefault(part, None)
-    return list(seen)
 
 
 def load_stoplist(paths: Iterable[str | Path] = (), default: bool = True, shipped: str = "stoplist.txt") -> frozenset[str]:
@@ -290,7 +225,7 @@ class Matcher:
                 if exact:
                     key = keys[0]
                 else:
-                    folded = text[start:end].translate(_FOLDS)
+                    folded = text[start:end].translate(FOLDS)
                     key = next((k for k in keys if k == folded), None)
             else:
                 folded, origin = offsets

@@ -32,7 +32,8 @@ import re
 from collections import Counter
 from typing import Callable, Iterable
 
-from graphrag_cypher.linkers.matcher import LUCENE_STOP_WORDS, fold
+from graphrag_cypher.linkers.matcher import LUCENE_STOP_WORDS
+from graphrag_cypher.text import fold
 
 PAGE = 5000
 CONNECTORS = frozenset("of the de du des da di del della do dos von van der den la le les y and & for on upon".split())

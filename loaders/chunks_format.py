@@ -13,9 +13,9 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ItemError, ParsedDocument, Section
-from .safe_io import read_json
-from .text import collapse_whitespace
+from graphrag_cypher.model import ItemError, ParsedDocument, Section
+from graphrag_cypher.safe_io import read_json
+from graphrag_cypher.text import collapse_whitespace
 
 META_SUFFIX = ".meta.json"
 

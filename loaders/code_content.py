@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from .model import Section
+from graphrag_cypher.model import Section
 
 CODE_EXTENSIONS = frozenset({
     ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".java", ".kt", ".scala", ".go", ".rs",

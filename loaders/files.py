@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .code_content import CODE_EXTENSIONS, code_sections, python_sections
-from .model import ContentError, ItemError, ParsedDocument, Section
-from .safe_io import loads_json
-from .text import clean_paragraphs, collapse_whitespace, iso_date
+from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
+from graphrag_cypher.safe_io import loads_json
+from graphrag_cypher.text import clean_paragraphs, collapse_whitespace, iso_date
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text"})
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})

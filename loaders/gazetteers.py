@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from graphrag_cypher.linkers.matcher import clean_names, fold
+from graphrag_cypher.text import clean_names, fold
 
-from .model import ContentError
-from .safe_io import iter_lines, loads_json, open_bytes, read_json
+from graphrag_cypher.model import ContentError
+from graphrag_cypher.safe_io import iter_lines, loads_json, open_bytes, read_json
 
 PLEIADES_URI = "https://pleiades.stoa.org/places/{}"
 GEONAMES_URI = "https://sws.geonames.org/{}/"

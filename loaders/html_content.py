@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urldefrag
 
-from .model import ContentError, Section
-from .text import clean_paragraphs, collapse_whitespace, iso_date
+from graphrag_cypher.model import ContentError, Section
+from graphrag_cypher.text import clean_paragraphs, collapse_whitespace, iso_date
 
 # Never content, wherever they are.
 ALWAYS_NOISE = ("script", "style", "noscript", "template", "form", "nav", "aside", "iframe", "svg",

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from .model import ContentError, ItemError, ParsedDocument, Section
-from .safe_io import open_bytes
-from .text import collapse_whitespace, slugify, tidy_lines
+from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
+from graphrag_cypher.safe_io import open_bytes
+from graphrag_cypher.text import collapse_whitespace, slugify, tidy_lines
 
 SKIP_SECTIONS = re.compile(r"^(references|external links|see also|further reading|notes|bibliography|sources"
                            r"|citations|footnotes)\b", re.IGNORECASE)

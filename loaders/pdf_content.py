@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .model import ContentError, Section
-from .text import iso_date, tidy_lines
+from graphrag_cypher.model import ContentError, Section
+from graphrag_cypher.text import iso_date, tidy_lines
 
 
 @dataclass

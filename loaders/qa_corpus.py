@@ -13,8 +13,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ContentError, ItemError, ParsedDocument, Section
-from .safe_io import read_json
+from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
+from graphrag_cypher.safe_io import read_json
 
 
 def passage_id(title: str, text: str) -> str:

@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ContentError, ItemError, ParsedDocument, Section
-from .safe_io import iter_lines, loads_json, open_bytes
-from .text import clean_paragraphs, slugify, title_case
+from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
+from graphrag_cypher.safe_io import iter_lines, loads_json, open_bytes
+from graphrag_cypher.text import clean_paragraphs, slugify, title_case
 
 MAX_TITLE_CHARS = 80
 _START = re.compile(r"^\*\*\*\s*START OF.*$", re.MULTILINE | re.IGNORECASE)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
-from .model import ContentError, ItemError, ParsedDocument
+from graphrag_cypher.model import ContentError, ItemError, ParsedDocument
 
 DEFAULT_USER_AGENT = "graphrag-cypher-loader/0.1 (+https://github.com/; polite crawler)"
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024

@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from graphrag_cypher.linkers.matcher import fold
+from graphrag_cypher.text import fold
 
 ANNOTATIONS = Path(__file__).resolve().parent / "isaw-places.jsonl"
 

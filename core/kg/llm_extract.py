@@ -21,6 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .. import llm
 from ..errors import GraphragError
 from .names import norm_name
 from .schema import KGSchema
@@ -90,10 +91,8 @@ class LLM:
     FORMATS = ("json_schema", "json_object", "text")
 
     def __init__(self, settings, schema: KGSchema, json_schema: dict | None = None):
-        from ..answer import llm_client
-
-        self.client = llm_client(settings)
-        self.model = settings.llm_model
+        self.settings = settings
+        self.client = llm.client(settings)
         self.schema = schema
         self.json_schema = json_schema or response_schema(schema)
         self.format_index = 0
@@ -108,27 +107,16 @@ class LLM:
         return None
 
     def complete(self, messages: list[dict]) -> str:
-        import openai
-
         while True:
-            kwargs = {"model": self.model, "messages": messages, "temperature": 0}
-            fmt = self._format()
-            if fmt:
-                kwargs["response_format"] = fmt
             try:
                 self.calls += 1
-                reply = self.client.chat.completions.create(**kwargs)
-                return reply.choices[0].message.content or ""
-            except openai.BadRequestError as exc:
+                return llm.complete(self.settings, messages, self._format(), llm_client=self.client)
+            except llm.LLMRequestRefused:
                 # An endpoint without structured output says 400: try the next format.
                 if self.format_index + 1 < len(self.FORMATS):
                     self.format_index += 1
                     continue
-                raise GraphragError(f"LLM refused the request: {exc}") from exc
-            except openai.APIConnectionError as exc:
-                raise GraphragError(f"cannot reach the LLM at {self.client.base_url}: {exc}") from exc
-            except openai.AuthenticationError as exc:
-                raise GraphragError("the LLM refused the API key: check OPENAI_API_KEY") from exc
+                raise
 
     def extract(self, text: str) -> tuple[dict, bool]:
         """The parsed reply for one text, and whether a repair was needed."""

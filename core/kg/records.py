@@ -78,8 +78,8 @@ def read_records(path: Path, key: str | None) -> tuple[list[dict], list[dict]]:
     Every problem is an error ({"item", "error"}, one line) rather than an exception: a bad
     line of JSON Lines is skipped and the others load; a whole file that is not usable (not
     JSON, not UTF-8, nested too deeply, too large, not a list) gives one error and no records."""
-    from graphrag_cypher.loaders.model import ContentError
-    from graphrag_cypher.loaders.safe_io import iter_lines, loads_json, open_bytes, read_json
+    from graphrag_cypher.model import ContentError
+    from graphrag_cypher.safe_io import iter_lines, loads_json, open_bytes, read_json
 
     errors: list[dict] = []
     try:

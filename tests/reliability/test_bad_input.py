@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from graphrag_cypher.loaders.safe_io import MAX_LINE_BYTES
+from graphrag_cypher.safe_io import MAX_LINE_BYTES
 
 from ..conftest import graphrag_exe
 

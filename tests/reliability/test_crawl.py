@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from graphrag_cypher.loaders.model import ItemError, ParsedDocument
+from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.web import MAX_ROBOTS_BYTES, fetch_pages
 
 PAGE = "<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{text}</p>{links}</main></body></html>"

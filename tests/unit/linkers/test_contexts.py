@@ -2,7 +2,7 @@
 
 from graphrag_cypher.linkers.contexts import Occurrence, kind_cues, longest_matches, not_a_place, qualifier
 from graphrag_cypher.linkers.disambiguation import Profile, decide, profile
-from graphrag_cypher.linkers.matcher import fold
+from graphrag_cypher.text import fold
 
 
 def occ(before, surface, after="", key=None, start=0):

@@ -5,8 +5,8 @@ import unicodedata
 import pytest
 
 from graphrag_cypher.linkers.matcher import (
-    LUCENE_STOP_WORDS, Matcher, build_name_table, clean_names, fold, fold_with_offsets, fulltext_query, java_pattern,
-    load_stoplist)
+    LUCENE_STOP_WORDS, Matcher, build_name_table, fold_with_offsets, fulltext_query, java_pattern, load_stoplist)
+from graphrag_cypher.text import clean_names, fold
 
 
 def surfaces(matcher, text):
@@ -105,7 +105,7 @@ def test_java_pattern_agrees_with_the_matcher_on_simple_cases(text, expected):
 
 
 def test_fold_by_translate_table_equals_folding_each_character():
-    from graphrag_cypher.linkers.matcher import fold_char
+    from graphrag_cypher.text import fold_char
 
     text = "".join(chr(i) for i in range(0x20, 0x3000) if chr(i).isprintable() or unicodedata.category(chr(i)) == "Mn")
     assert fold(text) == "".join(fold_char(ch) for ch in text)
@@ -122,7 +122,7 @@ def test_folding_keeps_word_characters_apart_from_the_rest_for_every_code_point(
     came from is one (so boundaries in the text are boundaries in the folded text)."""
     import sys
 
-    from graphrag_cypher.linkers.matcher import fold_char, is_word_char
+    from graphrag_cypher.text import fold_char, is_word_char
 
     broken = []
     for code in range(sys.maxunicode + 1):

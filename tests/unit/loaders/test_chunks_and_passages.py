@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import json
 
-from graphrag_cypher.loaders.chunking import chunk_document
+from graphrag_cypher.chunking import chunk_document
 from graphrag_cypher.loaders.chunks_format import parse_chunks_file, parse_chunks_folder
-from graphrag_cypher.loaders.model import ItemError, ParsedDocument
+from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus, passage_id
 
 from .conftest import real_data

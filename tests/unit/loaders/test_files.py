@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from graphrag_cypher.loaders.chunking import chunk_document
+from graphrag_cypher.chunking import chunk_document
 from graphrag_cypher.loaders.files import iter_files, parse_file, parse_folder, source_key
-from graphrag_cypher.loaders.model import ItemError, ParsedDocument
+from graphrag_cypher.model import ItemError, ParsedDocument
 
 from .conftest import real_data
 

@@ -5,7 +5,7 @@ import json
 import time
 
 from graphrag_cypher.loaders.mediawiki import parse_mediawiki
-from graphrag_cypher.loaders.model import ItemError, ParsedDocument
+from graphrag_cypher.model import ItemError, ParsedDocument
 
 from .conftest import FIXTURES, real_data
 

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from graphrag_cypher.loaders.chunking import chunk_code, chunk_document, chunk_text, semantic_split
-from graphrag_cypher.loaders.model import ParsedDocument, Section
-from graphrag_cypher.loaders.text import iso_date, split_sentences, title_case
+from graphrag_cypher.chunking import chunk_code, chunk_document, chunk_text, semantic_split
+from graphrag_cypher.model import ParsedDocument, Section
+from graphrag_cypher.text import iso_date, split_sentences, title_case
 
 
 def doc(*sections: Section, prechunked: bool = False) -> ParsedDocument:

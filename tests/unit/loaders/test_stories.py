@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from graphrag_cypher.loaders.model import ItemError, ParsedDocument
+from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.stories import parse_stories_jsonl, parse_story_book
 
 from .conftest import FIXTURES, real_data

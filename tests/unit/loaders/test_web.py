@@ -8,7 +8,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from graphrag_cypher.loaders.model import ItemError, ParsedDocument
+from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.web import fetch_pages, normalise_url
 
 PAGES = {

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from datetime import datetime
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
+from typing import Callable, Iterable
 
 # --- sentences -----------------------------------------------------------------------
 
@@ -174,3 +176,81 @@ def iso_date(value: str | None) -> str | None:
         return parsedate_to_datetime(value).date().isoformat()
     except (TypeError, ValueError, IndexError):
         return value
+
+
+# --- accent folding: the one definition (the Java procedures implement the same rule) ---
+
+def is_mark(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("M")
+
+
+def is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_" or is_mark(ch)
+
+
+@lru_cache(maxsize=65536)
+def fold_char(ch: str) -> str:
+    """The folded form of one character: "" for combining marks, else lower-case base letters."""
+    out = []
+    for part in unicodedata.normalize("NFD", ch):
+        if is_mark(part):
+            continue
+        # Java's case-insensitive match treats characters with the same upper case as equal
+        # (ı ~ i, ς ~ σ, ſ ~ s), so fold through the upper case; ß → SS is not one character.
+        folded = part.upper().lower()
+        out.append(folded if len(folded) == 1 else part.lower())
+    return "".join(out)
+
+
+class CharTable(dict):
+    """A `str.translate` table (code point → text) that fills itself as characters are met."""
+
+    def __init__(self, make: Callable[[str], str]):
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, code: int) -> str:
+        value = self[code] = self._make(chr(code))
+        return value
+
+
+# fold_char of each character.
+FOLDS = CharTable(fold_char)
+
+
+def fold(text: str) -> str:
+    """Accent- and case-folded text ("Alexandría" → "alexandria")."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(FOLDS)
+
+
+def name_key(name: str) -> str:
+    """A name folded and without a leading article: "the silver lantern" and "Silver Lantern" are one."""
+    return re.sub(r"^(?:the|a|an)\s+", "", " ".join(fold(name).split()))
+
+
+# --- gazetteer names ------------------------------------------------------------------
+
+_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_EDGE_JUNK = "*?‘’'\"“”[]!. \t"
+
+
+def clean_names(raw: Iterable[str]) -> list[str]:
+    """Gazetteer name strings as matchable names, in first-seen order, without duplicates.
+
+    "Contestania (region)" → "Contestania"; "Perinthus/Heraclea" → both; "Medeon?",
+    "*Kalasyrta", "‘Abone’" lose their editorial marks; names with inner brackets
+    ("A(n)dros") are dropped — which reading the text uses is unknowable.
+    """
+    seen: dict[str, None] = {}
+    for value in raw:
+        if not isinstance(value, str):
+            continue
+        value = unicodedata.normalize("NFC", value).strip()
+        value = _PAREN.sub("", value)
+        for part in value.split("/"):
+            part = " ".join(part.split()).strip(_EDGE_JUNK)
+            if part and not any(c in part for c in "()[]") and any(c.isalpha() for c in part):
+                seen.setdefault(part, None)
+    return list(seen)

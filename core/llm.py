@@ -1,0 +1,88 @@
+"""The LLM behind one interface: any OpenAI-compatible endpoint, its errors mapped once.
+
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``GRAPHRAG_LLM_MODEL`` choose it (OpenAI, Azure,
+Ollama, vLLM, llama.cpp server, LM Studio). 429 and 5xx are retried with backoff by the
+client; every failure that is left becomes one line naming the endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .errors import GraphragError
+
+
+class LLMError(GraphragError):
+    """The LLM could not answer (one line, naming the endpoint)."""
+
+
+class LLMRequestRefused(LLMError):
+    """The endpoint refused this request (HTTP 400): for example a response format it lacks."""
+
+
+def client(settings) -> Any:
+    try:
+        from openai import OpenAI
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise GraphragError("the openai package is not installed: run `make setup`") from exc
+    return OpenAI(base_url=settings.llm_base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+                  max_retries=4, timeout=120)
+
+
+def _where(settings) -> str:
+    return settings.llm_base_url or "api.openai.com"
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0] if lines else ""
+
+
+@contextmanager
+def mapped_errors(settings) -> Iterator[None]:
+    """openai's exceptions as one-line LLMErrors."""
+    import openai
+
+    where = _where(settings)
+    try:
+        yield
+    except openai.AuthenticationError as exc:
+        raise LLMError(f"the LLM at {where} refused the API key ({exc.status_code}): check OPENAI_API_KEY") from exc
+    except openai.BadRequestError as exc:
+        raise LLMRequestRefused(f"the LLM at {where} answered {exc.status_code}: {_first_line(exc.message)}") from exc
+    except openai.APIStatusError as exc:
+        raise LLMError(f"the LLM at {where} answered {exc.status_code}: {_first_line(exc.message)}") from exc
+    except openai.APITimeoutError as exc:
+        raise LLMError(f"the LLM at {where} did not answer in time") from exc
+    except openai.APIConnectionError as exc:
+        raise LLMError(f"cannot reach the LLM at {where}: check OPENAI_BASE_URL") from exc
+
+
+def stream(settings, messages: list[dict], on_token: Callable[[str], None] | None = None) -> str:
+    """A streamed chat completion at temperature 0; each token goes to `on_token`; the whole text is returned."""
+    with mapped_errors(settings):
+        events = client(settings).chat.completions.create(model=settings.llm_model, messages=messages,
+                                                          stream=True, temperature=0)
+        parts = []
+        for event in events:
+            if not event.choices:
+                continue
+            token = event.choices[0].delta.content or ""
+            if token:
+                parts.append(token)
+                if on_token:
+                    on_token(token)
+        return "".join(parts)
+
+
+def complete(settings, messages: list[dict], response_format: dict | None = None, llm_client: Any = None) -> str:
+    """A non-streamed chat completion at temperature 0 (`response_format` as the endpoint takes it)."""
+    kwargs: dict[str, Any] = {"model": settings.llm_model, "messages": messages, "temperature": 0}
+    if response_format:
+        kwargs["response_format"] = response_format
+    with mapped_errors(settings):
+        reply = (llm_client or client(settings)).chat.completions.create(**kwargs)
+        return reply.choices[0].message.content or ""
