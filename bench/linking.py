@@ -39,7 +39,8 @@ def main() -> dict:
     from graphrag_cypher.ingest import LoadOptions, Loader
     import evaluate
 
-    from graphrag_cypher.linkers.places import PlaceLinkOptions, iter_chunks, link_places, link_set
+    from graphrag_cypher.linkers.mentions import iter_chunks
+    from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
     from graphrag_cypher.loaders.modern_places import modern_place_rows
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades

@@ -1,13 +1,40 @@
-"""`graphrag link places|wikidata|entities` and `graphrag sanity`: linkers and checks."""
+"""`graphrag link places|titles|phrases|entities|wikidata` and `graphrag sanity`: parse, run, print.
+
+Every linker is ``link_<name>(graph, options) -> result`` (`graphrag_cypher.linkers.base`):
+a command builds the options, hands over a progress callback, prints ``result.to_dict()``
+under --json or one summary line otherwise.
+"""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 import click
 
+from .context import with_graph
 from .output import info, print_json
 from .params import dry_run_option, json_option
+
+
+@contextmanager
+def progress_shown(as_json: bool) -> Iterator[Callable[[str], None]]:
+    """The linkers' progress callback: a live status line on a terminal, plain lines on stderr
+    elsewhere (logs), nothing under --json."""
+    if as_json:
+        yield lambda message: None
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield info
+        return
+    from graphrag_cypher.terminal import rich_text
+
+    with console.status("linking…") as status:
+        yield lambda message: status.update(rich_text(message))
 
 
 @click.group("link")
@@ -41,7 +68,8 @@ def link_group() -> None:
               help="Build the name table from the places instead of using .graphrag/cache/ (and do not save it).")
 @dry_run_option
 @json_option
-def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, keep_bibliographies, names_per_query,
+@with_graph
+def link_places(graph, engine, min_length, stoplists, no_default_stoplist, any_case, keep_bibliographies, names_per_query,
                 corpus, gazetteers, min_confidence, no_cache, dry_run, as_json) -> None:
     """Link chunks to the places they mention (Chunk -[:MENTIONS]-> Place).
 
@@ -61,23 +89,18 @@ def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, ke
       graphrag link places --engine cypher --dry-run --json
       graphrag link places --stoplist my-stoplist.txt --corpus isaw --min-confidence 0.7
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.linkers.matcher import load_stoplist
-    from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places as run
+    from graphrag_cypher.linkers.places import SKIP_SECTIONS, PlaceLinkOptions, link_places as run
 
-    from .main import settings
-
-    options = PlaceLinkOptions(
-        engine=engine, min_length=min_length, stoplist=load_stoplist(stoplists, default=not no_default_stoplist),
-        require_capital=not any_case, skip_tails=not keep_bibliographies,
-        skip_sections=None if keep_bibliographies else PlaceLinkOptions.skip_sections,
-        corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query,
-        min_confidence=min_confidence)
-    if no_cache:
-        options.cache_dir = None
-    with connect(settings()) as graph:
-        result = run(graph, options, progress=(lambda _: None) if as_json else info)
-    out = result.to_dict()
+    with progress_shown(as_json) as progress:
+        options = PlaceLinkOptions(
+            engine=engine, min_length=min_length, stoplist=load_stoplist(stoplists, default=not no_default_stoplist),
+            require_capital=not any_case, skip_tails=not keep_bibliographies,
+            skip_sections=None if keep_bibliographies else SKIP_SECTIONS,
+            corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query,
+            min_confidence=min_confidence, cache_dir=None if no_cache else PlaceLinkOptions.cache_dir,
+            progress=progress)
+        out = run(graph, options).to_dict()
     if as_json:
         print_json(out)
         return
@@ -96,7 +119,8 @@ def link_places(engine, min_length, stoplists, no_default_stoplist, any_case, ke
               help="Shortest title (folded) that is looked for in text.")
 @dry_run_option
 @json_option
-def link_titles_cmd(corpus, min_length, dry_run, as_json) -> None:
+@with_graph
+def link_titles_cmd(graph, corpus, min_length, dry_run, as_json) -> None:
     """Register document titles as :Topic entities and link the chunks that name them.
 
     For encyclopedic corpora (wiki pages, QA passages): each title becomes a topic its own
@@ -108,14 +132,11 @@ def link_titles_cmd(corpus, min_length, dry_run, as_json) -> None:
       graphrag load qa-corpus musique_train_corpus.json --corpus musique
       graphrag link titles --corpus musique
     """
-    from graphrag_cypher.db import connect
-    from graphrag_cypher.linkers.titles import link_titles
+    from graphrag_cypher.linkers.titles import TitleLinkOptions, link_titles
 
-    from .main import settings
-
-    with connect(settings()) as graph:
-        result = link_titles(graph, corpus=corpus, min_length=min_length, dry_run=dry_run,
-                             on_progress=(lambda m: None) if as_json else info)
+    with progress_shown(as_json) as progress:
+        result = link_titles(graph, TitleLinkOptions(corpus=corpus, min_length=min_length, dry_run=dry_run,
+                                                     progress=progress)).to_dict()
     if as_json:
         print_json(result)
     else:
@@ -131,7 +152,8 @@ def link_titles_cmd(corpus, min_length, dry_run, as_json) -> None:
               help="Shortest phrase (folded) that is kept.")
 @dry_run_option
 @json_option
-def link_phrases_cmd(max_chunks, min_length, dry_run, as_json) -> None:
+@with_graph
+def link_phrases_cmd(graph, max_chunks, min_length, dry_run, as_json) -> None:
     """Link chunks that share a rare named phrase: (:Chunk)-[:HAS_PHRASE]->(:Phrase).
 
     Phrases are runs of capitalised words ("American Psychological Association") and the
@@ -145,14 +167,11 @@ def link_phrases_cmd(max_chunks, min_length, dry_run, as_json) -> None:
       graphrag link titles && graphrag link phrases
       graphrag ask "What currency predated the Euro in the country Signmark is from?"
     """
-    from graphrag_cypher.db import connect
-    from graphrag_cypher.linkers.phrases import link_phrases
+    from graphrag_cypher.linkers.phrases import PhraseLinkOptions, link_phrases
 
-    from .main import settings
-
-    with connect(settings()) as graph:
-        result = link_phrases(graph, max_chunks=max_chunks, min_length=min_length, dry_run=dry_run,
-                              on_progress=(lambda m: None) if as_json else info)
+    with progress_shown(as_json) as progress:
+        result = link_phrases(graph, PhraseLinkOptions(max_chunks=max_chunks, min_length=min_length, dry_run=dry_run,
+                                                       progress=progress)).to_dict()
     if as_json:
         print_json(result)
     else:
@@ -173,7 +192,8 @@ def link_phrases_cmd(max_chunks, min_length, dry_run, as_json) -> None:
 @click.option("--all", "recheck", is_flag=True, help="Look up every place again (default: only places not looked up before).")
 @click.option("--limit", type=int, default=None, help="Stop after this many places.")
 @json_option
-def link_wikidata(endpoint, batch, delay, timeout, retries, recheck, limit, as_json) -> None:
+@with_graph
+def link_wikidata(graph, endpoint, batch, delay, timeout, retries, recheck, limit, as_json) -> None:
     """Align Pleiades places with Wikidata items by Pleiades id (P1584).
 
     Creates (:WikidataEntity {qid, uri, label, instanceOf, lat, lon}) and
@@ -185,15 +205,12 @@ def link_wikidata(endpoint, batch, delay, timeout, retries, recheck, limit, as_j
       graphrag link wikidata
       graphrag link wikidata --endpoint http://127.0.0.1:7878/query --batch 100 --delay 0
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.linkers.wikidata import WikidataOptions, link_wikidata as run
 
-    from .main import settings
-
-    options = WikidataOptions(endpoint=endpoint, batch=batch, delay=delay, timeout=timeout, retries=retries,
-                              recheck=recheck, limit=limit)
-    with connect(settings()) as graph:
-        result = run(graph, options, progress=(lambda _: None) if as_json else info)
+    with progress_shown(as_json) as progress:
+        result = run(graph, WikidataOptions(endpoint=endpoint, batch=batch, delay=delay, timeout=timeout,
+                                            retries=retries, recheck=recheck, limit=limit,
+                                            progress=progress)).to_dict()
     if as_json:
         print_json(result)
         return
@@ -210,7 +227,8 @@ def link_wikidata(endpoint, batch, delay, timeout, retries, recheck, limit, as_j
 @click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
 @dry_run_option
 @json_option
-def link_entities(min_length, any_case, max_per_chunk, corpus, dry_run, as_json) -> None:
+@with_graph
+def link_entities(graph, min_length, any_case, max_per_chunk, corpus, dry_run, as_json) -> None:
     """Link chunks to the known entities they mention, by name and aliases; count co-occurrences.
 
     Uses the place linker's matcher (folded, word boundaries, capital letter, longest
@@ -224,15 +242,12 @@ def link_entities(min_length, any_case, max_per_chunk, corpus, dry_run, as_json)
       graphrag link entities
       graphrag link entities --corpus tales --json
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.linkers.entities import EntityLinkOptions, link_entities as run
 
-    from .main import settings
-
-    options = EntityLinkOptions(min_length=min_length, require_capital=not any_case, max_per_chunk=max_per_chunk,
-                                corpus=corpus, dry_run=dry_run)
-    with connect(settings()) as graph:
-        result = run(graph, options)
+    with progress_shown(as_json) as progress:
+        result = run(graph, EntityLinkOptions(min_length=min_length, require_capital=not any_case,
+                                              max_per_chunk=max_per_chunk, corpus=corpus, dry_run=dry_run,
+                                              progress=progress)).to_dict()
     if as_json:
         print_json(result)
         return
@@ -244,7 +259,8 @@ def link_entities(min_length, any_case, max_per_chunk, corpus, dry_run, as_json)
 @click.command("sanity")
 @click.option("--corpus", default=None, help="Per-document coverage only for this corpus.")
 @json_option
-def sanity(corpus, as_json) -> None:
+@with_graph
+def sanity(graph, corpus, as_json) -> None:
     """Check the graph: counts, per-document coverage, Wikidata alignment, orphans, duplicates.
 
     The exit code is 1 when an integrity rule is broken (chunks without a document,
@@ -255,14 +271,12 @@ def sanity(corpus, as_json) -> None:
       graphrag sanity
       graphrag sanity --corpus isaw --json
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.linkers.sanity import check
+    from graphrag_cypher.terminal import safe_text
 
-    from .main import settings
     from .output import print_table
 
-    with connect(settings()) as graph:
-        report = check(graph, corpus=corpus)
+    report = check(graph, corpus=corpus)
     if as_json:
         print_json(report)
     else:
@@ -277,8 +291,6 @@ def sanity(corpus, as_json) -> None:
         click.echo(f"wikidata: {w['alignedPlaces']} of {w['pleiadesPlaces']} Pleiades places aligned "
                    f"({w['wikidataEntities']} items)")
         click.echo(f"shared place names: {report['duplicates']['sharedNames']}")
-        from graphrag_cypher.terminal import safe_text
-
         for violation in report["violations"]:
             click.echo(f"violation: {safe_text(violation)}", err=True)
         click.echo("ok" if report["ok"] else f"{len(report['violations'])} integrity violation(s)")

@@ -12,31 +12,61 @@ none (counted as undecided); each edge keeps `candidates`, `confidence` and `rul
 from __future__ import annotations
 
 import re
+import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from graphrag_cypher.db import Graph
+from graphrag_cypher.text import fold
 
-from .contexts import Occurrence, longest_matches, window
+from .base import LinkOptions, LinkResult, options_for
+from .contexts import RAW_WINDOW, Occurrence, longest_matches, window
 from .disambiguation import Profile
-from .matcher import Matcher, build_name_table, fold, load_stoplist
-from .places import MIN_CONFIDENCE, RAW_WINDOW, SKIP_SECTIONS, iter_chunks, resolve, write_mentions
+from .matcher import Matcher, build_name_table, load_stoplist
+from .mentions import count_mentions, iter_chunks, sync_mentions
+from .places import MIN_CONFIDENCE, SKIP_SECTIONS, resolve
 
 LINKER = "entities"
 
 
-@dataclass
-class EntityLinkOptions:
+@dataclass(kw_only=True)
+class EntityLinkOptions(LinkOptions):
     min_length: int = 3
     require_capital: bool = True
     max_per_chunk: int = 25
     min_confidence: float = MIN_CONFIDENCE
-    corpus: str | None = None
-    dry_run: bool = False
-    write_batch: int = 2000
+    batch: int = 2000
 
 
-def link_entities(graph: Graph, options: EntityLinkOptions) -> dict:
+@dataclass(kw_only=True)
+class EntityLinkResult(LinkResult):
+    """What an entity run found and did; `to_dict` is the --json output."""
+
+    JSON_KEYS: ClassVar[dict[str, str | None]] = {
+        "found": "mentions", "created": "mentions_created", "updated": "mentions_updated",
+        "removed": "mentions_removed", "total": "mentions_total"}
+
+    names: int = 0
+    entities: int = 0
+    chunks_scanned: int = 0
+    matches: int = 0
+    undecided: int = 0  # mentions whose best candidate is below min_confidence: no edge
+    linked: int = 0  # mentions that got an edge
+    rules: dict = field(default_factory=dict)  # rule → mentions decided by it
+    co_occurs: int = 0
+    co_occurs_created: int = 0
+    co_occurs_removed: int = 0
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        return {"undecided": self.undecided}
+
+
+def link_entities(graph: Graph, options: EntityLinkOptions | None = None, **fields) -> EntityLinkResult:
+    """Link the chunks to the known entities they mention: read → match → decide → write, then CO_OCCURS."""
+    options = options_for(EntityLinkOptions, options, fields)
+    started = time.perf_counter()
     rows = graph.read("linkers/entity_names")
     names: dict[str, list[str]] = defaultdict(list)
     scope = {}
@@ -76,31 +106,24 @@ def link_entities(graph: Graph, options: EntityLinkOptions) -> dict:
             scoped_key = key if allowed == targets[key] else f"{key}@{chunk_doc[chunk]}"
             targets[scoped_key] = allowed
             scoped_hits[(chunk, scoped_key)] = surfaces
-    undecided: dict = {}
-    edges = resolve(scoped_hits, targets, chunk_doc, profiles, options.min_confidence, linker=LINKER,
-                    result=_Counts(undecided))
+    result = EntityLinkResult(names=len(table.targets), entities=len(rows), chunks_scanned=scanned,
+                              matches=len(scoped_hits), dry_run=options.dry_run)
+    result.seconds["match"] = round(time.perf_counter() - started, 3)
+    options.progress(f"entities: {len(table.targets)} names, {len(scoped_hits)} chunk-name matches")
+    started = time.perf_counter()
+    edges = resolve(scoped_hits, targets, chunk_doc, profiles, options.min_confidence, linker=LINKER, result=result)
     for props in edges.values():
         props.update(source="aho-corasick", linker=LINKER)
         props["keys"] = sorted({k.split("@", 1)[0] for k in props["keys"]})
-    result = {"names": len(table.targets), "entities": len(rows), "chunks_scanned": scanned,
-              "matches": len(scoped_hits), "mentions": len(edges), "mentions_created": 0, "mentions_removed": 0,
-              "undecided": undecided.get("undecided", 0), "co_occurs": 0, "co_occurs_created": 0,
-              "co_occurs_removed": 0, "dry_run": options.dry_run}
+    result.found = len(edges)
+    result.seconds["decide"] = round(time.perf_counter() - started, 3)
     if not options.dry_run:
-        result["mentions_created"], result["mentions_removed"] = write_mentions(
-            graph, edges, [c["id"] for c in chunks], LINKER, options.write_batch)
+        started = time.perf_counter()
+        changes = sync_mentions(graph, edges, [c["id"] for c in chunks], LINKER, options.batch)
+        result.created, result.updated, result.removed = changes.created, changes.updated, changes.removed
         co = graph.write("linkers/merge_co_occurs", maxPerChunk=options.max_per_chunk)[0]
-        result["co_occurs"], result["co_occurs_created"] = co["pairs"], co["created"]
-        result["co_occurs_removed"] = graph.write("linkers/prune_co_occurs")[0]["removed"]
-    result["mentions_total"] = graph.read("linkers/count_mentions", linker=LINKER)[0]["total"]
+        result.co_occurs, result.co_occurs_created = co["pairs"], co["created"]
+        result.co_occurs_removed = graph.write("linkers/prune_co_occurs")[0]["removed"]
+        result.seconds["write"] = round(time.perf_counter() - started, 3)
+    result.total = count_mentions(graph, LINKER)
     return result
-
-
-class _Counts:
-    """Where :func:`.places.resolve` leaves its counts for an entity run."""
-
-    def __init__(self, into: dict):
-        self.__dict__["_into"] = into
-
-    def __setattr__(self, name, value):
-        self._into[name] = value

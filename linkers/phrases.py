@@ -16,7 +16,7 @@ builders that skip the LLM (Microsoft GraphRAG's "fast" indexer, for one):
 * leading stop words are dropped ("The Hague" → "hague" is kept, "The" alone is not);
   a capitalised first word of a sentence is dropped when the corpus also writes it in
   lower case ("During the war" drops "During");
-* phrases are accent- and case-folded (`linkers.matcher.fold`); the display name is the
+* phrases are accent- and case-folded (`graphrag_cypher.text.fold`); the display name is the
   first spelling met;
 * only phrases shared by 2 ≤ n ≤ ``max_chunks`` chunks are kept: a name in one chunk
   joins nothing, and one in hundreds ("United States") joins everything to everything.
@@ -29,11 +29,16 @@ nothing; phrases and links that no longer hold are removed.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
-from typing import Callable, Iterable
+from dataclasses import dataclass
+from typing import ClassVar, Iterable
 
-from graphrag_cypher.linkers.matcher import LUCENE_STOP_WORDS
+from graphrag_cypher.db import Graph
 from graphrag_cypher.text import fold
+
+from .base import LinkOptions, LinkResult, options_for
+from .matcher import LUCENE_STOP_WORDS
 
 PAGE = 5000
 CONNECTORS = frozenset("of the de du des da di del della do dos von van der den la le les y and & for on upon".split())
@@ -44,6 +49,33 @@ LEADING_STOP = LUCENE_STOP_WORDS | frozenset(
 _CLAUSE = re.compile(r"[,;:()\[\]{}\"“”«»!?|/]|\s[-–—]\s|\.(?:\s|$)|\n")
 _TOKEN = re.compile(r"[^\W_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s$")
+
+
+@dataclass(kw_only=True)
+class PhraseLinkOptions(LinkOptions):
+    """Phrases are shared across corpora: this linker takes no `corpus`."""
+
+    max_chunks: int = 100  # keep a phrase only when at most this many chunks share it
+    min_length: int = 3  # shortest phrase (folded) kept
+
+
+@dataclass(kw_only=True)
+class PhraseLinkResult(LinkResult):
+    """What a phrase run found and did; `to_dict` is the --json output."""
+
+    JSON_KEYS: ClassVar[dict[str, str | None]] = {
+        "found": "links", "created": "links_created", "removed": "links_removed", "updated": None}
+
+    chunks: int = 0
+    phrases_found: int = 0
+    phrases: int = 0
+    too_common: int = 0
+    phrases_written: int = 0
+    phrases_removed: int = 0
+
+    @property
+    def skipped(self) -> dict[str, int]:
+        return {"too_common": self.too_common}
 
 
 def _is_capitalised(token: str) -> bool:
@@ -100,9 +132,12 @@ def _add(found: dict[str, str], surface: str, min_length: int) -> None:
         found.setdefault(key, surface.rstrip("'’."))
 
 
-def link_phrases(graph, max_chunks: int = 100, min_length: int = 3, batch: int = 5000, dry_run: bool = False,
-                 on_progress: Callable[[str], None] = lambda message: None) -> dict:
+def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **fields) -> PhraseLinkResult:
     """Find the phrases chunks share and bring the graph's :Phrase links to exactly that set."""
+    options = options_for(PhraseLinkOptions, options, fields)
+    options.refuse("phrases", corpus=True)
+    max_chunks, batch, on_progress = options.max_chunks, options.batch, options.progress
+    started = time.perf_counter()
     chunks: list[dict] = []
     after = ""
     while True:
@@ -114,7 +149,7 @@ def link_phrases(graph, max_chunks: int = 100, min_length: int = 3, batch: int =
     on_progress(f"phrases: reading {len(chunks)} chunks")
     texts = {c["id"]: (f"{c['title']}.\n" if c["title"] else "") + (c["text"] or "") for c in chunks}
     common = lowercase_vocabulary(texts.values())
-    per_chunk = {cid: extract_phrases(text, common, min_length) for cid, text in texts.items()}
+    per_chunk = {cid: extract_phrases(text, common, options.min_length) for cid, text in texts.items()}
     df = Counter(key for found in per_chunk.values() for key in found)
     keep = {key for key, n in df.items() if 2 <= n <= max_chunks}
     names: dict[str, str] = {}
@@ -124,12 +159,13 @@ def link_phrases(graph, max_chunks: int = 100, min_length: int = 3, batch: int =
             if key in keep:
                 names.setdefault(key, surface)
                 wanted.add((cid, key))
-    result = {"chunks": len(chunks), "phrases_found": len(df), "phrases": len(keep),
-              "too_common": sum(1 for n in df.values() if n > max_chunks), "links": len(wanted),
-              "phrases_written": 0, "links_created": 0, "links_removed": 0, "phrases_removed": 0,
-              "dry_run": dry_run}
-    if dry_run:
+    result = PhraseLinkResult(chunks=len(chunks), phrases_found=len(df), phrases=len(keep),
+                              too_common=sum(1 for n in df.values() if n > max_chunks), found=len(wanted),
+                              dry_run=options.dry_run)
+    result.seconds["match"] = round(time.perf_counter() - started, 3)
+    if options.dry_run:
         return result
+    started = time.perf_counter()
     current = {r["id"]: r for r in graph.read("phrases/existing_phrases")}
     existing = {(r["chunkId"], r["phraseId"]) for r in graph.read("phrases/existing_links")}
     upserts = [{"id": key, "name": names[key], "chunks": df[key]} for key in sorted(keep)
@@ -138,13 +174,14 @@ def link_phrases(graph, max_chunks: int = 100, min_length: int = 3, batch: int =
     remove = [{"chunkId": c, "phraseId": p} for c, p in sorted(existing - wanted)]
     stale = sorted(set(current) - keep)
     for start in range(0, len(upserts), batch):
-        result["phrases_written"] += graph.write("phrases/upsert_phrases", rows=upserts[start:start + batch])[0]["phrases"]
+        result.phrases_written += graph.write("phrases/upsert_phrases", rows=upserts[start:start + batch])[0]["phrases"]
     for start in range(0, len(remove), batch):
-        result["links_removed"] += graph.write("phrases/delete_links", rows=remove[start:start + batch])[0]["removed"]
+        result.removed += graph.write("phrases/delete_links", rows=remove[start:start + batch])[0]["removed"]
     for start in range(0, len(create), batch):
-        result["links_created"] += graph.write("phrases/create_links", rows=create[start:start + batch])[0]["created"]
+        result.created += graph.write("phrases/create_links", rows=create[start:start + batch])[0]["created"]
         on_progress(f"phrases: {min(start + batch, len(create))}/{len(create)} links written")
     for start in range(0, len(stale), batch):
-        result["phrases_removed"] += graph.write("phrases/delete_phrases", ids=stale[start:start + batch])[0]["removed"]
+        result.phrases_removed += graph.write("phrases/delete_phrases", ids=stale[start:start + batch])[0]["removed"]
+    result.seconds["write"] = round(time.perf_counter() - started, 3)
     return result
 

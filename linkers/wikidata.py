@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, ClassVar
 
 from graphrag_cypher import __version__
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
+
+from .base import LinkOptions, LinkResult, options_for
 
 USER_AGENT = (f"graphrag-cypher/{__version__} (Neo4j GraphRAG toolkit; Pleiades-Wikidata alignment; "
               "https://github.com/graphrag-cypher)")
@@ -42,8 +44,11 @@ class RetryableStatus(Exception):
         self.status, self.retry_after = status, retry_after
 
 
-@dataclass
-class WikidataOptions:
+@dataclass(kw_only=True)
+class WikidataOptions(LinkOptions):
+    """Places are aligned whatever corpus mentions them, and a lookup is the point of a run:
+    this linker takes no `corpus` and has no dry run. `batch`: Pleiades ids per query."""
+
     endpoint: str = "https://query.wikidata.org/sparql"
     batch: int = 200
     delay: float = 1.0
@@ -52,6 +57,20 @@ class WikidataOptions:
     recheck: bool = False
     limit: int | None = None
     max_backoff: float = 60.0
+
+
+@dataclass(kw_only=True)
+class WikidataLinkResult(LinkResult):
+    """What a Wikidata run asked and wrote; `to_dict` is the --json output."""
+
+    JSON_KEYS: ClassVar[dict[str, str | None]] = {
+        "found": "matched", "created": "links_created", "total": "aligned_total", "updated": None, "removed": None,
+        "dry_run": None}
+
+    endpoint: str = ""
+    places_queried: int = 0
+    queries: int = 0
+    entities_created: int = 0
 
 
 def sparql_query(pleiades_ids: list[str]) -> str:
@@ -127,29 +146,33 @@ def fetch(client, options: WikidataOptions, query: str, sleep: Callable[[float],
                             f"{last or 'no answer'}; run again to resume") from None
 
 
-def link_wikidata(graph: Graph, options: WikidataOptions, progress: Callable[[str], None] = lambda _: None,
-                  sleep: Callable[[float], None] = time.sleep) -> dict:
-    result = {"endpoint": options.endpoint, "places_queried": 0, "queries": 0, "matched": 0,
-              "entities_created": 0, "links_created": 0}
+def link_wikidata(graph: Graph, options: WikidataOptions | None = None, sleep: Callable[[float], None] = time.sleep,
+                  **fields) -> WikidataLinkResult:
+    """Look the places not looked up before (all with `recheck`) up on the endpoint, batch by batch."""
+    options = options_for(WikidataOptions, options, fields)
+    options.refuse("wikidata", corpus=True, dry_run=True)
+    result = WikidataLinkResult(endpoint=options.endpoint)
+    started = time.perf_counter()
     after = ""
     with _client(options) as client:
-        while options.limit is None or result["places_queried"] < options.limit:
-            size = options.batch if options.limit is None else min(options.batch, options.limit - result["places_queried"])
+        while options.limit is None or result.places_queried < options.limit:
+            size = options.batch if options.limit is None else min(options.batch, options.limit - result.places_queried)
             places = graph.read("places/wikidata_pending", after=after, limit=size, all=options.recheck)
             if not places:
                 break
             after = places[-1]["pleiadesId"]
-            if result["queries"]:
+            if result.queries:
                 sleep(options.delay)
             rows = parse_bindings(fetch(client, options, sparql_query([p["pleiadesId"] for p in places]), sleep))
-            result["queries"] += 1
-            result["places_queried"] += len(places)
+            result.queries += 1
+            result.places_queried += len(places)
             if rows:
                 written = graph.write("places/merge_wikidata", rows=rows)[0]
-                result["entities_created"] += written["entities_created"]
-                result["links_created"] += written["links_created"]
+                result.entities_created += written["entities_created"]
+                result.created += written["links_created"]
             graph.write("places/mark_wikidata_checked", pleiadesIds=[p["pleiadesId"] for p in places])
-            result["matched"] += len({r["pleiadesId"] for r in rows})
-            progress(f"wikidata: {result['places_queried']} places queried, {result['matched']} matched")
-    result["aligned_total"] = graph.read("sanity/wikidata")[0]["alignedPlaces"]
+            result.found += len({r["pleiadesId"] for r in rows})
+            options.progress(f"wikidata: {result.places_queried} places queried, {result.found} matched")
+    result.total = graph.read("sanity/wikidata")[0]["alignedPlaces"]
+    result.seconds["run"] = round(time.perf_counter() - started, 3)
     return result
