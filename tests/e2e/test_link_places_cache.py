@@ -1,11 +1,17 @@
-"""`graphrag link places` on a real Neo4j: the cached name table follows every change to
-the places, and a run writes only the difference (new, changed and stale edges)."""
+"""`graphrag link places` on a real Neo4j: the cached name table (linkers/name_cache.py) is
+used while the places are unchanged, follows every change to them, survives a damaged or
+stale file, and links exactly what a run without it links; a run writes only the difference
+(new, changed and stale edges)."""
 
 import json
+import marshal
+import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from graphrag_cypher.linkers import name_cache
 from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
 
 pytestmark = pytest.mark.e2e
@@ -119,3 +125,111 @@ def test_a_run_writes_only_the_difference(loaded, run_cli):
     assert all(after[k].get("note") == "kept" for k in before if k[1] == babylon), "other properties stay"
     again = link(run_cli)
     assert again["mentions_created"] == again["mentions_updated"] == again["mentions_removed"] == 0
+
+
+@contextmanager
+def graph_reads():
+    """The configured graph, and the names of the queries it is asked to read (the server answers them)."""
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+
+    asked: list[str] = []
+    with connect(load_settings()) as graph:
+        read, read_row = graph.read, graph.read_row
+        graph.read = lambda name, /, **params: (asked.append(name), read(name, **params))[1]
+        graph.read_row = lambda name, /, **params: (asked.append(name), read_row(name, **params))[1]
+        yield graph, asked
+
+
+def cache_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("place-names-*.marshal"))
+
+
+def test_an_unchanged_gazetteer_is_linked_without_reading_a_name(loaded, tmp_path):
+    cache = tmp_path / "cache"
+    with graph_reads() as (graph, asked):
+        first = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+        assert not first.names_cached and "places/names" in asked
+        [path] = cache_files(cache)
+        asked.clear()
+        second = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+    assert second.names_cached and "places/names" not in asked and "places/fingerprint" in asked
+    assert cache_files(cache) == [path]
+    assert link_set(second.edges) == link_set(first.edges) and second.names == first.names
+
+
+def test_the_names_query_fingerprints_the_places_as_the_fingerprint_query_does(loaded):
+    with graph_reads() as (graph, _):
+        names = graph.read_row("places/names", sources=None)
+        [row] = graph.read("places/fingerprint", sources=None)
+        [pleiades] = graph.read("places/fingerprint", sources=["pleiades"])
+        only = graph.read_row("places/names", sources=["pleiades"])
+    assert [len(names["ids"]), names["fingerprint"]] == [row["places"], row["fingerprint"]]
+    assert [len(only["ids"]), only["fingerprint"]] == [pleiades["places"], pleiades["fingerprint"]]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "automaton", "missing keys"])
+def test_a_damaged_cache_file_is_built_again_and_links_the_same(loaded, tmp_path, damage):
+    cache = tmp_path / "cache"
+    with graph_reads() as (graph, asked):
+        fresh = link_places(graph, PlaceLinkOptions(cache_dir=None, dry_run=True))
+        link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+        [path] = cache_files(cache)
+        data = path.read_bytes()
+        if damage == "garbage":
+            path.write_bytes(b"\x00 not a table")
+        elif damage == "truncated":
+            path.write_bytes(data[:len(data) // 2])
+        elif damage == "missing keys":
+            path.write_bytes(marshal.dumps({"fingerprint": [1, "x"]}))
+        else:  # a file that reads, with an automaton that does not load
+            saved = marshal.loads(data)
+            saved["automaton"] = {"forms": [], "automaton": ["not", "an", "automaton"]}
+            path.write_bytes(marshal.dumps(saved))
+        asked.clear()
+        again = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+    assert link_set(again.edges) == link_set(fresh.edges) and again.found == fresh.found > 0
+    if damage == "automaton":
+        assert again.names_cached and "places/names" not in asked, "the table stands; the matcher is built anew"
+    else:
+        assert not again.names_cached and "places/names" in asked
+        assert marshal.loads(path.read_bytes())["fingerprint"], "the file was written again"
+
+
+def test_a_stale_cache_file_is_never_used(loaded, run_cli, tmp_path):
+    cache = tmp_path / "cache"
+    with graph_reads() as (graph, _):
+        link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+    [path] = cache_files(cache)
+    old = tmp_path / "old.marshal"
+    shutil.copy(path, old)
+    query(loaded, "MATCH (p:Place {id: 'pleiades:912986'}) SET p.names = ['Uruk']")  # no longer also Warka
+    with graph_reads() as (graph, _):
+        fresh = link_places(graph, PlaceLinkOptions(cache_dir=None, dry_run=True))
+        rebuilt = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+        shutil.copy(old, path)  # the file of the places before, back in its place
+        stale = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+        stale_cypher = link_places(graph, PlaceLinkOptions(engine="cypher", cache_dir=None, dry_run=True))
+    assert not rebuilt.names_cached and not stale.names_cached, "the fingerprint differs: names read again"
+    assert link_set(stale.edges) == link_set(rebuilt.edges) == link_set(fresh.edges)
+    assert {m for p in fresh.edges.values() for m in p["matched"]} >= {"Uruk"}
+    assert not any("Warka" in p["matched"] for p in stale.edges.values())
+    assert {(c, t) for c, t in stale.edges} == {(c, t) for c, t in stale_cypher.edges}
+
+
+def test_rules_have_their_own_file_the_cache_can_be_off_and_old_files_go(loaded, tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    with graph_reads() as (graph, asked):
+        link_places(graph, PlaceLinkOptions(cache_dir=None, dry_run=True))
+        assert not cache.exists(), "--no-cache writes nothing"
+        base = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+        shorter = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True, min_length=2))
+        assert not shorter.names_cached and len(cache_files(cache)) == 2 and shorter.names >= base.names
+        assert link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True)).names_cached
+        sample = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True, only_keys=frozenset({"uruk"})))
+        assert sample.names_cached and sample.names == 1
+        assert {t for _, t in sample.edges} == {"pleiades:912986"}, "a sample builds its own automaton"
+        monkeypatch.setattr(name_cache, "CACHE_KEEP", 2)
+        for length in (4, 5, 6):
+            link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True, min_length=length))
+    assert len(cache_files(cache)) == 2
