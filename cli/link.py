@@ -39,10 +39,16 @@ def progress_shown(as_json: bool) -> Iterator[Callable[[str], None]]:
 
 @click.group("link")
 def link_group() -> None:
-    """Link chunks to gazetteer places and entities, and places to Wikidata.
+    """Link chunks to places, titles, shared phrases and entities, and places to Wikidata.
 
     Every linker is deterministic and idempotent: a second run creates nothing, and edges
-    an earlier run made that the current rules no longer make are removed.
+    an earlier run made that the current rules no longer make are removed. All take --json
+    (one object: what was found, created, removed, and the time of each phase); those that
+    read chunks take --dry-run, and places, titles and entities --corpus.
+
+    \b
+    Example:
+      graphrag link places --corpus isaw --dry-run --json
     """
 
 
