@@ -147,9 +147,13 @@ def cache_files(folder: Path) -> list[Path]:
 
 def test_an_unchanged_gazetteer_is_linked_without_reading_a_name(loaded, tmp_path):
     cache = tmp_path / "cache"
+    said: list[str] = []
     with graph_reads() as (graph, asked):
-        first = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
+        first = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True, progress=said.append))
         assert not first.names_cached and "places/names" in asked
+        assert said == [f"{first.names} names of {first.places} places ({first.stoplisted} stop-listed, "
+                        f"{first.too_short} too short)"], "the one progress callback"
+        assert first.found == len(first.edges) == first.to_dict()["mentions"] > 0
         [path] = cache_files(cache)
         asked.clear()
         second = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True))
