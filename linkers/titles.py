@@ -13,6 +13,7 @@ import hashlib
 from datetime import datetime, timezone
 
 from graphrag_cypher.linkers.matcher import Matcher, fold, load_stoplist
+from graphrag_cypher.text import norm_name
 
 PAGE = 2000
 
@@ -36,7 +37,7 @@ def link_titles(graph, corpus: str | None = None, min_length: int = 4, batch: in
     for doc in docs:
         title = " ".join(doc["title"].split())
         row = by_entity.setdefault(entity_id(title), {"entityId": entity_id(title), "title": title,
-                                                      "normName": fold(title), "chunkIds": []})
+                                                      "normName": norm_name(title), "chunkIds": []})
         row["chunkIds"] += [c["id"] for c in doc["chunks"]]
     matcher = Matcher({row["title"]: [key] for key, row in by_entity.items()}, min_length=min_length,
                       stoplist=load_stoplist(), require_capital=True, skip_tails=False)
