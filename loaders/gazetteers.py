@@ -74,7 +74,7 @@ def place_row(*, source: str, key: str, title: str, names: list[str], descriptio
     title = (title or "").strip()
     matchable = clean_names([title, *names])
     props = {
-        "title": title, "name": title, "names": matchable, "normName": norm_name(title),
+        "title": title, "name": title, "names": matchable, "normName": norm_name(matchable[0] if matchable else title),
         "description": (description or "").strip() or None, "placeTypes": sorted(set(place_types)),
         "lat": _number(lat), "lon": _number(lon), "uri": uri, "source": source, "type": "Place", **extra,
     }
