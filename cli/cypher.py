@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from .context import with_graph
 from .output import print_json, print_table
 from .params import json_option
 
@@ -55,12 +56,7 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
         raise click.UsageError("give a QUERY or --file, not both and not neither")
     text = file.read_text(encoding="utf-8") if file else query
     values = dict(parse_param(p) for p in params)
-    from graphrag_cypher.db import connect
-
-    from .main import settings
-
-    with connect(settings()) as graph:
-        columns, rows, counters = _run(graph, text, values, write)
+    columns, rows, counters = _run(text, values, write)
     if as_json:
         print_json({"columns": columns, "rows": [dict(zip(columns, row)) for row in rows], "counters": counters})
         return
@@ -69,7 +65,8 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
     click.echo(f"{len(rows)} row(s)" + (f"; {', '.join(f'{k}: {v}' for k, v in changes.items())}" if changes else ""), err=True)
 
 
-def _run(graph, text: str, values: dict, write: bool):
+@with_graph
+def _run(text: str, values: dict, write: bool, *, graph):
     from graphrag_cypher.readonly import run_read
 
     with graph.session(read_only=not write) as session:

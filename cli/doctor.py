@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .context import with_settings
 from .output import print_json, print_table, stdout_console
 from .params import json_option, migrations_dir_option
 
@@ -11,7 +12,8 @@ from .params import json_option, migrations_dir_option
 @click.command("doctor")
 @json_option
 @migrations_dir_option
-def doctor(as_json: bool, migrations_dir) -> None:
+@with_settings
+def doctor(config, as_json: bool, migrations_dir) -> None:
     """Check Neo4j, APOC, GDS, the schema, every index, the embedder and the LLM.
 
     Exits with code 1 when Neo4j cannot be reached, a migration is pending or
@@ -24,9 +26,7 @@ def doctor(as_json: bool, migrations_dir) -> None:
     """
     from graphrag_cypher.doctor import report
 
-    from .main import settings
-
-    result = report(settings(), migrations_dir=migrations_dir)
+    result = report(config, migrations_dir=migrations_dir)
     if as_json:
         print_json(result)
         if not result["ok"]:

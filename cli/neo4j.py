@@ -18,7 +18,7 @@ def _instance(home, bolt_port, http_port, heap=None):
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.neo4j_local import LocalInstance
 
-    from .main import settings
+    from .context import settings
 
     config = settings()
     if not config.neo4j_password:

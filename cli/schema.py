@@ -1,20 +1,12 @@
-"""`graphrag apply-schema` and `graphrag schema status|unlock`: versioned Cypher migrations."""
+"""`graphrag apply-schema` and `graphrag schema status|validate|clean|unlock`: versioned Cypher migrations."""
 
 from __future__ import annotations
 
 import click
 
+from .context import with_graph
 from .output import info, print_json, print_table
 from .params import dry_run_option, json_option, migrations_dir_option
-
-
-def _graph():
-    from graphrag_cypher.db import connect
-
-    from .main import settings
-
-    config = settings()
-    return config, connect(config)
 
 
 @click.command("apply-schema")
@@ -22,7 +14,8 @@ def _graph():
 @json_option
 @migrations_dir_option
 @click.option("--lock-timeout", type=float, default=120.0, show_default=True, help="Seconds to wait for another run's lock.")
-def apply_schema(dry_run: bool, as_json: bool, migrations_dir, lock_timeout: float) -> None:
+@with_graph(config=True)
+def apply_schema(graph, config, dry_run: bool, as_json: bool, migrations_dir, lock_timeout: float) -> None:
     """Apply pending Cypher migrations: constraints, full-text and vector indexes.
 
     Versioned files (V0001__*.cypher) run once, in order; repeatable ones (R__*.cypher)
@@ -36,16 +29,14 @@ def apply_schema(dry_run: bool, as_json: bool, migrations_dir, lock_timeout: flo
     """
     from graphrag_cypher import migrations
 
-    config, graph = _graph()
-    with graph:
-        result = migrations.apply(
-            graph,
-            config.placeholders(),
-            directory=migrations_dir,
-            dry_run=dry_run,
-            lock_timeout=lock_timeout,
-            on_apply=None if as_json else lambda m: info(f"applying {m.file}"),
-        )
+    result = migrations.apply(
+        graph,
+        config.placeholders(),
+        directory=migrations_dir,
+        dry_run=dry_run,
+        lock_timeout=lock_timeout,
+        on_apply=None if as_json else lambda m: info(f"applying {m.file}"),
+    )
     if as_json:
         print_json(result)
         return
@@ -66,7 +57,8 @@ def schema_group() -> None:
 @schema_group.command("status")
 @json_option
 @migrations_dir_option
-def schema_status(as_json: bool, migrations_dir) -> None:
+@with_graph(config=True)
+def schema_status(graph, config, as_json: bool, migrations_dir) -> None:
     """Show each migration as applied, pending or changed.
 
     Exits with code 1 when an applied versioned migration was edited.
@@ -78,9 +70,7 @@ def schema_status(as_json: bool, migrations_dir) -> None:
     """
     from graphrag_cypher import migrations
 
-    config, graph = _graph()
-    with graph:
-        plan = migrations.status(graph, config.placeholders(), directory=migrations_dir)
+    plan = migrations.status(graph, config.placeholders(), directory=migrations_dir)
     if as_json:
         print_json(plan.to_dict())
     else:
@@ -93,8 +83,76 @@ def schema_status(as_json: bool, migrations_dir) -> None:
         migrations.refuse_changed(plan)
 
 
+@schema_group.command("validate")
+@json_option
+@migrations_dir_option
+@with_graph(config=True)
+def schema_validate(graph, config, as_json: bool, migrations_dir) -> None:
+    """Check the migration files against what the database recorded.
+
+    Prints one line per problem and exits with code 1 when an applied versioned file was
+    changed, an applied file is missing, or a file is not a migration (bad name, a version
+    used twice, no statement). Pending migrations are fine: apply-schema applies them.
+
+    \b
+    Example:
+      graphrag schema validate
+      graphrag schema validate --json   # {"valid": false, "problems": [{"kind": "changed", ...}], ...}
+    """
+    from graphrag_cypher import migrations
+
+    result = migrations.validate(graph, config.placeholders(), directory=migrations_dir)
+    if as_json:
+        print_json(result)
+    elif result["valid"]:
+        pending = len(result["pending"])
+        click.echo(f"valid: {result['applied']} applied" + (f", {pending} pending" if pending else ""))
+    else:
+        for problem in result["problems"]:
+            click.echo(f"{problem['kind']}: {problem['message']}")
+    if not result["valid"]:
+        raise SystemExit(1)
+
+
+def _require_yes(ctx: click.Context, param: click.Parameter, yes: bool) -> bool:
+    if not yes and not ctx.resilient_parsing:
+        from .context import settings
+
+        raise click.ClickException("schema clean removes all data, constraints, indexes and migration records of "
+                                   f"{settings().neo4j_uri}; run it again with --yes to do so")
+    return yes
+
+
+@schema_group.command("clean")
+@click.option("--yes", is_flag=True, callback=_require_yes, expose_value=False,
+              help="Really remove everything (without it, nothing is done).")
+@json_option
+@with_graph
+def schema_clean(graph, as_json: bool) -> None:
+    """Empty the database, for tests: all nodes and relationships, constraints, indexes and
+    migration records. Refuses unless --yes is given; prints what it removed.
+
+    \b
+    Example:
+      graphrag schema clean --yes && graphrag apply-schema
+    """
+    from graphrag_cypher import migrations
+
+    removed = migrations.clean(graph)
+    if as_json:
+        print_json(removed)
+        return
+    for name in removed["constraints"]:
+        click.echo(f"dropped constraint {name}")
+    for name in removed["indexes"]:
+        click.echo(f"dropped index {name}")
+    click.echo(f"deleted {removed['nodes']} node(s) and {removed['relationships']} relationship(s), "
+               f"{removed['migrations']} of them migration records")
+
+
 @schema_group.command("unlock")
-def schema_unlock() -> None:
+@with_graph
+def schema_unlock(graph) -> None:
     """Remove a migration lock left behind by a run that died.
 
     \b
@@ -103,7 +161,5 @@ def schema_unlock() -> None:
     """
     from graphrag_cypher import migrations
 
-    _, graph = _graph()
-    with graph:
-        released = migrations.unlock(graph)
+    released = migrations.unlock(graph)
     click.echo("released the migration lock" if released else "no migration lock was held")

@@ -114,26 +114,41 @@ def _read_dir(folder) -> Iterable[tuple[str, str]]:
             yield entry.name, entry.read_text(encoding="utf-8")
 
 
-def discover(directory: Path | None = None) -> list[Migration]:
-    """Migrations in `directory` (default: the ones shipped in `cypher/migrations/`), in apply order."""
+@dataclass(frozen=True)
+class Problem:
+    """What `graphrag schema validate` reports: a file or a recorded migration that is not right."""
+
+    kind: str  # malformed | duplicate | empty | changed | missing
+    file: str
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "file": self.file, "message": self.message}
+
+
+def scan(directory: Path | None = None) -> tuple[list[Migration], list[Problem]]:
+    """The migrations in `directory` in apply order, and the files that are not migrations."""
     folder = directory if directory is not None else resources.files("graphrag_cypher.cypher").joinpath("migrations")
     if directory is not None and not Path(directory).is_dir():
         raise MigrationError(f"migrations folder {directory} does not exist")
     found: dict[str, Migration] = {}
+    problems: list[Problem] = []
     for name, raw in sorted(_read_dir(folder)):
         match = _NAME.match(name)
         if not match:
-            raise MigrationError(
-                f"{name}: not a migration name; use V<number>__<Description>.cypher or R__<Description>.cypher"
-            )
+            problems.append(Problem("malformed", name, f"{name}: not a migration name; use V<number>__<Description>.cypher"
+                                                       " or R__<Description>.cypher"))
+            continue
         repeatable = bool(match.group("repeatable"))
         version = name[: -len(".cypher")] if repeatable else match.group("version")
         key = version if repeatable else str(int(version))
         if key in found:
-            raise MigrationError(f"{name}: version {version} is also used by {found[key].file}")
+            problems.append(Problem("duplicate", name, f"{name}: version {version} is also used by {found[key].file}"))
+            continue
         text = normalise(raw)
         if not split_statements(text):
-            raise MigrationError(f"{name}: no Cypher statement in the file")
+            problems.append(Problem("empty", name, f"{name}: no Cypher statement in the file"))
+            continue
         found[key] = Migration(
             file=name,
             version=version,
@@ -144,7 +159,15 @@ def discover(directory: Path | None = None) -> list[Migration]:
         )
     versioned = sorted((m for m in found.values() if not m.repeatable), key=lambda m: int(m.version))
     repeatable = sorted((m for m in found.values() if m.repeatable), key=lambda m: m.file)
-    return versioned + repeatable
+    return versioned + repeatable, problems
+
+
+def discover(directory: Path | None = None) -> list[Migration]:
+    """Migrations in `directory` (default: the ones shipped in `cypher/migrations/`), in apply order."""
+    migrations, problems = scan(directory)
+    if problems:
+        raise MigrationError(problems[0].message)
+    return migrations
 
 
 @dataclass
@@ -303,6 +326,38 @@ def apply(
             applied.append(migration.to_dict())
     graph.run_schema(_query_text("admin/await_indexes"), seconds=index_timeout)
     return {"applied": applied, "pending": []}
+
+
+def validate(graph: Graph, values: dict[str, str], directory: Path | None = None) -> dict:
+    """Files against the recorded history, as neo4j-migrations' `validate`: a problem for each
+    malformed file, each applied versioned file changed since, each recorded migration whose file
+    is gone. Pending migrations are no problem (apply-schema applies them)."""
+    found, problems = scan(directory)
+    result = plan(graph, found, values)
+    problems += [Problem("changed", m.file, f"{m.file}: changed after it was applied (recorded sha256 {old[:12]}…, "
+                                            f"file {m.checksum[:12]}…); restore it and put the change in a new V-file")
+                 for m, old in result.changed]
+    problems += [Problem("missing", r["file"] or r["version"],
+                         f"{r['file'] or r['version']}: applied{' on ' + r['appliedAt'] if r.get('appliedAt') else ''}"
+                         " but the file is gone; restore it")
+                 for r in result.missing]
+    return {"valid": not problems, "problems": [p.to_dict() for p in problems],
+            "applied": len(result.applied), "pending": [m.file for m in result.pending]}
+
+
+def clean(graph: Graph, batch: int = 10000) -> dict:
+    """An empty database, for tests: every constraint, index (token lookups stay), node,
+    relationship and migration record removed. Returns what was removed."""
+    counts = graph.read("schema/counts")[0]
+    constraints = [row["name"] for row in graph.read("schema/constraint_names")]
+    for name in constraints:
+        graph.run_schema(_query_text("schema/drop_constraint"), name=name)
+    indexes = [row["name"] for row in graph.read("schema/index_names")]
+    for name in indexes:
+        graph.run_schema(_query_text("schema/drop_index"), name=name)
+    graph.run_schema(_query_text("schema/delete_all"), batch=batch)
+    return {"nodes": counts["nodes"], "relationships": counts["relationships"], "migrations": counts["migrations"],
+            "constraints": constraints, "indexes": indexes}
 
 
 def unlock(graph: Graph) -> int:

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -765,3 +766,85 @@ if __name__ == "__main__":  # pragma: no cover - manual helper: python -m graphr
     instance = LocalInstance(password=os.environ.get("NEO4J_PASSWORD", ""))
     fn = {"start": start, "stop": stop, "status": status}[action]
     print(json.dumps(fn(instance), indent=2, default=str))
+
+
+# --------------------------------------------------------------------------- throw-away instances
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Ephemeral:
+    """A started instance and how to reach it (what :func:`ephemeral` yields)."""
+
+    instance: LocalInstance
+    uri: str
+    username: str
+    password: str
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD for this instance (plus `extra`)."""
+        return {"NEO4J_URI": self.uri, "NEO4J_USERNAME": self.username, "NEO4J_PASSWORD": self.password, **extra}
+
+    def settings(self, base=None):
+        """`base` (default: the configuration without `.env` or environment) pointed at this instance."""
+        from dataclasses import replace
+
+        from graphrag_cypher.config import load_settings
+
+        return replace(base if base is not None else load_settings({}), neo4j_uri=self.uri,
+                       neo4j_username=self.username, neo4j_password=self.password)
+
+
+def _kept_password(path: Path) -> str:
+    """The password kept in `path` (0600 from its first byte), made on first use."""
+    import secrets
+
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+            handle.write(secrets.token_urlsafe(18))
+    return path.read_text().strip()
+
+
+@contextmanager
+def ephemeral(home: Path | str | None = None, *, keep: bool = False, heap: str = "768m",
+              password_file: Path | str | None = None, http: bool = False, timeout: float = 240,
+              echo: Callable[[str], object] = lambda *_: None):
+    """A local Neo4j for tests, benchmarks and evaluations; yields an :class:`Ephemeral`.
+
+    Without `home`, a fresh instance in a new temporary folder with a random password, on free
+    ports; on exit it is stopped and its folder deleted (kept with ``keep=True``). With a named
+    `home`, the instance there is reused across runs: its password is kept in `password_file`
+    (default ``<home>/graphrag-password``, mode 0600), an instance already running there is
+    used as it is, and the folder is never deleted; on exit it is stopped unless ``keep=True``.
+    """
+    temporary = home is None
+    home_path = Path(tempfile.mkdtemp(prefix="graphrag-neo4j-")) if temporary else Path(home)
+    if not temporary and not home_path.is_absolute():
+        home_path = project_root() / home_path
+    if temporary:
+        import secrets
+
+        password = secrets.token_urlsafe(16)
+    else:
+        password = _kept_password(Path(password_file) if password_file else home_path / "graphrag-password")
+    instance = LocalInstance(home=home_path, bolt_port=free_port(), http_port=free_port() if http else None,
+                             password=password, heap=heap)
+    try:
+        state = status(instance) if not temporary else {}
+        if state.get("running"):
+            instance.bolt_port = state["bolt_port"]
+        else:
+            start(instance, timeout=timeout, echo=echo)
+        yield Ephemeral(instance, instance.uri, "neo4j", password)
+    finally:
+        if not keep:
+            stop(instance)
+            if temporary:
+                shutil.rmtree(home_path, ignore_errors=True)

@@ -190,7 +190,14 @@ def is_word_char(ch: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def fold_char(ch: str) -> str:
-    """The folded form of one character: "" for combining marks, else lower-case base letters."""
+    """The folded form of one character: "" for combining marks, else lower-case base letters.
+
+    The rule (the Java `graphrag.fold` implements it too): canonical decomposition (NFD),
+    combining marks dropped, each remaining character through its upper case and back to
+    lower case when that stays one character, else its lower case. No compatibility
+    decomposition and no ß → ss: a character never becomes more than its decomposition, so
+    positions in folded text map back to the original, and a folded name matches exactly
+    what Java's case-insensitive regex matches."""
     out = []
     for part in unicodedata.normalize("NFD", ch):
         if is_mark(part):
@@ -223,6 +230,18 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     return text.translate(FOLDS)
+
+
+_NAME_JOINERS = re.compile(r"[\-‐‑‒–—'’`´]")
+_NAME_PUNCT = re.compile(r"[^\w\s]|_")
+
+
+def norm_name(name: str | None) -> str:
+    """The `normName` of an entity, from its name: folded, joiners (hyphens, dashes, apostrophes)
+    removed, other punctuation as spaces, whitespace collapsed ("Dawn-Fang" ~ "dawnfang",
+    "Zoë" ~ "zoe"). The Java function `graphrag.normName` computes the same value."""
+    text = _NAME_JOINERS.sub("", fold(str(name or "")))
+    return " ".join(_NAME_PUNCT.sub(" ", text).split())
 
 
 def name_key(name: str) -> str:

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import ClassVar
 
 from graphrag_cypher.db import Graph
-from graphrag_cypher.text import fold
+from graphrag_cypher.text import fold, norm_name
 
 from .base import LinkOptions, LinkResult, options_for
 from .matcher import Matcher, load_stoplist
@@ -64,7 +64,7 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
     for doc in docs:
         title = " ".join(doc["title"].split())
         row = by_entity.setdefault(entity_id(title), {"entityId": entity_id(title), "title": title,
-                                                      "normName": fold(title), "chunkIds": []})
+                                                      "normName": norm_name(title), "chunkIds": []})
         row["chunkIds"] += [c["id"] for c in doc["chunks"]]
     matcher = Matcher({row["title"]: [key] for key, row in by_entity.items()}, min_length=options.min_length,
                       stoplist=load_stoplist(), require_capital=True, skip_tails=False)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from graphrag_cypher.text import clean_names, fold
+from graphrag_cypher.text import clean_names, fold, norm_name
 
 from graphrag_cypher.model import ContentError
 from graphrag_cypher.safe_io import iter_lines, loads_json, open_bytes, read_json
@@ -74,7 +74,7 @@ def place_row(*, source: str, key: str, title: str, names: list[str], descriptio
     title = (title or "").strip()
     matchable = clean_names([title, *names])
     props = {
-        "title": title, "name": title, "names": matchable, "normName": fold(matchable[0] if matchable else title),
+        "title": title, "name": title, "names": matchable, "normName": norm_name(matchable[0] if matchable else title),
         "description": (description or "").strip() or None, "placeTypes": sorted(set(place_types)),
         "lat": _number(lat), "lon": _number(lon), "uri": uri, "source": source, "type": "Place", **extra,
     }

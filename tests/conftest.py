@@ -8,12 +8,9 @@ with a random password.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,9 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    from graphrag_cypher.neo4j_local import free_port as free
+
+    return free()
 
 
 def graphrag_exe() -> str:
@@ -72,16 +69,8 @@ def neo4j_server():
         return
     from graphrag_cypher import neo4j_local
 
-    home = Path(tempfile.mkdtemp(prefix="graphrag-test-neo4j-"))
-    instance = neo4j_local.LocalInstance(
-        home=home, bolt_port=free_port(), http_port=None, password=secrets.token_urlsafe(16), heap="768m"
-    )
-    neo4j_local.start(instance, timeout=240, echo=lambda *_: None)
-    try:
-        yield Neo4jServer(f"bolt://127.0.0.1:{instance.bolt_port}", "neo4j", instance.password, instance)
-    finally:
-        neo4j_local.stop(instance)
-        shutil.rmtree(home, ignore_errors=True)
+    with neo4j_local.ephemeral(heap="768m") as server:
+        yield Neo4jServer(server.uri, server.username, server.password, server.instance)
 
 
 def wipe(driver) -> None:

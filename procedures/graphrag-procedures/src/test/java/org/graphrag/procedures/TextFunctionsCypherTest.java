@@ -51,7 +51,8 @@ class TextFunctionsCypherTest {
 
     @Test
     void foldIsCallableFromCypher() {
-        assertEquals("sao paulo", call("RETURN graphrag.fold($t) AS v", Map.of("t", "  São   PAULO ")));
+        assertEquals("  sao   paulo ", call("RETURN graphrag.fold($t) AS v", Map.of("t", "  São   PAULO ")));
+        assertEquals("sao paulo", call("RETURN graphrag.normName($t) AS v", Map.of("t", "  São-  PAULO ")));
         assertEquals("creme brulee", call("RETURN graphrag.fold('Crème Brûlée') AS v", Map.of()));
         assertNull(call("RETURN graphrag.fold(null) AS v", Map.of()));
     }
