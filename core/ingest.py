@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import queue
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable
 
 from .db import Graph
-from .errors import GraphragError
+from .errors import GraphragError, Neo4jUnavailable
 
 # Document properties that parsers' metadata may not overwrite.
 RESERVED = {"id", "title", "kind", "source", "path", "uri", "contentHash", "corpus", "sourceRoot", "loader",
@@ -333,3 +335,54 @@ def check_vector_index(graph: Graph, embedder) -> None:
             f"chunk_embedding holds {dimensions}: set GRAPHRAG_EMBEDDER/GRAPHRAG_EMBEDDING_DIMENSIONS to match "
             "and run `graphrag apply-schema`, then `graphrag embed`"
         )
+
+
+class LoadInterrupted(Neo4jUnavailable):
+    """The server went away mid-load; the message says what was written before it stopped
+    (all of it kept: the next run skips it), and `result` holds those counts."""
+
+    def __init__(self, reason: str, written: str, result: dict):
+        super().__init__(f"{reason}; written before it stopped: {written}")
+        self.reason, self.result = reason, result
+
+
+def common_root(paths: Iterable[str | Path]) -> str:
+    """The folder the given paths share (resolved): a load's `source_root`, which --prune is scoped to."""
+    resolved = [str(Path(p).resolve()) for p in paths]
+    return os.path.commonpath(resolved) if resolved else ""
+
+
+def load(graph: Graph, embedder, options: LoadOptions, items: Iterable,
+         on_error: Callable[[str], None] = lambda line: None,
+         on_progress: Callable[[LoadStats], None] = lambda stats: None) -> LoadStats:
+    """Stream parsed documents (and ItemErrors) into the graph; without an embedder chunks get no vector.
+
+    Raises :class:`LoadInterrupted` when Neo4j goes away mid-load."""
+    if embedder is not None:
+        check_vector_index(graph, embedder)
+    run = Loader(graph, embedder, options, on_error=on_error, on_progress=on_progress)
+    try:
+        return run.run(items)
+    except Neo4jUnavailable as exc:
+        s = run.stats
+        raise LoadInterrupted(str(exc), f"{s.created} document(s) created, {s.updated} updated, "
+                              f"{s.chunks_created} chunk(s), all kept (the next run skips them)",
+                              s.to_dict()) from None
+
+
+def embed_pending(graph: Graph, embedder, batch: int = 256,
+                  on_progress: Callable[[int], None] = lambda total: None) -> int:
+    """(Re)embed the chunks that have no vector or one from another model, `batch` chunks per
+    embedding call and write transaction; returns how many were embedded. Interrupted, it
+    keeps every finished batch and the next run goes on from there."""
+    check_vector_index(graph, embedder)
+    total = 0
+    while True:
+        rows = graph.read("ingest/chunks_to_embed", model=embedder.name, limit=batch)
+        if not rows:
+            return total
+        vectors = embedder.embed([embedding_input(r["title"], r["text"] or "") for r in rows])
+        graph.write("ingest/set_chunk_vectors", model=embedder.name,
+                    rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)])
+        total += len(rows)
+        on_progress(total)
