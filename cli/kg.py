@@ -10,19 +10,38 @@ from .params import dry_run_option, json_option
 
 
 @click.command("extract")
-@click.option("--schema", "schema_name", default=None,
-              help="Built-in schema (folktale, got, ancient-world, generic) or a path to a schema YAML file. "
-                   "Default: folktale for --extractor llm, got for infobox.")
-@click.option("--extractor", type=click.Choice(["infobox", "llm"]), default="infobox", show_default=True,
-              help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story.")
+@click.option(
+    "--schema",
+    "schema_name",
+    default=None,
+    help="Built-in schema (folktale, got, ancient-world, generic) or a path to a schema YAML file. "
+    "Default: folktale for --extractor llm, got for infobox.",
+)
+@click.option(
+    "--extractor",
+    type=click.Choice(["infobox", "llm"]),
+    default="infobox",
+    show_default=True,
+    help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story.",
+)
 @click.option("--corpus", default=None, help="Only documents of this corpus.")
-@click.option("--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text.")
+@click.option(
+    "--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text."
+)
 @click.option("--limit", type=int, default=None, help="llm: at most this many stories in this run.")
-@click.option("--max-chars", type=int, default=12000, show_default=True,
-              help="llm: stories longer than this are extracted chunk by chunk.")
-@click.option("--validate", is_flag=True,
-              help="infobox: ask the LLM to confirm nodes with low confidence or close type scores; "
-                   "the types it gives decide which relations are built, in this run and later ones.")
+@click.option(
+    "--max-chars",
+    type=int,
+    default=12000,
+    show_default=True,
+    help="llm: stories longer than this are extracted chunk by chunk.",
+)
+@click.option(
+    "--validate",
+    is_flag=True,
+    help="infobox: ask the LLM to confirm nodes with low confidence or close type scores; "
+    "the types it gives decide which relations are built, in this run and later ones.",
+)
 @json_option
 @with_graph(config=True)
 def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_chars, validate, as_json) -> None:
@@ -60,8 +79,16 @@ def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_ch
     else:
         from graphrag_cypher.kg import llm_extract
 
-        result = llm_extract.run(graph, config, schema, corpus=corpus, resume=resume, limit=limit,
-                                 max_chars=max_chars, progress=None if as_json else info)
+        result = llm_extract.run(
+            graph,
+            config,
+            schema,
+            corpus=corpus,
+            resume=resume,
+            limit=limit,
+            max_chars=max_chars,
+            progress=None if as_json else info,
+        )
     if as_json:
         print_json(result)
     else:
@@ -71,16 +98,23 @@ def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_ch
             click.echo(f"stories: {s['extracted']} extracted, {s['skipped']} already done, {s['failed']} failed")
         if result.get("validation"):
             v = result["validation"]
-            click.echo(f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
-                       f"{v['skipped']} already validated")
+            click.echo(
+                f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
+                f"{v['skipped']} already validated"
+            )
     if result.get("stories", {}).get("failed"):
         raise SystemExit(3)
 
 
 @click.command("resolve")
 @click.option("--schema", "schema_name", default=None, help="Only entities of this schema (default: all).")
-@click.option("--threshold", type=click.IntRange(50, 100), default=90, show_default=True,
-              help="Fuzzy name similarity (0-100) above which two entities of one type are merged.")
+@click.option(
+    "--threshold",
+    type=click.IntRange(50, 100),
+    default=90,
+    show_default=True,
+    help="Fuzzy name similarity (0-100) above which two entities of one type are merged.",
+)
 @dry_run_option
 @json_option
 @with_graph

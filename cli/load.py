@@ -16,12 +16,28 @@ EXIT_SOME_FAILED = 3  # the load finished, but some items could not be loaded
 def load_options(func):
     """Options every `load` kind shares."""
     decorators = [
-        click.option("--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."),
-        click.option("--chunk-size", type=click.IntRange(100, 20000), default=1000, show_default=True, help="Chunk size in characters."),
-        click.option("--overlap", type=click.IntRange(0, 5000), default=100, show_default=True, help="Overlap between chunks in characters."),
+        click.option(
+            "--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."
+        ),
+        click.option(
+            "--chunk-size",
+            type=click.IntRange(100, 20000),
+            default=1000,
+            show_default=True,
+            help="Chunk size in characters.",
+        ),
+        click.option(
+            "--overlap",
+            type=click.IntRange(0, 5000),
+            default=100,
+            show_default=True,
+            help="Overlap between chunks in characters.",
+        ),
         click.option("--semantic", is_flag=True, help="Split where adjacent-sentence similarity drops (slower)."),
         click.option("--no-embed", is_flag=True, help="Store chunks without vectors (run `graphrag embed` later)."),
-        click.option("--prune", is_flag=True, help="Delete documents loaded earlier from the same source that are gone now."),
+        click.option(
+            "--prune", is_flag=True, help="Delete documents loaded earlier from the same source that are gone now."
+        ),
         click.option("--topics", default=None, help="Comma-separated topics recorded on the documents."),
         json_option,
     ]
@@ -35,8 +51,14 @@ def options_from(loader: str, source_root: str, *, corpus, chunk_size, overlap, 
     from graphrag_cypher.ingest import LoadOptions
 
     return LoadOptions(
-        loader=loader, source_root=source_root, corpus=corpus, chunk_size=chunk_size, overlap=overlap,
-        semantic=semantic, prune=prune, topics=tuple(t.strip() for t in (topics or "").split(",") if t.strip()),
+        loader=loader,
+        source_root=source_root,
+        corpus=corpus,
+        chunk_size=chunk_size,
+        overlap=overlap,
+        semantic=semantic,
+        prune=prune,
+        topics=tuple(t.strip() for t in (topics or "").split(",") if t.strip()),
     )
 
 
@@ -56,20 +78,24 @@ def print_interrupted(exc, as_json: bool) -> None:
 
 
 def print_load(result: dict, as_json: bool) -> None:
-    """A load's summary (LoadStats.to_dict(), with "phrases" when they were re-linked); exit code 3 when items failed."""
+    """A load's summary (LoadStats.to_dict(), with "phrases" when they were re-linked).
+
+    Exit code 3 when some items failed."""
     if as_json:
         print_json(result)
     else:
         d, c = result["documents"], result["chunks"]
         click.echo(
             f"documents: {d['created']} created, {d['updated']} updated, {d['unchanged']} unchanged, "
-            f"{d['failed']} failed" + (f", {d['pruned']} pruned" if d["pruned"] else "")
+            f"{d['failed']} failed"
+            + (f", {d['pruned']} pruned" if d["pruned"] else "")
             + f"; chunks: {c['created']} created, {c['deleted']} deleted, {c['embedded']} embedded"
         )
         if "phrases" in result:
             p = result["phrases"]
-            click.echo(f"phrases: {p['phrases']} shared, {p['links_created']} link(s) created, "
-                       f"{p['links_removed']} removed")
+            click.echo(
+                f"phrases: {p['phrases']} shared, {p['links_created']} link(s) created, {p['links_removed']} removed"
+            )
     if result["documents"]["failed"]:
         raise SystemExit(EXIT_SOME_FAILED)
 
@@ -83,7 +109,14 @@ def run_load(graph, config, loader: str, source_root: str, items, *, no_embed: b
     embedder = embedder_unless(no_embed, config)
     with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
         try:
-            stats = load(graph, embedder, options_from(loader, source_root, **options), items, on_error=progress.error, on_progress=progress.update)
+            stats = load(
+                graph,
+                embedder,
+                options_from(loader, source_root, **options),
+                items,
+                on_error=progress.error,
+                on_progress=progress.update,
+            )
         except LoadInterrupted as exc:
             print_interrupted(exc, as_json)
             raise
@@ -109,7 +142,12 @@ def load_group() -> None:
 @load_group.command("files")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--max-depth", type=int, default=10, show_default=True, help="How deep to descend into folders.")
-@click.option("--ext", "extensions", default=None, help="Comma-separated extensions to load (default: text, Markdown, HTML, PDF, code, JSON, CSV).")
+@click.option(
+    "--ext",
+    "extensions",
+    default=None,
+    help="Comma-separated extensions to load (default: text, Markdown, HTML, PDF, code, JSON, CSV).",
+)
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
 @load_options
 @with_graph(config=True)
@@ -128,8 +166,13 @@ def load_files(graph, config, paths, max_depth, extensions, follow_symlinks, **k
     """
     from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS, parse_folder
 
-    exts = DEFAULT_EXTENSIONS if not extensions else frozenset(
-        e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e)
+    exts = (
+        DEFAULT_EXTENSIONS
+        if not extensions
+        else frozenset(
+            e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e
+        )
+    )
 
     def items():
         for path in paths:
@@ -140,12 +183,20 @@ def load_files(graph, config, paths, max_depth, extensions, follow_symlinks, **k
 
 def fetch_options(func):
     """Deadlines every command that fetches web pages shares."""
-    func = click.option("--crawl-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
-                        help="Seconds all requests together may take; URLs still queued then are "
-                             "reported and not fetched.")(func)
-    return click.option("--timeout", type=click.FloatRange(min=1), default=30, show_default=True,
-                        help="Seconds one request may take in all (connect, headers, body); a server "
-                             "that trickles bytes is cut off.")(func)
+    func = click.option(
+        "--crawl-timeout",
+        type=click.FloatRange(min=1),
+        default=600,
+        show_default=True,
+        help="Seconds all requests together may take; URLs still queued then are reported and not fetched.",
+    )(func)
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=1),
+        default=30,
+        show_default=True,
+        help="Seconds one request may take in all (connect, headers, body); a server that trickles bytes is cut off.",
+    )(func)
 
 
 @load_group.command("url")
@@ -172,8 +223,15 @@ def load_url(graph, config, urls, crawl, max_pages, max_depth, delay, timeout, c
     """
     from graphrag_cypher.loaders.web import fetch_pages
 
-    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay,
-                        timeout=timeout, crawl_timeout=crawl_timeout)
+    items = fetch_pages(
+        urls,
+        crawl=crawl,
+        max_pages=max_pages,
+        max_depth=max_depth,
+        delay=delay,
+        timeout=timeout,
+        crawl_timeout=crawl_timeout,
+    )
     run_load(graph, config, "url", " ".join(sorted(urls)), items, **kw)
 
 
@@ -229,7 +287,9 @@ def load_chunks(graph, config, paths, article_id, title, year, journal, url, **k
     def items():
         for path in paths:
             if path.is_dir():
-                yield from parse_chunks_folder(path, **{k: v for k, v in options.items() if k not in ("article_id", "title")})
+                yield from parse_chunks_folder(
+                    path, **{k: v for k, v in options.items() if k not in ("article_id", "title")}
+                )
             else:
                 yield parse_chunks_file(path, **options)
 
@@ -238,7 +298,15 @@ def load_chunks(graph, config, paths, article_id, title, year, journal, url, **k
 
 @load_group.command("mediawiki")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--namespace", "namespaces", type=int, multiple=True, default=(0,), show_default=True, help="Namespaces to load. Repeatable.")
+@click.option(
+    "--namespace",
+    "namespaces",
+    type=int,
+    multiple=True,
+    default=(0,),
+    show_default=True,
+    help="Namespaces to load. Repeatable.",
+)
 @load_options
 @with_graph(config=True)
 def load_mediawiki(graph, config, paths, namespaces, **kw) -> None:
@@ -311,8 +379,13 @@ def load_sample(graph, config, **kw) -> None:
 
 
 @click.command("embed")
-@click.option("--batch", type=click.IntRange(min=1), default=256, show_default=True,
-              help="Chunks per embedding call and transaction.")
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="Chunks per embedding call and transaction.",
+)
 @json_option
 @with_graph(config=True)
 def embed(graph, config, batch: int, as_json: bool) -> None:
@@ -327,8 +400,12 @@ def embed(graph, config, batch: int, as_json: bool) -> None:
     from graphrag_cypher.ingest import embed_pending
 
     embedder = make_embedder(config)
-    total = embed_pending(graph, embedder, batch=batch,
-                          on_progress=(lambda n: None) if as_json else (lambda n: info(f"embedded {n} chunk(s)")))
+    total = embed_pending(
+        graph,
+        embedder,
+        batch=batch,
+        on_progress=(lambda n: None) if as_json else (lambda n: info(f"embedded {n} chunk(s)")),
+    )
     if as_json:
         print_json({"embedded": total, "model": embedder.name})
     else:
@@ -353,8 +430,18 @@ def _learn_request(ctx, param, value: str):
 @fetch_options
 @load_options
 @with_graph(config=True)
-def learn(graph, config, request, crawl: bool, max_pages: int, timeout: float, crawl_timeout: float, no_embed: bool,
-          as_json: bool, **kw) -> None:
+def learn(
+    graph,
+    config,
+    request,
+    crawl: bool,
+    max_pages: int,
+    timeout: float,
+    crawl_timeout: float,
+    no_embed: bool,
+    as_json: bool,
+    **kw,
+) -> None:
     """Learn from folders and sites in the chatbot's syntax; topics are recorded on the documents.
 
     When anything changed, the phrases chunks share are re-linked (`graphrag link phrases`),
@@ -377,8 +464,16 @@ def learn(graph, config, request, crawl: bool, max_pages: int, timeout: float, c
     limits = FetchLimits(crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout)
     with LoadProgress("load learn", enabled=not as_json) as progress:
         try:
-            result = learn_from(graph, embedder_unless(no_embed, config), request, options_from("learn", "", **kw),
-                                limits, relink=link_phrases, on_error=progress.error, on_progress=progress.update)
+            result = learn_from(
+                graph,
+                embedder_unless(no_embed, config),
+                request,
+                options_from("learn", "", **kw),
+                limits,
+                relink=link_phrases,
+                on_error=progress.error,
+                on_progress=progress.update,
+            )
         except LoadInterrupted as exc:
             print_interrupted(exc, as_json)
             raise
@@ -393,28 +488,41 @@ def run_places_load(graph, kind: str, rows, as_json: bool) -> None:
 
     def progress(stats) -> None:
         if not as_json:
-            info(f"load {kind}: {stats.written} place(s) ({stats.created} new, {stats.updated} updated, "
-                 f"{stats.unchanged} unchanged)")
+            info(
+                f"load {kind}: {stats.written} place(s) ({stats.created} new, {stats.updated} updated, "
+                f"{stats.unchanged} unchanged)"
+            )
 
     try:
-        stats = write_places(graph, rows, on_progress=progress,
-                             on_error=lambda e: info(f"error: {safe_text(e.item)}: {safe_text(e.error)}"))
+        stats = write_places(
+            graph,
+            rows,
+            on_progress=progress,
+            on_error=lambda e: info(f"error: {safe_text(e.item)}: {safe_text(e.error)}"),
+        )
     except LoadInterrupted as exc:
         print_interrupted(exc, as_json)
         raise
     if as_json:
         print_json(stats.to_dict())
     else:
-        click.echo(f"places: {stats.created} created, {stats.updated} updated, "
-                   f"{stats.unchanged} unchanged, {stats.failed} failed")
+        click.echo(
+            f"places: {stats.created} created, {stats.updated} updated, "
+            f"{stats.unchanged} unchanged, {stats.failed} failed"
+        )
     if stats.failed:
         raise SystemExit(EXIT_SOME_FAILED)
 
 
 @load_group.command("pleiades")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--names", "names_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Pleiades names CSV for a places CSV (default: pleiades-names.csv beside it).")
+@click.option(
+    "--names",
+    "names_csv",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Pleiades names CSV for a places CSV (default: pleiades-names.csv beside it).",
+)
 @json_option
 @with_graph
 def load_pleiades(graph, path: Path, names_csv: Path | None, as_json: bool) -> None:
@@ -436,11 +544,19 @@ def load_pleiades(graph, path: Path, names_csv: Path | None, as_json: bool) -> N
 
 
 @load_group.command("geonames")
-@click.option("--min-population", type=click.IntRange(500), default=15000, show_default=True,
-              help="Smallest city population to load.")
+@click.option(
+    "--min-population",
+    type=click.IntRange(500),
+    default=15000,
+    show_default=True,
+    help="Smallest city population to load.",
+)
 @click.option("--no-countries", is_flag=True, help="Cities only.")
-@click.option("--countries-only", is_flag=True,
-              help="Only modern countries and continents (what `link places` needs for \"Greece\", \"Europe\").")
+@click.option(
+    "--countries-only",
+    is_flag=True,
+    help='Only modern countries and continents (what `link places` needs for "Greece", "Europe").',
+)
 @json_option
 @with_graph
 def load_geonames(graph, min_population: int, no_countries: bool, countries_only: bool, as_json: bool) -> None:
@@ -465,8 +581,7 @@ def load_geonames(graph, min_population: int, no_countries: bool, countries_only
 
 @load_group.command("records")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--mapping", required=True,
-              help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.")
+@click.option("--mapping", required=True, help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.")
 @click.option("--schema", "schema_name", default=None, help="Override the mapping's schema (name or YAML path).")
 @json_option
 @with_graph

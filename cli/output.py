@@ -42,7 +42,10 @@ def jsonable(value: Any) -> Any:
             "properties": jsonable(dict(value)),
         }
     if isinstance(value, Path):
-        return {"nodes": [jsonable(n) for n in value.nodes], "relationships": [jsonable(r) for r in value.relationships]}
+        return {
+            "nodes": [jsonable(n) for n in value.nodes],
+            "relationships": [jsonable(r) for r in value.relationships],
+        }
     if hasattr(value, "iso_format"):
         return value.iso_format()
     if hasattr(value, "isoformat"):
@@ -83,8 +86,10 @@ def print_kg_summary(result: dict) -> None:
     """What a knowledge-graph build wrote (`extract`, `load records`): entities, edges, what the schema skipped."""
     from graphrag_cypher.terminal import safe_text
 
-    click.echo(f"schema {result['schema']}: {result['entities']} entities, {result['edgesBuilt']} edges built, "
-               f"{result['edgesSkippedBySchema']} edges skipped by schema")
+    click.echo(
+        f"schema {result['schema']}: {result['entities']} entities, {result['edgesBuilt']} edges built, "
+        f"{result['edgesSkippedBySchema']} edges skipped by schema"
+    )
     if result.get("nodesByType"):
         click.echo("nodes by type: " + ", ".join(f"{t} {n}" for t, n in result["nodesByType"].items()))
     if result.get("edgesByType"):
@@ -94,5 +99,7 @@ def print_kg_summary(result: dict) -> None:
     for reason, n in (result.get("skipped") or {}).items():
         click.echo(f"skipped {n}: {safe_text(str(reason))}")
     written = result.get("written") or {}
-    click.echo(f"written: {written.get('nodesCreated', 0)} nodes and "
-               f"{written.get('relationshipsCreated', 0)} relationships created")
+    click.echo(
+        f"written: {written.get('nodesCreated', 0)} nodes and "
+        f"{written.get('relationshipsCreated', 0)} relationships created"
+    )

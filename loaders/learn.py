@@ -9,9 +9,10 @@ what was just learned.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
@@ -36,7 +37,7 @@ def parse_learn(text: str) -> LearnRequest:
     """Split a learn command into topics, paths and URLs; a leading "learn:" is optional."""
     body = text.strip()
     if body.lower().startswith("learn:"):
-        body = body[len("learn:"):]
+        body = body[len("learn:") :]
     request = LearnRequest()
     for part in (p.strip() for p in body.split("|")):
         if not part:
@@ -46,7 +47,9 @@ def parse_learn(text: str) -> LearnRequest:
         if sep and key in {"path", "paths", "file", "folder", "dir"}:
             request.paths += [v.strip() for v in value.split(",") if v.strip()]
         elif sep and key in {"url", "urls", "site"}:
-            request.urls += [v.strip() for v in value.split(",") if v.strip()] if "://" not in value else [value.strip()]
+            request.urls += (
+                [v.strip() for v in value.split(",") if v.strip()] if "://" not in value else [value.strip()]
+            )
         elif sep and key in {"topic", "topics"}:
             request.topics += [t.strip() for t in value.split(",") if t.strip()]
         else:
@@ -85,14 +88,25 @@ def _items(request: LearnRequest, limits: FetchLimits) -> Iterator:
     for path in request.paths:
         yield from parse_folder(path)
     if request.urls:
-        yield from fetch_pages(request.urls, crawl=limits.crawl, max_pages=limits.max_pages, timeout=limits.timeout,
-                               crawl_timeout=limits.crawl_timeout)
+        yield from fetch_pages(
+            request.urls,
+            crawl=limits.crawl,
+            max_pages=limits.max_pages,
+            timeout=limits.timeout,
+            crawl_timeout=limits.crawl_timeout,
+        )
 
 
-def learn(graph: Graph, embedder, request: str | LearnRequest, options: LoadOptions | None = None,
-          limits: FetchLimits | None = None, relink: Callable[[Graph], dict] | None = None,
-          on_error: Callable[[str], None] = lambda line: None,
-          on_progress: Callable[[LoadStats], None] = lambda stats: None) -> LearnResult:
+def learn(
+    graph: Graph,
+    embedder,
+    request: str | LearnRequest,
+    options: LoadOptions | None = None,
+    limits: FetchLimits | None = None,
+    relink: Callable[[Graph], Any] | None = None,
+    on_error: Callable[[str], None] = lambda line: None,
+    on_progress: Callable[[LoadStats], None] = lambda stats: None,
+) -> LearnResult:
     """Load the folders and sites `request` names, its topics (and `options.topics`) on every document.
 
     `options` gives chunking, corpus and --prune (its loader and source root are set here);
@@ -103,7 +117,8 @@ def learn(graph: Graph, embedder, request: str | LearnRequest, options: LoadOpti
     topics = tuple(t for t in (*(t.strip() for t in parsed.topics), *options.topics) if t)
     root = " ".join([common_root(parsed.paths), *sorted(parsed.urls)]).strip()
     options = dataclasses.replace(options, loader="learn", source_root=root, topics=topics)
-    stats = load(graph, embedder, options, _items(parsed, limits or FetchLimits()), on_error=on_error,
-                 on_progress=on_progress)
+    stats = load(
+        graph, embedder, options, _items(parsed, limits or FetchLimits()), on_error=on_error, on_progress=on_progress
+    )
     changed = stats.created or stats.updated or stats.pruned_documents
     return LearnResult(stats, relink(graph) if relink is not None and changed else None)

@@ -6,8 +6,8 @@ and :mod:`graphrag_cypher.loaders.modern_places`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import Neo4jUnavailable
@@ -29,14 +29,24 @@ class PlaceStats:
         return self.created + self.updated + self.unchanged
 
     def to_dict(self) -> dict:
-        return {"places": {"created": self.created, "updated": self.updated, "unchanged": self.unchanged,
-                           "failed": self.failed},
-                "errors": self.errors}
+        return {
+            "places": {
+                "created": self.created,
+                "updated": self.updated,
+                "unchanged": self.unchanged,
+                "failed": self.failed,
+            },
+            "errors": self.errors,
+        }
 
 
-def write_places(graph: Graph, rows: Iterable[dict | GazetteerError], batch: int = 2000,
-                 on_error: Callable[[GazetteerError], None] = lambda error: None,
-                 on_progress: Callable[[PlaceStats], None] = lambda stats: None) -> PlaceStats:
+def write_places(
+    graph: Graph,
+    rows: Iterable[dict | GazetteerError],
+    batch: int = 2000,
+    on_error: Callable[[GazetteerError], None] = lambda error: None,
+    on_progress: Callable[[PlaceStats], None] = lambda stats: None,
+) -> PlaceStats:
     """Write place rows as :Place nodes, `batch` per transaction; a GazetteerError is counted and
     reported, the rest still loads. Idempotent: unchanged places are left alone.
 
@@ -65,6 +75,9 @@ def write_places(graph: Graph, rows: Iterable[dict | GazetteerError], batch: int
                 flush()
         flush()
     except Neo4jUnavailable as exc:
-        raise LoadInterrupted(str(exc), f"{stats.created} place(s) created, {stats.updated} updated, "
-                              f"{stats.unchanged} unchanged, all kept", stats.to_dict()) from None
+        raise LoadInterrupted(
+            str(exc),
+            f"{stats.created} place(s) created, {stats.updated} updated, {stats.unchanged} unchanged, all kept",
+            stats.to_dict(),
+        ) from None
     return stats

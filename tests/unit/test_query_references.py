@@ -27,12 +27,19 @@ def named_in_code() -> dict[str, set[str]]:
         for source in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"), filename=str(source))):
                 if isinstance(node, ast.JoinedStr) and any(
-                        isinstance(v, ast.Constant) and str(v.value).split("/")[0] in areas and "/" in str(v.value)
-                        for v in node.values):
-                    raise AssertionError(f"{source.relative_to(ROOT)}:{node.lineno}: a query name built at run "
-                                         "time cannot be checked; name the query in full")
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) and NAME.fullmatch(node.value) \
-                        and node.value.split("/")[0] in areas:
+                    isinstance(v, ast.Constant) and str(v.value).split("/")[0] in areas and "/" in str(v.value)
+                    for v in node.values
+                ):
+                    raise AssertionError(
+                        f"{source.relative_to(ROOT)}:{node.lineno}: a query name built at run "
+                        "time cannot be checked; name the query in full"
+                    )
+                if (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)
+                    and NAME.fullmatch(node.value)
+                    and node.value.split("/")[0] in areas
+                ):
                     found.setdefault(node.value, set()).add(str(source.relative_to(ROOT)))
     return found
 
