@@ -454,21 +454,29 @@ def learn(
       graphrag learn "ancient harbours, trade | path: ./notes | url: https://example.org/ports/"
       graphrag learn "ports | url: https://example.org/ports/" --max-pages 10 --crawl-timeout 120
     """
+    from graphrag_cypher.loaders.learn import FetchLimits
+
+    limits = FetchLimits(crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout)
+    run_learn(graph, config, request, options_from("learn", "", **kw), limits, no_embed=no_embed, as_json=as_json)
+
+
+def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bool = False, as_json: bool = False):
+    """Learn what `request` names (text in the learn syntax, or a parsed LearnRequest) with a progress
+    display, re-link shared phrases when anything changed, print the summary (what `learn` and
+    chat's `learn:` do). Exit code 3 (SystemExit) when some items failed."""
     from graphrag_cypher.ingest import LoadInterrupted
     from graphrag_cypher.linkers.phrases import link_phrases
-    from graphrag_cypher.loaders.learn import FetchLimits
-    from graphrag_cypher.loaders.learn import learn as learn_from
+    from graphrag_cypher.loaders.learn import learn
 
     from .progress import LoadProgress
 
-    limits = FetchLimits(crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout)
     with LoadProgress("load learn", enabled=not as_json) as progress:
         try:
-            result = learn_from(
+            result = learn(
                 graph,
                 embedder_unless(no_embed, config),
                 request,
-                options_from("learn", "", **kw),
+                options,
                 limits,
                 relink=link_phrases,
                 on_error=progress.error,
