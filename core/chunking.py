@@ -59,7 +59,7 @@ def _prechunked(sections: list[Section]) -> list[ChunkSpec]:
     for position, (_, section) in enumerate(ordered):
         if not section.text.strip():
             continue
-        index = section.seq if use_seq else position
+        index = section.seq if use_seq and section.seq is not None else position
         chunks.append(ChunkSpec(section.text, index, section.title, section.page, 0, len(section.text)))
     return chunks
 
@@ -86,7 +86,7 @@ def chunk_text(text: str, size: int = 1000, overlap: int = 100) -> list[Span]:
             break
         overlap_start = _overlap_start(text, units, i, j, end, overlap)
         fits = overlap_start is not None and units[j][1] - overlap_start <= size
-        chunk_start = overlap_start if fits else units[j][0]
+        chunk_start = overlap_start if fits and overlap_start is not None else units[j][0]
         i = j
     return chunks
 
@@ -203,7 +203,8 @@ def _split_block(text: str, lines: list[Span], size: int) -> list[Span]:
         if run is not None:
             pieces.append(run)
         run = (start, end)
-    pieces.append(run)
+    if run is not None:  # always: `lines` is not empty
+        pieces.append(run)
     return [(s, _rstrip(text, s, e)) for s, e in pieces]
 
 

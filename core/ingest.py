@@ -12,17 +12,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import queue
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from pathlib import Path
 
 from .db import Graph
-from .errors import GraphragError
+from .errors import GraphragError, Neo4jUnavailable
 
 # Document properties that parsers' metadata may not overwrite.
-RESERVED = {"id", "title", "kind", "source", "path", "uri", "contentHash", "corpus", "sourceRoot", "loader",
-            "createdAt", "updatedAt", "topics"}
+RESERVED = {
+    "id",
+    "title",
+    "kind",
+    "source",
+    "path",
+    "uri",
+    "contentHash",
+    "corpus",
+    "sourceRoot",
+    "loader",
+    "createdAt",
+    "updatedAt",
+    "topics",
+}
 
 
 @dataclass
@@ -55,10 +70,19 @@ class LoadStats:
 
     def to_dict(self) -> dict:
         return {
-            "documents": {"created": self.created, "updated": self.updated, "unchanged": self.unchanged,
-                          "failed": self.failed, "pruned": self.pruned_documents},
-            "chunks": {"created": self.chunks_created, "deleted": self.chunks_deleted,
-                       "embedded": self.embedded, "vectors_reused": self.reused_vectors},
+            "documents": {
+                "created": self.created,
+                "updated": self.updated,
+                "unchanged": self.unchanged,
+                "failed": self.failed,
+                "pruned": self.pruned_documents,
+            },
+            "chunks": {
+                "created": self.chunks_created,
+                "deleted": self.chunks_deleted,
+                "embedded": self.embedded,
+                "vectors_reused": self.reused_vectors,
+            },
             "errors": self.errors,
         }
 
@@ -97,8 +121,15 @@ def document_props(doc, options: LoadOptions) -> dict:
             continue
         props[key] = value if _storable(value) else json.dumps(value, ensure_ascii=False, default=str)
     props.update(
-        title=doc.title, kind=doc.kind, source=doc.source, path=doc.source, uri=doc.uri,
-        contentHash=stored_hash(doc, options), corpus=options.corpus, sourceRoot=options.source_root, loader=options.loader,
+        title=doc.title,
+        kind=doc.kind,
+        source=doc.source,
+        path=doc.source,
+        uri=doc.uri,
+        contentHash=stored_hash(doc, options),
+        corpus=options.corpus,
+        sourceRoot=options.source_root,
+        loader=options.loader,
     )
     if options.topics:
         props["topics"] = list(options.topics)
@@ -131,7 +162,8 @@ class _Writer(threading.Thread):
                 self.batches.task_done()
                 continue
             try:
-                def work(tx):
+
+                def work(tx, batch=batch):  # bound now: the closure runs within this iteration
                     rows = tx.run(upsert, docs=batch).data()
                     made = tx.run(create, docs=batch).single()["chunks"]
                     return rows, made
@@ -172,9 +204,14 @@ class _Writer(threading.Thread):
 class Loader:
     """Turns a stream of ParsedDocument | ItemError into graph writes."""
 
-    def __init__(self, graph: Graph, embedder, options: LoadOptions,
-                 on_error: Callable[[str], None] = lambda line: None,
-                 on_progress: Callable[[LoadStats], None] = lambda stats: None):
+    def __init__(
+        self,
+        graph: Graph,
+        embedder,
+        options: LoadOptions,
+        on_error: Callable[[str], None] = lambda line: None,
+        on_progress: Callable[[LoadStats], None] = lambda stats: None,
+    ):
         self.graph, self.embedder, self.options = graph, embedder, options
         self.on_error, self.on_progress = on_error, on_progress
         self.stats = LoadStats()
@@ -212,7 +249,9 @@ class Loader:
 
     # -- steps ----------------------------------------------------------------------------
     def _flush(self, docs: list, writer: _Writer) -> None:
-        stored = {row["id"]: row["contentHash"] for row in self.graph.read("ingest/document_hashes", ids=[d.id for d in docs])}
+        stored = {
+            row["id"]: row["contentHash"] for row in self.graph.read("ingest/document_hashes", ids=[d.id for d in docs])
+        }
         changed = []
         for doc in docs:
             if stored.get(doc.id) == stored_hash(doc, self.options):
@@ -232,8 +271,9 @@ class Loader:
             if not chunks:
                 self._error(doc.source, "no text to chunk")
                 continue
-            rows.append({"id": doc.id, "labels": list(doc.labels), "props": document_props(doc, self.options),
-                         "chunks": chunks})
+            rows.append(
+                {"id": doc.id, "labels": list(doc.labels), "props": document_props(doc, self.options), "chunks": chunks}
+            )
         self._embed(rows)
         group: list[dict] = []
         size = 0
@@ -258,9 +298,15 @@ class Loader:
         for spec in specs:
             if not spec.text.strip():
                 continue
-            props = {"text": spec.text, "index": spec.index, "title": doc.title,
-                     "contentHash": text_hash(embedding_input(doc.title, spec.text)),
-                     "section": spec.section, "page": spec.page, "corpus": self.options.corpus}
+            props = {
+                "text": spec.text,
+                "index": spec.index,
+                "title": doc.title,
+                "contentHash": text_hash(embedding_input(doc.title, spec.text)),
+                "section": spec.section,
+                "page": spec.page,
+                "corpus": self.options.corpus,
+            }
             if doc.prechunked:
                 props["seq"] = spec.index
             chunks.append({"id": f"{doc.id}::{spec.index}", "props": props, "embedding": None})
@@ -287,8 +333,10 @@ class Loader:
         # A chunk whose text (with its title) is stored already keeps that vector: a changed
         # document re-embeds only what changed, and a document under a new id embeds nothing.
         hashes = sorted({c["props"]["contentHash"] for r in rows for c in r["chunks"]})
-        known = {r["contentHash"]: r["embedding"] for r in
-                 self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model)}
+        known = {
+            r["contentHash"]: r["embedding"]
+            for r in self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model)
+        }
         todo = []
         for row in rows:
             for chunk in row["chunks"]:
@@ -301,7 +349,7 @@ class Loader:
                     todo.append(chunk)
         if todo:
             vectors = self.embedder.embed([embedding_input(c["props"]["title"], c["props"]["text"]) for c in todo])
-            for chunk, vector in zip(todo, vectors):
+            for chunk, vector in zip(todo, vectors, strict=True):
                 chunk["embedding"] = vector
             self.stats.embedded += len(todo)
 
@@ -310,8 +358,12 @@ class Loader:
             # An item that failed to parse this time is not proof that it is gone.
             self.on_error("--prune skipped: some items failed, so missing documents cannot be told from broken ones")
             return
-        result = self.graph.write("ingest/prune_documents", sourceRoot=self.options.source_root,
-                                  corpus=self.options.corpus, keep=sorted(self.seen))[0]
+        result = self.graph.write(
+            "ingest/prune_documents",
+            sourceRoot=self.options.source_root,
+            corpus=self.options.corpus,
+            keep=sorted(self.seen),
+        )[0]
         self.stats.pruned_documents = result["documents"]
         self.stats.chunks_deleted += result["chunks"] or 0
 
@@ -333,3 +385,66 @@ def check_vector_index(graph: Graph, embedder) -> None:
             f"chunk_embedding holds {dimensions}: set GRAPHRAG_EMBEDDER/GRAPHRAG_EMBEDDING_DIMENSIONS to match "
             "and run `graphrag apply-schema`, then `graphrag embed`"
         )
+
+
+class LoadInterrupted(Neo4jUnavailable):
+    """The server went away mid-load; the message says what was written before it stopped
+    (all of it kept: the next run skips it), and `result` holds those counts."""
+
+    def __init__(self, reason: str, written: str, result: dict):
+        super().__init__(f"{reason}; written before it stopped: {written}")
+        self.reason, self.result = reason, result
+
+
+def common_root(paths: Iterable[str | Path]) -> str:
+    """The folder the given paths share (resolved): a load's `source_root`, which --prune is scoped to."""
+    resolved = [str(Path(p).resolve()) for p in paths]
+    return os.path.commonpath(resolved) if resolved else ""
+
+
+def load(
+    graph: Graph,
+    embedder,
+    options: LoadOptions,
+    items: Iterable,
+    on_error: Callable[[str], None] = lambda line: None,
+    on_progress: Callable[[LoadStats], None] = lambda stats: None,
+) -> LoadStats:
+    """Stream parsed documents (and ItemErrors) into the graph; without an embedder chunks get no vector.
+
+    Raises :class:`LoadInterrupted` when Neo4j goes away mid-load."""
+    if embedder is not None:
+        check_vector_index(graph, embedder)
+    run = Loader(graph, embedder, options, on_error=on_error, on_progress=on_progress)
+    try:
+        return run.run(items)
+    except Neo4jUnavailable as exc:
+        s = run.stats
+        raise LoadInterrupted(
+            str(exc),
+            f"{s.created} document(s) created, {s.updated} updated, "
+            f"{s.chunks_created} chunk(s), all kept (the next run skips them)",
+            s.to_dict(),
+        ) from None
+
+
+def embed_pending(
+    graph: Graph, embedder, batch: int = 256, on_progress: Callable[[int], None] = lambda total: None
+) -> int:
+    """(Re)embed the chunks that have no vector or one from another model, `batch` chunks per
+    embedding call and write transaction; returns how many were embedded. Interrupted, it
+    keeps every finished batch and the next run goes on from there."""
+    check_vector_index(graph, embedder)
+    total = 0
+    while True:
+        rows = graph.read("ingest/chunks_to_embed", model=embedder.name, limit=batch)
+        if not rows:
+            return total
+        vectors = embedder.embed([embedding_input(r["title"], r["text"] or "") for r in rows])
+        graph.write(
+            "ingest/set_chunk_vectors",
+            model=embedder.name,
+            rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors, strict=True)],
+        )
+        total += len(rows)
+        on_progress(total)

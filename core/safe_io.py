@@ -45,7 +45,7 @@ def _mb(n: int) -> str:
 class _Counting(io.RawIOBase):
     """The compressed file, counting the bytes the decompressor has taken from it."""
 
-    def __init__(self, raw: BinaryIO):
+    def __init__(self, raw: io.BufferedIOBase):
         self.raw, self.count = raw, 0
 
     def readable(self) -> bool:

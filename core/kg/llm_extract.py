@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 
 from .. import llm
 from ..errors import GraphragError
@@ -130,12 +129,6 @@ class LLM:
                          {"role": "user", "content": f"That reply was not usable ({first}). Reply again with only "
                                                      "the JSON object, complete and valid."}]
             return parse_reply(self.complete(messages)), True
-
-
-@dataclass
-class StoryResult:
-    entities: list[dict] = field(default_factory=list)
-    relations: list[dict] = field(default_factory=list)
 
 
 def short_id(document_id: str) -> str:

@@ -1,7 +1,7 @@
 import pytest
 
 from graphrag_cypher.errors import GraphragError
-from graphrag_cypher.learn import parse_learn
+from graphrag_cypher.loaders.learn import parse_learn
 
 
 def test_topics_paths_and_urls():
