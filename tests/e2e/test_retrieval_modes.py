@@ -50,21 +50,3 @@ def test_every_mode_is_a_neo4j_graphrag_retriever(parts, mode):
     assert result.metadata["mode"] == mode and result.metadata["__retriever"] == type(ours).__name__
     # filters travel through the same API
     assert ours.search(query_text="harbour", top_k=3, corpus="no-such-corpus").items == []
-
-
-def test_ppr_fusion_uses_the_configured_rrf_k(parts):
-    from graphrag_cypher.retrieval import PPRRetriever, QuestionAnalyzer
-
-    graph, embedder = parts
-    analysis = QuestionAnalyzer(graph).analyze("Who made the silver lantern, and who stole it?")
-
-    def top(rrf_k):
-        return PPRRetriever(graph, embedder, {"rrfK": rrf_k}).rank(analysis, 5)
-
-    default, sharp = top(60), top(1)
-    assert "ppr" in {via for ev in default for via in ev.via}, "the walk reached chunks on the sample"
-    # an item in both lists at rank 1 scores 2 / (rrfK + 1)
-    assert max(ev.score for ev in default) <= 2 / 61 + 1e-9
-    assert max(ev.score for ev in sharp) > 2 / 61 and max(ev.score for ev in sharp) <= 1.0 + 1e-9
-
-
