@@ -27,17 +27,18 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None) -> dict:
-    from graphrag_cypher.retrieval import Retriever
+    from graphrag_cypher.retrieval import QuestionAnalyzer, retriever
 
-    retriever = Retriever(graph, embedder)
+    analyzer = QuestionAnalyzer(graph)
     results = {}
     for mode in MODES:
+        search = retriever(mode, graph, embedder)
         for question in questions[:10]:  # warm-up: query plans, caches, the PPR projection
-            retriever.retrieve(retriever.analyze(question, corpus=corpus), mode, k)
+            search.retrieve(analyzer.analyze(question, corpus=corpus), k)
         latencies = []
         for question in questions:
             started = time.perf_counter()
-            retriever.retrieve(retriever.analyze(question, corpus=corpus), mode, k)
+            search.retrieve(analyzer.analyze(question, corpus=corpus), k)
             latencies.append((time.perf_counter() - started) * 1000)
         results[mode] = {"p50_ms": round(statistics.median(latencies), 1),
                          "p95_ms": round(percentile(latencies, 0.95), 1), "questions": len(latencies)}

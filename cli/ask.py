@@ -8,6 +8,7 @@ from datetime import date
 
 import click
 
+from .context import with_graph
 from .output import print_json
 from .params import json_option
 
@@ -35,6 +36,20 @@ def _iso_date(ctx, param, value):
 def _check_range(date_from, date_to) -> None:
     if date_from and date_to and date_from > date_to:
         raise UsageProblem(f"--from {date_from} is after --to {date_to}: nothing could match")
+
+
+def usage_checked(callback):
+    """Check the question and the date range before the graph opens (a usage error needs no Neo4j)."""
+    import functools
+
+    @functools.wraps(callback)
+    def wrapper(*args, **kwargs):
+        if "question" in kwargs and not kwargs["question"].strip():
+            raise UsageProblem('the question is empty: write one, e.g. graphrag ask "Who made the silver lantern?"')
+        _check_range(kwargs.get("date_from"), kwargs.get("date_to"))
+        return callback(*args, **kwargs)
+
+    return wrapper
 
 
 def _safe(text) -> str:
@@ -66,60 +81,55 @@ def ask_options(func):
     return func
 
 
-def _session():
-    from graphrag_cypher.db import connect
+def _embedder(config):
     from graphrag_cypher.embedder import make_embedder
 
-    from .main import settings
-
-    config = settings()
-    graph = connect(config)
-    return config, graph, make_embedder(config)
+    return make_embedder(config)
 
 
-def print_answer(result: dict, explain: bool = False, show_mermaid: bool = False, streamed: bool = False) -> None:
+def print_answer(answer, explain: bool = False, show_mermaid: bool = False, streamed: bool = False) -> None:
     """The answer (already written when streamed), then its sources; with `explain` the analysis,
     the route and the retrieval trace. Everything from documents is printed as plain text."""
     if not streamed:
-        click.echo(_safe(result["answer_with_titles"]) or "I found no evidence for this question.")
+        click.echo(_safe(answer.text_with_titles) or "I found no evidence for this question.")
     else:
         click.echo()
-    if result["dropped_citations"]:
-        click.echo(f"(removed {len(result['dropped_citations'])} citation(s) to ids that were not given: "
-                   f"{_line(', '.join(result['dropped_citations']))})", err=True)
-    if result["llm"]["note"]:
-        click.echo(result["llm"]["note"], err=True)
-    if result["sources"]:
+    if answer.dropped_citations:
+        click.echo(f"(removed {len(answer.dropped_citations)} citation(s) to ids that were not given: "
+                   f"{_line(', '.join(answer.dropped_citations))})", err=True)
+    if answer.llm.note:
+        click.echo(answer.llm.note, err=True)
+    if answer.sources:
         click.echo("\nSources:")
-        cited = {c["id"] for c in result["citations"]}
-        for source in result["sources"]:
-            mark = "*" if source["id"] in cited else " "
+        cited = {c.cite for c in answer.citations}
+        for source in answer.sources:
+            mark = "*" if source.cite in cited else " "
             click.echo(f" {mark} {_source_line(source)}")
     if explain:
-        print_explain(result)
+        print_explain(answer)
     if show_mermaid:
-        click.echo("\n```mermaid\n" + _safe(result["mermaid"]) + "\n```")
+        click.echo("\n```mermaid\n" + _safe(answer.mermaid) + "\n```")
 
 
-def _source_line(source: dict) -> str:
-    return _line(f"[{source['id']}] {source['title'] or source['document_id']}"
-                 + (f" <{source['uri']}>" if source["uri"] else ""))
+def _source_line(source) -> str:
+    return _line(f"[{source.cite}] {source.title or source.document_id}" + (f" <{source.uri}>" if source.uri else ""))
 
 
-def print_explain(result: dict) -> None:
-    click.echo(f"\nRetrieval trace (route {result.get('route', 'search')}, mode {result['mode']}, "
-               f"filters {_line(result['filters'])}):")
-    if result["entities"]:
+def print_explain(answer) -> None:
+    click.echo(f"\nRetrieval trace (route {answer.route}, mode {answer.mode}, "
+               f"filters {_line(answer.filters.to_dict())}):")
+    if answer.analysis.entities:
         click.echo("  question entities:")
-        for e in result["entities"]:
+        for e in answer.analysis.entities:
             click.echo(_line(f"    {e['name']} ({e['id']}, {e.get('type') or 'Entity'}) found by "
                              f"\"{e.get('matched') or e['name']}\""))
-    for number, path in enumerate(result.get("paths") or [], 1):
+    for number, path in enumerate(answer.paths, 1):
         click.echo(_line(f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): "
                          + _path_text(path)))
-    for ev in result["evidence"]:
-        click.echo(_line(f"  {ev['score']:.4f} [{ev['source']}] {ev['chunk_id']} via {', '.join(ev['via'][:4])}"))
-    click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in result["timings_ms"].items()))
+    for ev in answer.evidence:
+        click.echo(_line(f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} "
+                         f"via {', '.join(ev.via[:4])}"))
+    click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer.timings_ms.items()))
 
 
 def _path_text(path: dict) -> str:
@@ -146,7 +156,9 @@ def _path_text(path: dict) -> str:
                    "question and which mode and entity brought which chunk.")
 @click.option("--mermaid", "show_mermaid", is_flag=True, help="Print the evidence subgraph as a Mermaid diagram.")
 @json_option
-def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, as_json) -> None:
+@usage_checked
+@with_graph(config=True)
+def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, as_json, graph, config) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
     Question analysis finds the entities it names (by name or alias, accent- and
@@ -162,29 +174,25 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
     """
-    from graphrag_cypher import qa
-    from graphrag_cypher.retrieval import DEFAULT_MODE
+    from graphrag_cypher.retrieval import qa
 
-    if not question.strip():
-        raise UsageProblem('the question is empty: write one, e.g. graphrag ask "Who made the silver lantern?"')
-    _check_range(date_from, date_to)
-    config, graph, embedder = _session()
+    embedder = _embedder(config)
     streamed = bool(config.llm_configured and not no_llm and not as_json)
     on_token = _write if streamed else None
-    with graph:
-        result = qa.ask(graph, embedder, config, question, mode=mode or DEFAULT_MODE, k=k, corpus=corpus,
-                        date_from=date_from, date_to=date_to, use_llm=not no_llm, on_token=on_token)
+    answer = qa.ask(graph, embedder, config, question, mode=mode or qa.DEFAULT_MODE, k=k, corpus=corpus,
+                    date_from=date_from, date_to=date_to, use_llm=not no_llm, on_token=on_token)
     if as_json:
-        result.pop("context", None)
-        print_json(result)
+        print_json(answer.to_dict())
     else:
-        print_answer(result, explain, show_mermaid, streamed)
+        print_answer(answer, explain, show_mermaid, streamed)
 
 
 @click.command("chat")
 @ask_options
 @click.option("--history", "max_turns", type=click.IntRange(1, 50), default=8, show_default=True, help="Turns kept for follow-ups.")
-def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns) -> None:
+@usage_checked
+@with_graph(config=True)
+def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) -> None:
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
@@ -198,53 +206,50 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns) -> None:
       > learn: harbours | path: ./notes
       > /sources
     """
-    from graphrag_cypher import qa
-    from graphrag_cypher.chat import Conversation
     from graphrag_cypher.errors import GraphragError
-    from graphrag_cypher.retrieval import DEFAULT_MODE
+    from graphrag_cypher.retrieval import qa
+    from graphrag_cypher.retrieval.chat import Conversation
 
-    _check_range(date_from, date_to)
-    config, graph, embedder = _session()
+    embedder = _embedder(config)
     conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
     last = None
     interactive = sys.stdin.isatty()
-    with graph:
-        while True:
-            try:
-                line = input("> " if interactive else "")
-            except (EOFError, KeyboardInterrupt):
-                break
-            line = line.strip()
-            if not line:
-                continue
-            if line in {"/quit", "/exit", "/q"}:
-                break
-            if line == "/sources":
-                if last:
-                    for source in last["sources"]:
-                        click.echo(_source_line(source))
-                continue
-            if line == "/explain":
-                if last:
-                    print_explain(last)
-                continue
-            if line.lower().startswith("learn:"):
-                _learn(line)
-                continue
-            question = conversation.standalone(line)
-            if question != line:
-                click.echo(f"({_line(question)})", err=True)
-            streamed = bool(config.llm_configured and not no_llm)
-            on_token = _write if streamed else None
-            try:
-                last = qa.ask(graph, embedder, config, question, mode=mode or DEFAULT_MODE, k=k, corpus=corpus,
-                              date_from=date_from, date_to=date_to, use_llm=not no_llm,
-                              history=conversation.messages(), on_token=on_token)
-            except GraphragError as exc:
-                click.echo(f"error: {exc}", err=True)
-                continue
-            conversation.add(line, question, last)
-            print_answer(last, streamed=streamed)
+    while True:
+        try:
+            line = input("> " if interactive else "")
+        except (EOFError, KeyboardInterrupt):
+            break
+        line = line.strip()
+        if not line:
+            continue
+        if line in {"/quit", "/exit", "/q"}:
+            break
+        if line == "/sources":
+            if last:
+                for source in last.sources:
+                    click.echo(_source_line(source))
+            continue
+        if line == "/explain":
+            if last:
+                print_explain(last)
+            continue
+        if line.lower().startswith("learn:"):
+            _learn(line)
+            continue
+        question = conversation.standalone(line)
+        if question != line:
+            click.echo(f"({_line(question)})", err=True)
+        streamed = bool(config.llm_configured and not no_llm)
+        on_token = _write if streamed else None
+        try:
+            last = qa.ask(graph, embedder, config, question, mode=mode or qa.DEFAULT_MODE, k=k, corpus=corpus,
+                          date_from=date_from, date_to=date_to, use_llm=not no_llm,
+                          history=conversation.messages(), on_token=on_token)
+        except GraphragError as exc:
+            click.echo(f"error: {exc}", err=True)
+            continue
+        conversation.add(line, question, last)
+        print_answer(last, streamed=streamed)
 
 
 def _write(text: str) -> None:

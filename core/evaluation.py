@@ -42,9 +42,8 @@ def detect_format(records: list[dict]) -> str:
 
 
 def read_questions(path: Path) -> tuple[str, list[Question]]:
-    from graphrag_cypher.loaders.qa_corpus import passage_id
-
-    from graphrag_cypher.safe_io import read_json
+    from .loaders.qa_corpus import passage_id
+    from .safe_io import read_json
 
     try:
         records = read_json(path)  # bounded, and deep nesting is a ValueError, not a RecursionError
@@ -104,18 +103,19 @@ def summarise(scores: list[dict], latencies: list[float], k: int) -> dict:
 
 def evaluate_modes(graph, embedder, questions: list[Question], modes: list[str], k: int, corpus: str | None,
                    on_progress=lambda message: None) -> dict:
-    from .retrieval import Retriever
+    from .retrieval import QuestionAnalyzer, retriever
 
-    retriever = Retriever(graph, embedder)
+    analyzer = QuestionAnalyzer(graph)
     results = {}
     fetch = max(k, 10)
     for mode in modes:
+        search = retriever(mode, graph, embedder)
         scores, latencies = [], []
         for question in questions[:3]:  # warm-up: query plans and the PPR projection
-            retriever.retrieve(retriever.analyze(question.text, corpus=corpus), mode, fetch)
+            search.retrieve(analyzer.analyze(question.text, corpus=corpus), fetch)
         for i, question in enumerate(questions):
             started = time.perf_counter()
-            evidence = retriever.retrieve(retriever.analyze(question.text, corpus=corpus), mode, fetch)
+            evidence = search.retrieve(analyzer.analyze(question.text, corpus=corpus), fetch)
             latencies.append((time.perf_counter() - started) * 1000)
             scores.append(score(question, [{"document_id": e.document_id, "title": e.title} for e in evidence], k))
         results[mode] = summarise(scores, latencies, k)
@@ -123,33 +123,19 @@ def evaluate_modes(graph, embedder, questions: list[Question], modes: list[str],
     return results
 
 
-class _EmbedderAdapter:
-    """Our embedder behind neo4j-graphrag's Embedder interface."""
-
-    def __init__(self, embedder):
-        from neo4j_graphrag.embeddings.base import Embedder
-
-        class Adapter(Embedder):
-            def embed_query(self, text: str) -> list[float]:
-                return embedder.embed([text])[0]
-
-        self.instance = Adapter()
-
-
 def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion_query: str,
                    on_progress=lambda message: None) -> dict:
-    """neo4j-graphrag's own retrievers on the same indexes and embeddings."""
+    """neo4j-graphrag's own retrievers on the same indexes and embeddings (our embedder is theirs too)."""
     from neo4j_graphrag.retrievers import HybridCypherRetriever, HybridRetriever, VectorRetriever
 
-    adapter = _EmbedderAdapter(embedder).instance
     driver, database = graph.driver, graph.database
     peers = {
-        "neo4j-graphrag VectorRetriever": VectorRetriever(driver, "chunk_embedding", adapter,
+        "neo4j-graphrag VectorRetriever": VectorRetriever(driver, "chunk_embedding", embedder,
                                                           return_properties=["id"], neo4j_database=database),
-        "neo4j-graphrag HybridRetriever": HybridRetriever(driver, "chunk_embedding", "chunk_text", adapter,
+        "neo4j-graphrag HybridRetriever": HybridRetriever(driver, "chunk_embedding", "chunk_text", embedder,
                                                           return_properties=["id"], neo4j_database=database),
         "neo4j-graphrag HybridCypherRetriever (our expansion)": HybridCypherRetriever(
-            driver, "chunk_embedding", "chunk_text", expansion_query, adapter, neo4j_database=database),
+            driver, "chunk_embedding", "chunk_text", expansion_query, embedder, neo4j_database=database),
     }
     results = {}
     for name, retriever in peers.items():
@@ -157,7 +143,7 @@ def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion
         for question in questions:
             started = time.perf_counter()
             try:
-                vector = adapter.embed_query(question.text)
+                vector = embedder.embed_query(question.text)
                 if isinstance(retriever, VectorRetriever):
                     raw = retriever.get_search_results(query_vector=vector, top_k=max(k, 10))
                 else:
@@ -174,6 +160,27 @@ def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion
         results[name]["failed_questions"] = failures
         on_progress(f"{name}: recall@{k} {results[name][f'recall@{k}']}")
     return results
+
+
+def evaluate_answers(graph, embedder, settings, questions: list[Question], mode: str, k: int,
+                     corpus: str | None) -> dict:
+    """Exact match and F1 of the answers (SQuAD normalisation) and the share of citations to gold passages."""
+    from .retrieval import qa
+
+    totals = {"em": 0.0, "f1": 0.0, "cited": 0, "cited_gold": 0}
+    for question in questions:
+        answer = qa.ask(graph, embedder, settings, question.text, mode=mode, k=k, corpus=corpus)
+        truths = [t for t in [question.answer, *question.aliases] if t]
+        totals["em"] += exact_match(answer.text, truths)
+        totals["f1"] += f1(answer.text, truths)
+        for citation in answer.citations:
+            totals["cited"] += 1
+            gold = citation.document_id in question.gold_ids or citation.title in question.gold_titles
+            totals["cited_gold"] += int(gold)
+    n = len(questions) or 1
+    return {"questions": len(questions), "exact_match": round(100 * totals["em"] / n, 2),
+            "f1": round(100 * totals["f1"] / n, 2),
+            "citation_precision": round(100 * totals["cited_gold"] / totals["cited"], 2) if totals["cited"] else None}
 
 
 def _record_id(record) -> str | None:
@@ -288,3 +295,61 @@ def isolated_instance(corpus: Path, embedder_name: str, root: Path, heap: str = 
         port = state["bolt_port"]
     return neo4j_local.LocalInstance(home=home / "neo4j", bolt_port=port, http_port=None,
                                      password=secret.read_text(), heap=heap)
+
+
+CORPUS = "eval"  # the corpus name the passages are loaded under in the evaluation's instance
+
+
+class EvalInstance:
+    """The passages loaded (and title- and phrase-linked) into a Neo4j instance of their own.
+
+    ``with EvalInstance(settings, passages) as run:`` gives ``run.graph`` and ``run.embedder``;
+    the instance (under ``.graphrag/eval/<hash of the passages and embedder>``) is reused by later
+    runs of the same passages and stopped afterwards unless ``keep``. A failed set-up stops it too.
+    """
+
+    def __init__(self, settings, passages: Path, keep: bool = False, on_progress=lambda message: None,
+                 root: Path = Path(".graphrag") / "eval"):
+        self.settings, self.passages, self.keep, self.say, self.root = settings, passages, keep, on_progress, root
+
+    def __enter__(self) -> "EvalInstance":
+        from dataclasses import replace
+
+        from . import migrations, neo4j_local
+        from .db import connect
+        from .embedder import make_embedder
+        from .ingest import LoadOptions, Loader
+        from .linkers.phrases import link_phrases
+        from .linkers.titles import link_titles
+        from .loaders.qa_corpus import parse_qa_corpus
+
+        say = self.say
+        self.embedder = make_embedder(self.settings)
+        self.instance = isolated_instance(self.passages, self.embedder.name, self.root)
+        say(f"evaluation Neo4j in {self.instance.home} on bolt port {self.instance.bolt_port}")
+        neo4j_local.start(self.instance, timeout=240, echo=say)
+        try:
+            config = replace(self.settings, neo4j_uri=f"bolt://127.0.0.1:{self.instance.bolt_port}",
+                             neo4j_username="neo4j", neo4j_password=self.instance.password, neo4j_database="neo4j")
+            self.graph = connect(config)
+            migrations.apply(self.graph, config.placeholders())
+            stats = Loader(self.graph, self.embedder,
+                           LoadOptions(loader="qa-corpus", source_root=CORPUS, corpus=CORPUS)).run(
+                parse_qa_corpus(self.passages, corpus=CORPUS))
+            say(f"corpus: {stats.created} passages loaded, {stats.unchanged} unchanged, {stats.failed} failed")
+            linked = link_titles(self.graph, corpus=CORPUS)
+            say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
+            shared = link_phrases(self.graph)
+            say(f"phrases: {shared['phrases']} shared phrases, {shared['links']} chunk-phrase links")
+        except BaseException:
+            if not self.keep:  # a failed set-up must not leave a server behind
+                neo4j_local.stop(self.instance)
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from . import neo4j_local
+
+        self.graph.close()
+        if not self.keep:
+            neo4j_local.stop(self.instance)

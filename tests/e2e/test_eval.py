@@ -11,7 +11,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
 
 def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
     result = run_exe("eval", "retrieval", "--questions", str(FIXTURES / "musique_questions.json"),
-                     "--corpus", str(FIXTURES / "corpus.json"), "--k", "2", "--peers", "--json",
+                     "--passages", str(FIXTURES / "corpus.json"), "--k", "2", "--peers", "--json",
                      "--report", str(tmp_path / "report"), timeout=600)
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
@@ -35,5 +35,5 @@ def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
 
 def test_eval_answers_without_llm_says_so(run_exe):
     result = run_exe("eval", "answers", "--questions", str(FIXTURES / "musique_questions.json"),
-                     "--corpus", str(FIXTURES / "corpus.json"))
+                     "--passages", str(FIXTURES / "corpus.json"))
     assert result.returncode == 0 and "no LLM is configured" in result.stdout

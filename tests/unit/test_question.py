@@ -300,12 +300,12 @@ def test_detect_language(question, expected):
 # --- answers: citations checked as they stream, document text as data -----------------------
 
 def _context():
-    from graphrag_cypher.answer import Source, build_context
+    from graphrag_cypher.retrieval.answer import Source, build_context
     from graphrag_cypher.retrieval import Evidence
 
     evidence = [Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D1]", None, "Maren made it [D1].", 1.0),
                 Evidence("doc:a::0", "doc:a", "Notes", None, "Nothing.", 0.5)]
-    from graphrag_cypher.answer import sources_for
+    from graphrag_cypher.retrieval.answer import sources_for
 
     sources = sources_for(evidence)
     graph = {"nodes": [{"id": "T2::E4", "name": "Silver Lantern", "type": "MAGICAL_ITEM", "documentId": "story:s:T2"},
@@ -319,7 +319,7 @@ ANSWER = "Maren made it [T2]. Not [X9]. The lantern [T2::E4] [T2::E9]; both [T2,
 
 
 def test_citations_are_checked_whole_and_shown_as_titles():
-    from graphrag_cypher.answer import check_citations
+    from graphrag_cypher.retrieval.answer import check_citations
 
     checked = check_citations(ANSWER, _context())
     assert checked.text == "Maren made it [T2]. Not. The lantern [T2::E4]; both [T2, D2] and [D2, T2]. End [open"
@@ -330,7 +330,7 @@ def test_citations_are_checked_whole_and_shown_as_titles():
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 11])
 def test_streaming_in_any_pieces_shows_only_checked_text(size):
-    from graphrag_cypher.answer import CitationFilter, check_citations
+    from graphrag_cypher.retrieval.answer import CitationFilter, check_citations
 
     context = _context()
     shown: list[str] = []
@@ -354,7 +354,7 @@ def test_context_lines_cannot_be_forged_by_titles_or_text():
 
 
 def test_control_characters_never_pass():
-    from graphrag_cypher.answer import check_citations
+    from graphrag_cypher.retrieval.answer import check_citations
 
     checked = check_citations("a\x1b[31mred\x1b]8;;http://x/\x07link [T2]\x9b", _context())
     assert not any(ch in checked.titled for ch in "\x1b\x07\x9b")
@@ -372,7 +372,7 @@ def test_lucene_queries_hold_no_operators(text, query):
 
 
 def test_follow_ups_carry_each_name_once():
-    from graphrag_cypher.chat import carry_over
+    from graphrag_cypher.retrieval.chat import carry_over
 
     previous = {"entities": ["the silver lantern", "Silver Lantern", "the silver lantern", "Old Maren"], "time": None}
     assert carry_over("And who stole it?", previous) == "And who stole it (the silver lantern, Old Maren)?"

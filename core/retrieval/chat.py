@@ -25,16 +25,17 @@ class Conversation:
             out += [{"role": "user", "content": turn["question"]}, {"role": "assistant", "content": turn["answer"]}]
         return out
 
-    def add(self, said: str, question: str, result: dict) -> None:
-        self.turns.append({"said": said, "question": question, "answer": result.get("answer", ""),
-                           "entities": _distinct(e.get("matched") or e["name"] for e in result.get("entities", [])),
-                           "time": (result.get("filters") or {}).get("time_expression")})
+    def add(self, said: str, question: str, answer) -> None:
+        """Remember a turn: what was said, the standalone question and its `qa.Answer`."""
+        self.turns.append({"said": said, "question": question, "answer": answer.text,
+                           "entities": _distinct(e.get("matched") or e["name"] for e in answer.analysis.entities),
+                           "time": answer.filters.time_expression})
 
     def standalone(self, line: str) -> str:
         if not self.turns:
             return line
         if self.use_llm:
-            from . import llm
+            from .. import llm
 
             history = "\n".join(f"User: {t['question']}\nAssistant: {t['answer'][:300]}" for t in self.turns)
             rewritten = llm.complete(self.settings, [
@@ -47,12 +48,12 @@ class Conversation:
 
 def carry_over(line: str, previous: dict) -> str:
     """Without an LLM: an elliptical follow-up inherits the previous turn's entities and time."""
-    from .question import parse_time_range
+    from ..question import parse_time_range
 
     words = len(line.split())
     if not (_ELLIPTICAL.search(line) or words <= 4):
         return line
-    from .text import fold, name_key
+    from ..text import fold, name_key
 
     said = fold(line)
     # one name once, however many entities it found (a story's lantern and the canonical one)
@@ -70,7 +71,7 @@ def carry_over(line: str, previous: dict) -> str:
 def _distinct(names) -> list[str]:
     """Names without repeats, compared accent- and case-folded and without a leading article
     ("the silver lantern" = "Silver Lantern"); the first spelling is kept."""
-    from .text import name_key
+    from ..text import name_key
 
     seen: dict[str, str] = {}
     for name in names:

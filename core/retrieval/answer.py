@@ -13,8 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .errors import GraphragError
-from .terminal import safe_text
+from ..errors import GraphragError
+from ..terminal import safe_text
 
 _SHORT_ID = re.compile(r"^[A-Za-z0-9_-]{1,12}$")
 _BRACKETS = str.maketrans({"[": "(", "]": ")"})

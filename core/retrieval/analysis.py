@@ -1,0 +1,74 @@
+"""Question analysis: the time filter, keywords, language, route and the entities a question names."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import date
+
+from ..question import detect_language, keywords, parse_time_range, route, strip_time_expression
+from ..text import fold, name_key
+from .base import Analysis, Filters, lucene_query
+
+
+class QuestionAnalyzer:
+    """Analyses questions against one graph (remembering per corpus whether its documents carry dates)."""
+
+    def __init__(self, graph, timings: dict[str, float] | None = None):
+        self.graph = graph
+        self.timings: dict[str, float] = timings if timings is not None else {}
+        self._dated: dict[str | None, bool] = {}
+
+    def analyze(self, question: str, corpus: str | None = None, date_from: str | None = None,
+                date_to: str | None = None, today: date | None = None) -> Analysis:
+        started = time.perf_counter()
+        rng = parse_time_range(question, today or date.today())
+        filters = Filters(corpus=corpus, date_from=date_from, date_to=date_to)
+        if rng is not None and (date_from or date_to or not self._has_dates(corpus)):
+            # Explicit --from/--to win; and in a corpus without dated documents a year in the
+            # question is content ("born in 1990"), not a filter that would exclude everything.
+            filters.ignored_time_expression = rng.expression
+            rng = None
+        if rng is not None:
+            filters.date_from = rng.start.isoformat() if rng.start else None
+            filters.date_to = rng.end.isoformat() if rng.end else None
+            filters.time_expression = rng.expression
+        search_text = strip_time_expression(question, rng) if rng else question
+        words = keywords(search_text)
+        analysis = Analysis(question, search_text, words, self.entities(search_text, keywords(search_text, 40)),
+                            route(question), detect_language(question), filters)
+        self.timings["analyze_ms"] = (time.perf_counter() - started) * 1000
+        return analysis
+
+    def _has_dates(self, corpus: str | None) -> bool:
+        if corpus not in self._dated:
+            self._dated[corpus] = bool(self.graph.read("retrieval/has_dates", corpus=corpus)[0]["dated"])
+        return self._dated[corpus]
+
+    def entities(self, text: str, words: list[str]) -> list[dict]:
+        """Known entities whose name or an alias occurs in the question.
+
+        Names are compared accent- and case-folded, on word boundaries ("Edric" does not find
+        "Edrick"). Each entity comes with its type (from the graph) and the name that found it
+        (`matched`); where one name found holds another ("Mount Greyhorn", "Greyhorn"), only
+        the longer one counts.
+        """
+        query = lucene_query(words, " OR ")
+        if not query:
+            return []
+        folded = fold(text)
+        found: dict[str, dict] = {}
+        for row in self.graph.read("retrieval/question_entities", query=query, limit=100):
+            hits = [name for name in dict.fromkeys(row["names"] or [row["name"]])
+                    if isinstance(name, str) and len(name.strip()) >= 3
+                    and re.search(rf"(?<!\w){re.escape(fold(name.strip()))}(?!\w)", folded)]
+            if hits and row["id"] not in found:
+                found[row["id"]] = {"id": row["id"], "name": row["name"], "type": row.get("type"),
+                                    "matched": max(hits, key=len).strip(), "documentId": row.get("documentId"),
+                                    "labels": [label for label in row["labels"] if label != "__Entity__"]}
+        kept = list(found.values())
+        keys = {e["id"]: name_key(e["matched"]) for e in kept}
+        kept = [e for e in kept if not any(keys[e["id"]] != keys[o["id"]] and keys[e["id"]] in keys[o["id"]]
+                                           for o in kept if o is not e)]
+        # in the order the question names them; one name's entities together, by id
+        return sorted(kept, key=lambda e: (folded.find(fold(e["matched"])), e["id"]))

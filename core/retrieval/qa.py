@@ -1,0 +1,149 @@
+"""One question, end to end: analyse, route, retrieve, build the context, answer, check citations.
+
+`ask` returns an :class:`Answer`; ``Answer.to_dict()`` is the JSON of ``graphrag ask --json``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .. import llm
+from ..errors import GraphragError
+from . import retriever
+from .analysis import QuestionAnalyzer
+from .answer import (CitationFilter, Source, build_context, describe_paths, extractive_answer, llm_messages, mermaid,
+                     sources_for)
+from .base import DEFAULT_MODE, Analysis, Evidence, Filters
+from .context import evidence_graph, merge_graphs, path_graph
+from .relation import relation
+
+NO_LLM_NOTE = ("No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
+               "this answer quotes the most relevant sentences of the evidence.")
+
+
+@dataclass
+class LLMUse:
+    used: bool
+    model: str | None = None
+    note: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"used": self.used, "model": self.model, "note": self.note}
+
+
+@dataclass
+class Answer:
+    """A checked answer, the sources it may cite and how it was found."""
+
+    question: str
+    text: str  # citations as ids ([T2])
+    text_with_titles: str  # citations as their sources' titles
+    citations: list[Source]  # the sources the answer cites
+    dropped_citations: list[str]  # ids the answer wrote that the context never gave
+    sources: list[Source]
+    evidence: list[Evidence]
+    mode: str  # the retrieval mode, or "relation"
+    route: str  # "search" or "relation"
+    paths: list[dict]  # a relation question's paths, each node with its context id (`cite`)
+    analysis: Analysis
+    llm: LLMUse
+    context: str  # the text the answer was written from
+    mermaid: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def filters(self) -> Filters:
+        return self.analysis.filters
+
+    def source_of(self, evidence: Evidence) -> str | None:
+        """The citation id of the source an evidence chunk belongs to."""
+        return next((s.cite for s in self.sources if s.document_id == evidence.document_id), None)
+
+    def to_dict(self, context: bool = False) -> dict:
+        """The answer as `graphrag ask --json` prints it (with `context`, also the context text)."""
+        out = {
+            "question": self.question,
+            "answer": self.text,
+            "answer_with_titles": self.text_with_titles,
+            "citations": [s.to_dict() for s in self.citations],
+            "dropped_citations": self.dropped_citations,
+            "sources": [s.to_dict() for s in self.sources],
+            "evidence": [dict(ev.to_dict(), source=self.source_of(ev)) for ev in self.evidence],
+            "mode": self.mode,
+            "route": self.route,
+            "paths": self.paths,
+            "filters": self.filters.to_dict(),
+            "entities": self.analysis.entities,
+            "keywords": self.analysis.keywords,
+            "language": self.analysis.language,
+            "llm": self.llm.to_dict(),
+        }
+        if context:
+            out["context"] = self.context
+        out["mermaid"] = self.mermaid
+        out["timings_ms"] = self.timings_ms
+        return out
+
+
+def ask(graph, embedder, settings, question: str, mode: str = DEFAULT_MODE, k: int = 5, corpus: str | None = None,
+        date_from: str | None = None, date_to: str | None = None, use_llm: bool = True, history=(),
+        on_token: Callable[[str], None] | None = None, today=None) -> Answer:
+    """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
+    checked: each citation is held back until it closes, checked against the ids the context
+    gave and written as its sources' titles; an unknown one never reaches `on_token`."""
+    if not question or not question.strip():
+        raise GraphragError("the question is empty: ask something, e.g. graphrag ask \"Who made the silver lantern?\"")
+    started = time.perf_counter()
+    today = today or _today()
+    timings: dict[str, float] = {}
+    analyzer = QuestionAnalyzer(graph, timings)
+    analysis = analyzer.analyze(question, corpus=corpus, date_from=date_from, date_to=date_to, today=today)
+    route_used, paths = "search", []
+    evidence = None
+    if getattr(analysis.route, "kind", "search") == "relation":
+        found = relation(analyzer, analysis, k)
+        if found is not None and found[1]:
+            paths, evidence = found
+            route_used = "relation"
+    if evidence is None:
+        evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, k)
+    sources = sources_for(evidence)
+    graph_context = merge_graphs(path_graph(paths), evidence_graph(graph, evidence))
+    context = build_context(sources, graph_context)
+    llm_used = bool(use_llm and settings.llm_configured)
+    answer_started = time.perf_counter()
+    checker = CitationFilter(context.cites, emit=on_token if llm_used else None)
+    if llm_used:
+        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), checker.feed)
+        note = None
+    else:
+        lead = describe_paths(paths, context) if route_used == "relation" else ""
+        quoted = extractive_answer(analysis.search_text, sources, embedder.embed if embedder else None)
+        checker.feed(" ".join(part for part in (lead, quoted) if part))
+        note = NO_LLM_NOTE
+    checked = checker.close()
+    timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
+    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    return Answer(
+        question=question, text=checked.text, text_with_titles=checked.titled,
+        citations=[s for s in sources if s.cite in checked.cited], dropped_citations=checked.dropped,
+        sources=sources, evidence=evidence, mode=mode if route_used == "search" else "relation", route=route_used,
+        paths=[_path_with_ids(p, context.node_ids) for p in paths], analysis=analysis,
+        llm=LLMUse(llm_used, settings.llm_model if llm_used else None, note), context=context.text,
+        mermaid=mermaid(graph_context, sources), timings_ms={key: round(value, 1) for key, value in timings.items()})
+
+
+def _path_with_ids(path: dict, node_ids: dict[str, str]) -> dict:
+    """A path as --json shows it: each node also with the id it had in the context (`cite`)."""
+    return dict(path, nodes=[dict(n, cite=node_ids.get(n["id"])) for n in path["nodes"]])
+
+
+def _today():
+    """Today, or GRAPHRAG_TODAY (YYYY-MM-DD) to make relative dates reproducible."""
+    import os
+    from datetime import date
+
+    value = os.environ.get("GRAPHRAG_TODAY")
+    return date.fromisoformat(value) if value else date.today()

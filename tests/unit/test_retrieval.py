@@ -1,0 +1,50 @@
+"""Retrieval pieces that need no database: reciprocal-rank fusion and the typed answer."""
+
+
+def _ev(chunk_id, document_id="d"):
+    from graphrag_cypher.retrieval.base import Evidence
+
+    return Evidence(chunk_id, document_id, None, None, "", 0.0, [chunk_id])
+
+
+def test_fusion_order_depends_on_rrf_k():
+    from graphrag_cypher.retrieval.ppr import fuse
+
+    # A leads one list only; B is third in both: a flat fusion (large k) prefers agreement,
+    # a sharp one (small k) the single top rank
+    first, second = [_ev("A"), _ev("x"), _ev("B")], [_ev("y"), _ev("z"), _ev("B")]
+    assert [e.chunk_id for e in fuse([(1.0, first), (1.0, second)], 60)][0] == "B"
+    assert [e.chunk_id for e in fuse([(1.0, first), (1.0, second)], 0)][0] == "A"
+    fused = {e.chunk_id: e for e in fuse([(1.0, first), (1.0, second)], 60)}
+    assert abs(fused["B"].score - 2 / 63) < 1e-12 and fused["B"].via == ["B", "B"]
+
+
+def test_every_mode_has_its_module_and_the_interface():
+    from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
+
+    from graphrag_cypher.retrieval import MODES, RETRIEVERS, Retriever
+
+    assert set(RETRIEVERS) == set(MODES)
+    for mode, cls in RETRIEVERS.items():
+        assert issubclass(cls, Retriever) and issubclass(cls, GraphragRetriever) and cls.name == mode
+        assert cls.__module__ == f"graphrag_cypher.retrieval.{mode}"
+
+
+def test_answer_to_dict_keeps_the_json_keys():
+    from graphrag_cypher.retrieval.answer import sources_for
+    from graphrag_cypher.retrieval.base import Analysis, Filters
+    from graphrag_cypher.retrieval.qa import Answer, LLMUse
+
+    evidence = [_ev("c1", "story:T2"), _ev("c2", "doc:x")]
+    sources = sources_for(evidence)
+    analysis = Analysis("q?", "q?", ["q"], [], None, "en", Filters(corpus="sample"))
+    answer = Answer("q?", "x [T2]", "x [Title]", sources[:1], ["Z9"], sources, evidence, "graph", "search", [],
+                    analysis, LLMUse(False, None, "note"), "CONTEXT", "graph LR", {"total_ms": 1.0})
+    out = answer.to_dict()
+    assert list(out) == ["question", "answer", "answer_with_titles", "citations", "dropped_citations", "sources",
+                         "evidence", "mode", "route", "paths", "filters", "entities", "keywords", "language", "llm",
+                         "mermaid", "timings_ms"]
+    assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
+    assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None}]
+    assert out["filters"]["corpus"] == "sample" and out["llm"] == {"used": False, "model": None, "note": "note"}
+    assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
