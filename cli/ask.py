@@ -234,7 +234,7 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
                 print_explain(last)
             continue
         if line.lower().startswith("learn:"):
-            _learn(line)
+            _learn(graph, config, line)
             continue
         question = conversation.standalone(line)
         if question != line:
@@ -258,13 +258,16 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
-def _learn(line: str) -> None:
-    """Run the `learn` command in-process, so a chat can ingest and go on."""
-    from .load import learn
+def _learn(graph, config, line: str) -> None:
+    """Learn what `learn: …` names on the chat's own connection, then go on chatting."""
+    from graphrag_cypher.errors import GraphragError
+
+    from .load import run_learn
 
     try:
-        learn.main([line], standalone_mode=False)
-    except SystemExit:
+        run_learn(graph, config, line)
+    except SystemExit:  # some items failed: their lines are printed, the chat goes on
         pass
-    except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+    except (GraphragError, ValueError, click.ClickException) as exc:
+        message = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+        click.echo(f"error: {_safe(message)}", err=True)

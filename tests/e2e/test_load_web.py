@@ -72,3 +72,22 @@ def test_learn_records_topics(schema, run_cli, site, tmp_path):
     again = run_cli("learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
                     "--no-crawl", "--json")
     assert "phrases" not in json.loads(again.stdout), "nothing changed, nothing re-linked"
+
+
+def test_chat_learns_then_answers_from_what_it_learned(schema, run_cli, tmp_path):
+    """`learn:` inside chat runs the learning function on the chat's own connection; a bad
+    request is one error line and the chat goes on."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "tides.md").write_text("# Tides\n\nThe harbour master of Portus kept a ledger of the tides.\n")
+    lines = [f"learn: harbours | path: {notes / 'missing'}", f"learn: harbours | path: {notes}",
+             "Who kept a ledger of the tides?", "/sources", "/quit"]
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["chat", "--no-llm", "--mode", "fulltext"], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.output
+    assert "error: path not found" in result.output
+    assert titles(schema) == {"Tides": ["harbours"]}
+    assert "Tides" in result.output.split("Sources:")[-1]
