@@ -271,30 +271,15 @@ def corpus_key(corpus: Path, embedder_name: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def isolated_instance(corpus: Path, embedder_name: str, root: Path, heap: str = "1g"):
-    """A local Neo4j of its own for this corpus (reused across runs): user data is never touched."""
-    import secrets
-    import socket
+def instance_home(passages: Path, embedder_name: str, root: Path) -> Path:
+    """The evaluation's Neo4j folder for these passages and embedder (reused by later runs).
 
+    A relative root is the project's, as for every local instance: the password kept there and
+    the data folder it opens must be the same folder, whatever the working directory."""
     from . import neo4j_local
 
-    # A relative root is the project's, as for every local instance: the password kept here
-    # and the data folder it opens must be the same folder, whatever the working directory.
     root = Path(root) if Path(root).is_absolute() else neo4j_local.project_root() / root
-    home = root / corpus_key(corpus, embedder_name)
-    home.mkdir(parents=True, exist_ok=True)
-    secret = home / "eval-password"
-    if not secret.exists():  # created 0600: never readable by others, not even for a moment
-        with os.fdopen(os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
-            handle.write(secrets.token_urlsafe(18))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    state = neo4j_local.status(neo4j_local.LocalInstance(home=home / "neo4j", password=secret.read_text()))
-    if state.get("running"):
-        port = state["bolt_port"]
-    return neo4j_local.LocalInstance(home=home / "neo4j", bolt_port=port, http_port=None,
-                                     password=secret.read_text(), heap=heap)
+    return root / corpus_key(passages, embedder_name)
 
 
 CORPUS = "eval"  # the corpus name the passages are loaded under in the evaluation's instance
@@ -313,7 +298,7 @@ class EvalInstance:
         self.settings, self.passages, self.keep, self.say, self.root = settings, passages, keep, on_progress, root
 
     def __enter__(self) -> "EvalInstance":
-        from dataclasses import replace
+        from contextlib import ExitStack
 
         from . import migrations, neo4j_local
         from .db import connect
@@ -325,13 +310,14 @@ class EvalInstance:
 
         say = self.say
         self.embedder = make_embedder(self.settings)
-        self.instance = isolated_instance(self.passages, self.embedder.name, self.root)
-        say(f"evaluation Neo4j in {self.instance.home} on bolt port {self.instance.bolt_port}")
-        neo4j_local.start(self.instance, timeout=240, echo=say)
-        try:
-            config = replace(self.settings, neo4j_uri=f"bolt://127.0.0.1:{self.instance.bolt_port}",
-                             neo4j_username="neo4j", neo4j_password=self.instance.password, neo4j_database="neo4j")
-            self.graph = connect(config)
+        home = instance_home(self.passages, self.embedder.name, self.root)
+        with ExitStack() as stack:  # a failed set-up stops the server (unless keep) and closes the graph
+            server = stack.enter_context(neo4j_local.ephemeral(
+                home / "neo4j", password_file=home / "eval-password", heap="1g", keep=self.keep, echo=say))
+            self.instance = server.instance
+            say(f"evaluation Neo4j in {self.instance.home} on bolt port {self.instance.bolt_port}")
+            config = server.settings(self.settings)
+            self.graph = stack.enter_context(connect(config))
             migrations.apply(self.graph, config.placeholders())
             stats = Loader(self.graph, self.embedder,
                            LoadOptions(loader="qa-corpus", source_root=CORPUS, corpus=CORPUS)).run(
@@ -341,15 +327,8 @@ class EvalInstance:
             say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
             shared = link_phrases(self.graph)
             say(f"phrases: {shared['phrases']} shared phrases, {shared['links']} chunk-phrase links")
-        except BaseException:
-            if not self.keep:  # a failed set-up must not leave a server behind
-                neo4j_local.stop(self.instance)
-            raise
+            self._stack = stack.pop_all()
         return self
 
     def __exit__(self, *exc) -> None:
-        from . import neo4j_local
-
-        self.graph.close()
-        if not self.keep:
-            neo4j_local.stop(self.instance)
+        self._stack.close()

@@ -798,7 +798,8 @@ class Ephemeral:
         from graphrag_cypher.config import load_settings
 
         return replace(base if base is not None else load_settings({}), neo4j_uri=self.uri,
-                       neo4j_username=self.username, neo4j_password=self.password)
+                       neo4j_username=self.username, neo4j_password=self.password,
+                       neo4j_database="neo4j")
 
 
 def _kept_password(path: Path) -> str:
