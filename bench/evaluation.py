@@ -19,10 +19,16 @@ def main() -> dict:
     if not questions.exists() or not corpus.exists():
         return {"skipped": f"real data not found at {data} (set GRAPHRAG_DATA_DIR)"}
     exe = Path(sys.executable).parent / "graphrag"
-    run = subprocess.run([str(exe), "eval", "retrieval", "--questions", str(questions), "--passages", str(corpus),
-                          "--peers", "--json"], capture_output=True, text=True, env=dict(os.environ))
+    run = subprocess.run(
+        [str(exe), "eval", "retrieval", "--questions", str(questions), "--passages", str(corpus), "--peers", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+    )
     if run.returncode != 0:
-        return {"skipped": f"eval failed: {run.stderr.strip().splitlines()[-1] if run.stderr.strip() else run.returncode}"}
+        return {
+            "skipped": f"eval failed: {run.stderr.strip().splitlines()[-1] if run.stderr.strip() else run.returncode}"
+        }
     return json.loads(run.stdout)
 
 

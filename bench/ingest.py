@@ -27,7 +27,7 @@ def wipe(graph) -> None:
 
 
 def timed_load(graph, embedder, loader: str, items, corpus: str):
-    from graphrag_cypher.ingest import LoadOptions, Loader
+    from graphrag_cypher.ingest import Loader, LoadOptions
 
     started = time.perf_counter()
     stats = Loader(graph, embedder, LoadOptions(loader=loader, source_root=corpus, corpus=corpus)).run(items)
@@ -35,9 +35,9 @@ def timed_load(graph, embedder, loader: str, items, corpus: str):
 
 
 def main() -> dict:
+    from graphrag_cypher.chunking import chunk_document
     from graphrag_cypher.embedder import make_embedder
     from graphrag_cypher.ingest import embedding_input
-    from graphrag_cypher.chunking import chunk_document
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
     from graphrag_cypher.loaders.stories import parse_story_book
@@ -67,8 +67,11 @@ def main() -> dict:
         encode_s = sum(r[0] for r in rounds) / len(rounds)
         load_s = sum(r[1] for r in rounds) / len(rounds)
         results["musique"] = {
-            "passages": len(docs), "chunks": rounds[0][2].chunks_created, "encode_s": round(encode_s, 2),
-            "load_s": round(load_s, 2), "passages_per_s": round(len(docs) / load_s, 1),
+            "passages": len(docs),
+            "chunks": rounds[0][2].chunks_created,
+            "encode_s": round(encode_s, 2),
+            "load_s": round(load_s, 2),
+            "passages_per_s": round(len(docs) / load_s, 1),
             "ratio_load_to_encode": round(load_s / encode_s, 3),
             "ratios_per_round": [round(r[1] / r[0], 3) for r in rounds],
         }
@@ -79,8 +82,12 @@ def main() -> dict:
             if not (data / ("isaw-papers" if name == "isaw" else "tales")).exists():
                 continue
             seconds, stats = timed_load(graph, embedder, loader, items(), name)
-            results[name] = {"documents": stats.created, "chunks": stats.chunks_created, "load_s": round(seconds, 2),
-                             "chunks_per_s": round(stats.chunks_created / seconds, 1)}
+            results[name] = {
+                "documents": stats.created,
+                "chunks": stats.chunks_created,
+                "load_s": round(seconds, 2),
+                "chunks_per_s": round(stats.chunks_created / seconds, 1),
+            }
             wipe(graph)
     return results
 

@@ -36,14 +36,14 @@ from common import bench_neo4j, data_dir  # noqa: E402
 
 
 def main() -> dict:
-    from graphrag_cypher.ingest import LoadOptions, Loader
     import evaluate
 
+    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.linkers.mentions import iter_chunks
     from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
-    from graphrag_cypher.loaders.modern_places import modern_place_rows
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades
+    from graphrag_cypher.loaders.modern_places import modern_place_rows
 
     data = data_dir()
     pleiades, isaw = data / "pleiades" / "pleiades-places.geojsonl.gz", data / "isaw-papers"
@@ -54,11 +54,12 @@ def main() -> dict:
         started = time.perf_counter()
         rows = [r for r in parse_pleiades(pleiades) if not isinstance(r, GazetteerError)] + list(modern_place_rows())
         for i in range(0, len(rows), 2000):
-            graph.write("places/upsert_places", rows=rows[i:i + 2000])
+            graph.write("places/upsert_places", rows=rows[i : i + 2000])
         result["load_places"] = {"places": len(rows), "seconds": round(time.perf_counter() - started, 2)}
         del rows  # 41k place rows would stay in this process's heap, unlike a `graphrag link places` run
         stats = Loader(graph, None, LoadOptions(loader="files", source_root=str(isaw), corpus="isaw")).run(
-            parse_folder(isaw, extensions=frozenset({".xhtml"})))
+            parse_folder(isaw, extensions=frozenset({".xhtml"}))
+        )
         result["articles"] = {"documents": stats.created, "chunks": stats.chunks_created}
 
         cache = Path(tempfile.mkdtemp(prefix="graphrag-bench-cache-"))
@@ -66,8 +67,11 @@ def main() -> dict:
             _delete_links(graph)
             link_places(graph, PlaceLinkOptions(engine="fast", cache_dir=cache))
         runs = {}
-        for label, engine, batch, cache_dir in ([("fast", "fast", 1, cache)] * 5 + [
-                ("fast_no_cache", "fast", 1, None), ("cypher", "cypher", 1, cache), ("cypher_batched", "cypher", 200, cache)]):
+        for label, engine, batch, cache_dir in [("fast", "fast", 1, cache)] * 5 + [
+            ("fast_no_cache", "fast", 1, None),
+            ("cypher", "cypher", 1, cache),
+            ("cypher_batched", "cypher", 200, cache),
+        ]:
             _delete_links(graph)
             gc.collect()  # no garbage of the run before (as timeit)
             started = time.perf_counter()
@@ -76,9 +80,15 @@ def main() -> dict:
         sets = [link_set(run.edges) for timed in runs.values() for _, run in timed]
         for label, timed in runs.items():
             seconds, run = sorted(timed, key=lambda t: t[0])[len(timed) // 2]  # the median run
-            result[label] = {"seconds": round(seconds, 2), "phases": run.seconds, "names": run.names,
-                             "names_cached": run.names_cached, "chunks_scanned": run.chunks_scanned,
-                             "mentions": run.mentions, "chunks_per_s": round(run.chunks_scanned / seconds, 1)}
+            result[label] = {
+                "seconds": round(seconds, 2),
+                "phases": run.seconds,
+                "names": run.names,
+                "names_cached": run.names_cached,
+                "chunks_scanned": run.chunks_scanned,
+                "mentions": run.mentions,
+                "chunks_per_s": round(run.chunks_scanned / seconds, 1),
+            }
             if len(timed) > 1:
                 result[label]["runs"] = [round(t, 3) for t, _ in timed]
             runs[label] = (seconds, run)
@@ -103,8 +113,13 @@ def main() -> dict:
 
 def _delete_links(graph) -> None:
     [row] = graph.read("linkers/mentions", linker="places")
-    graph.write("linkers/write_mentions", linker="places", create=[], update=[],
-                remove=[{"chunkId": c, "targetId": t} for c, t in zip(row["chunkIds"], row["targetIds"])])
+    graph.write(
+        "linkers/write_mentions",
+        linker="places",
+        create=[],
+        update=[],
+        remove=[{"chunkId": c, "targetId": t} for c, t in zip(row["chunkIds"], row["targetIds"], strict=True)],
+    )
 
 
 if __name__ == "__main__":

@@ -40,14 +40,17 @@ def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | N
             started = time.perf_counter()
             search.retrieve(analyzer.analyze(question, corpus=corpus), k)
             latencies.append((time.perf_counter() - started) * 1000)
-        results[mode] = {"p50_ms": round(statistics.median(latencies), 1),
-                         "p95_ms": round(percentile(latencies, 0.95), 1), "questions": len(latencies)}
+        results[mode] = {
+            "p50_ms": round(statistics.median(latencies), 1),
+            "p95_ms": round(percentile(latencies, 0.95), 1),
+            "questions": len(latencies),
+        }
     return results
 
 
 def main() -> dict:
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.ingest import LoadOptions, Loader
+    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.linkers.titles import link_titles
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
@@ -60,7 +63,8 @@ def main() -> dict:
     with bench_neo4j() as (settings, graph):
         embedder = make_embedder(settings)
         Loader(graph, embedder, LoadOptions(loader="qa-corpus", source_root="musique", corpus="musique")).run(
-            parse_qa_corpus(corpus, corpus="musique"))
+            parse_qa_corpus(corpus, corpus="musique")
+        )
         link_titles(graph, corpus="musique")  # the graph and ppr modes walk these links
         link_phrases(graph)
         return run_modes(graph, embedder, questions, corpus="musique")

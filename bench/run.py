@@ -15,14 +15,24 @@ def rows_for_ingest(result: dict) -> list[tuple[str, str, str]]:
     rows = []
     m = result.get("musique")
     if m:
-        rows.append(("ingest musique (1,890 passages)", f"{m['ratio_load_to_encode']:.2f}x encode",
-                     f"load {m['load_s']} s vs encode {m['encode_s']} s, {m['passages_per_s']} passages/s, "
-                     f"rounds {m['ratios_per_round']} (goal <= 1.3)"))
+        rows.append(
+            (
+                "ingest musique (1,890 passages)",
+                f"{m['ratio_load_to_encode']:.2f}x encode",
+                f"load {m['load_s']} s vs encode {m['encode_s']} s, {m['passages_per_s']} passages/s, "
+                f"rounds {m['ratios_per_round']} (goal <= 1.3)",
+            )
+        )
     for name in ("isaw", "grimm"):
         if name in result:
             r = result[name]
-            rows.append((f"ingest {name}", f"{r['load_s']} s", f"{r['documents']} documents, {r['chunks']} chunks, "
-                                                                 f"{r['chunks_per_s']} chunks/s"))
+            rows.append(
+                (
+                    f"ingest {name}",
+                    f"{r['load_s']} s",
+                    f"{r['documents']} documents, {r['chunks']} chunks, {r['chunks_per_s']} chunks/s",
+                )
+            )
     return rows
 
 
@@ -31,29 +41,47 @@ def rows_for_linking(result: dict) -> list[tuple[str, str, str]]:
         return [("link places", "skipped", result["skipped"])]
     fast, cypher = result["fast"], result["cypher"]
     return [
-        ("link places fast vs cypher", f"{result['ratio']}x",
-         f"fast {fast['seconds']} s, cypher {cypher['seconds']} s (one query per name), "
-         f"batched cypher {result['cypher_batched']['seconds']} s ({result['ratio_batched']}x), matching alone "
-         f"{result['match_ratio']}x; identical link sets: {result['identical']} (goal >= 50x, fast < 30 s)"),
-        ("link places fast, no name cache", f"{result['ratio_no_cache']}x",
-         f"fast {result['fast_no_cache']['seconds']} s building the name table (goal >= 50x)"),
-        ("link places accuracy", f"P {result['accuracy']['precision']:.1%} R {result['accuracy']['recall']:.1%}",
-         f"{result['accuracy']['right']}/{result['accuracy']['edges']} edges right, "
-         f"{result['accuracy']['found']}/{result['accuracy']['places']} annotated places found in "
-         f"bench/annotations/isaw-places.jsonl (goal P >= 90 %, R >= 70 %)"),
-        ("link places fast", f"{fast['chunks_per_s']} chunks/s",
-         f"{fast['mentions']} links from {fast['names']} names over {fast['chunks_scanned']} chunks; "
-         f"second run created {result['second_run_created']}, changed {result['second_run_changed']}; "
-         f"one edge per mention: {result.get('one_edge_per_mention')}"),
+        (
+            "link places fast vs cypher",
+            f"{result['ratio']}x",
+            f"fast {fast['seconds']} s, cypher {cypher['seconds']} s (one query per name), "
+            f"batched cypher {result['cypher_batched']['seconds']} s ({result['ratio_batched']}x), matching alone "
+            f"{result['match_ratio']}x; identical link sets: {result['identical']} (goal >= 50x, fast < 30 s)",
+        ),
+        (
+            "link places fast, no name cache",
+            f"{result['ratio_no_cache']}x",
+            f"fast {result['fast_no_cache']['seconds']} s building the name table (goal >= 50x)",
+        ),
+        (
+            "link places accuracy",
+            f"P {result['accuracy']['precision']:.1%} R {result['accuracy']['recall']:.1%}",
+            f"{result['accuracy']['right']}/{result['accuracy']['edges']} edges right, "
+            f"{result['accuracy']['found']}/{result['accuracy']['places']} annotated places found in "
+            f"bench/annotations/isaw-places.jsonl (goal P >= 90 %, R >= 70 %)",
+        ),
+        (
+            "link places fast",
+            f"{fast['chunks_per_s']} chunks/s",
+            f"{fast['mentions']} links from {fast['names']} names over {fast['chunks_scanned']} chunks; "
+            f"second run created {result['second_run_created']}, changed {result['second_run_changed']}; "
+            f"one edge per mention: {result.get('one_edge_per_mention')}",
+        ),
     ]
 
 
 def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
     if "skipped" in result:
         return [("query latency", "skipped", result["skipped"])]
-    return [(f"query {mode}", f"p50 {r['p50_ms']} ms", f"p95 {r['p95_ms']} ms over {r['questions']} MuSiQue questions"
-             + (" (goal p50 <= 50 ms)" if mode in ("hybrid", "graph") else ""))
-            for mode, r in result.items()]
+    return [
+        (
+            f"query {mode}",
+            f"p50 {r['p50_ms']} ms",
+            f"p95 {r['p95_ms']} ms over {r['questions']} MuSiQue questions"
+            + (" (goal p50 <= 50 ms)" if mode in ("hybrid", "graph") else ""),
+        )
+        for mode, r in result.items()
+    ]
 
 
 def rows_for_eval(result: dict) -> list[tuple[str, str, str]]:
@@ -63,8 +91,13 @@ def rows_for_eval(result: dict) -> list[tuple[str, str, str]]:
     rows = []
     for group in ("modes", "peers"):
         for name, r in result.get(group, {}).items():
-            rows.append((f"eval recall@{k} {name}", f"{r[f'recall@{k}']:.2f}",
-                         f"hit@{k} {r[f'hit@{k}']:.2f}, MRR {r['mrr']:.3f}, p50 {r['latency_ms']['p50']} ms"))
+            rows.append(
+                (
+                    f"eval recall@{k} {name}",
+                    f"{r[f'recall@{k}']:.2f}",
+                    f"hit@{k} {r[f'hit@{k}']:.2f}, MRR {r['mrr']:.3f}, p50 {r['latency_ms']['p50']} ms",
+                )
+            )
     modes, peers = result.get("modes", {}), result.get("peers", {})
     graph_modes = [m for m in ("graph", "ppr") if m in modes]
     hybrid_peer = next((name for name in peers if name.endswith("HybridRetriever")), None)
@@ -74,8 +107,13 @@ def rows_for_eval(result: dict) -> list[tuple[str, str, str]]:
         over_vector = modes[best][key] - modes["vector"][key]
         over_hybrid = modes[best][key] - peers[hybrid_peer][key]
         met = "met" if min(over_vector, over_hybrid) >= 5 else "not met"
-        rows.append((f"eval best graph mode ({best})", f"{over_vector:+.2f} / {over_hybrid:+.2f}",
-                     f"recall@{k} over vector / over neo4j-graphrag HybridRetriever (goal >= +5 each: {met})"))
+        rows.append(
+            (
+                f"eval best graph mode ({best})",
+                f"{over_vector:+.2f} / {over_hybrid:+.2f}",
+                f"recall@{k} over vector / over neo4j-graphrag HybridRetriever (goal >= +5 each: {met})",
+            )
+        )
     return rows
 
 
@@ -89,8 +127,12 @@ def main() -> None:
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
         return
-    rows = (rows_for_ingest(results["ingest"]) + rows_for_linking(results["linking"])
-            + rows_for_query(results["query"]) + rows_for_eval(results["eval"]))
+    rows = (
+        rows_for_ingest(results["ingest"])
+        + rows_for_linking(results["linking"])
+        + rows_for_query(results["query"])
+        + rows_for_eval(results["eval"])
+    )
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")
     for name, value, detail in rows:

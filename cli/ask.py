@@ -68,12 +68,32 @@ def _line(text) -> str:
 def ask_options(func):
     decorators = [
         click.option("--mode", type=MODE_CHOICE, default=None, help="Retrieval mode (default: graph)."),
-        click.option("-k", "--k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="How many chunks of evidence."),
+        click.option(
+            "-k",
+            "--k",
+            "k",
+            type=click.IntRange(1, 50),
+            default=5,
+            show_default=True,
+            help="How many chunks of evidence.",
+        ),
         click.option("--corpus", default=None, help="Only documents of this corpus."),
-        click.option("--from", "date_from", default=None, metavar="YYYY-MM-DD", callback=_iso_date,
-                     help="Only documents dated on or after."),
-        click.option("--to", "date_to", default=None, metavar="YYYY-MM-DD", callback=_iso_date,
-                     help="Only documents dated on or before."),
+        click.option(
+            "--from",
+            "date_from",
+            default=None,
+            metavar="YYYY-MM-DD",
+            callback=_iso_date,
+            help="Only documents dated on or after.",
+        ),
+        click.option(
+            "--to",
+            "date_to",
+            default=None,
+            metavar="YYYY-MM-DD",
+            callback=_iso_date,
+            help="Only documents dated on or before.",
+        ),
         click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
     ]
     for decorator in reversed(decorators):
@@ -95,8 +115,11 @@ def print_answer(answer, explain: bool = False, show_mermaid: bool = False, stre
     else:
         click.echo()
     if answer.dropped_citations:
-        click.echo(f"(removed {len(answer.dropped_citations)} citation(s) to ids that were not given: "
-                   f"{_line(', '.join(answer.dropped_citations))})", err=True)
+        click.echo(
+            f"(removed {len(answer.dropped_citations)} citation(s) to ids that were not given: "
+            f"{_line(', '.join(answer.dropped_citations))})",
+            err=True,
+        )
     if answer.llm.note:
         click.echo(answer.llm.note, err=True)
     if answer.sources:
@@ -116,19 +139,31 @@ def _source_line(source) -> str:
 
 
 def print_explain(answer) -> None:
-    click.echo(f"\nRetrieval trace (route {answer.route}, mode {answer.mode}, "
-               f"filters {_line(answer.filters.to_dict())}):")
+    click.echo(
+        f"\nRetrieval trace (route {answer.route}, mode {answer.mode}, filters {_line(answer.filters.to_dict())}):"
+    )
     if answer.analysis.entities:
         click.echo("  question entities:")
         for e in answer.analysis.entities:
-            click.echo(_line(f"    {e['name']} ({e['id']}, {e.get('type') or 'Entity'}) found by "
-                             f"\"{e.get('matched') or e['name']}\""))
+            click.echo(
+                _line(
+                    f"    {e['name']} ({e['id']}, {e.get('type') or 'Entity'}) found by "
+                    f'"{e.get("matched") or e["name"]}"'
+                )
+            )
     for number, path in enumerate(answer.paths, 1):
-        click.echo(_line(f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): "
-                         + _path_text(path)))
+        click.echo(
+            _line(
+                f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): "
+                + _path_text(path)
+            )
+        )
     for ev in answer.evidence:
-        click.echo(_line(f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} "
-                         f"via {', '.join(ev.via[:4])}"))
+        click.echo(
+            _line(
+                f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} via {', '.join(ev.via[:4])}"
+            )
+        )
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer.timings_ms.items()))
 
 
@@ -151,9 +186,12 @@ def _path_text(path: dict) -> str:
 @click.command("ask")
 @click.argument("question")
 @ask_options
-@click.option("--explain", is_flag=True,
-              help="Print the question's entities (type, and the name that found each), the path of a relation "
-                   "question and which mode and entity brought which chunk.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Print the question's entities (type, and the name that found each), the path of a relation "
+    "question and which mode and entity brought which chunk.",
+)
 @click.option("--mermaid", "show_mermaid", is_flag=True, help="Print the evidence subgraph as a Mermaid diagram.")
 @json_option
 @usage_checked
@@ -179,8 +217,19 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
     embedder = _embedder(config)
     streamed = bool(config.llm_configured and not no_llm and not as_json)
     on_token = _write if streamed else None
-    answer = qa.ask(graph, embedder, config, question, mode=mode or qa.DEFAULT_MODE, k=k, corpus=corpus,
-                    date_from=date_from, date_to=date_to, use_llm=not no_llm, on_token=on_token)
+    answer = qa.ask(
+        graph,
+        embedder,
+        config,
+        question,
+        mode=mode or qa.DEFAULT_MODE,
+        k=k,
+        corpus=corpus,
+        date_from=date_from,
+        date_to=date_to,
+        use_llm=not no_llm,
+        on_token=on_token,
+    )
     if as_json:
         print_json(answer.to_dict())
     else:
@@ -189,7 +238,14 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
 
 @click.command("chat")
 @ask_options
-@click.option("--history", "max_turns", type=click.IntRange(1, 50), default=8, show_default=True, help="Turns kept for follow-ups.")
+@click.option(
+    "--history",
+    "max_turns",
+    type=click.IntRange(1, 50),
+    default=8,
+    show_default=True,
+    help="Turns kept for follow-ups.",
+)
 @usage_checked
 @with_graph(config=True)
 def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) -> None:
@@ -242,9 +298,20 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
         streamed = bool(config.llm_configured and not no_llm)
         on_token = _write if streamed else None
         try:
-            last = qa.ask(graph, embedder, config, question, mode=mode or qa.DEFAULT_MODE, k=k, corpus=corpus,
-                          date_from=date_from, date_to=date_to, use_llm=not no_llm,
-                          history=conversation.messages(), on_token=on_token)
+            last = qa.ask(
+                graph,
+                embedder,
+                config,
+                question,
+                mode=mode or qa.DEFAULT_MODE,
+                k=k,
+                corpus=corpus,
+                date_from=date_from,
+                date_to=date_to,
+                use_llm=not no_llm,
+                history=conversation.messages(),
+                on_token=on_token,
+            )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)
             continue

@@ -14,7 +14,8 @@ command ends, whatever happens; connection errors are already one line.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 def settings():

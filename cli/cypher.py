@@ -28,9 +28,26 @@ def parse_param(text: str) -> tuple[str, object]:
 
 @click.command("cypher")
 @click.argument("query", required=False)
-@click.option("-f", "--file", "file", type=click.Path(exists=True, dir_okay=False, path_type=Path), help="Read the query from a file.")
-@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE", help="A query parameter; VALUE is JSON or a string. Repeatable.")
-@click.option("--write", is_flag=True, help="Run anything: writes, schema, LOAD CSV, any procedure (default: read mode, see above).")
+@click.option(
+    "-f",
+    "--file",
+    "file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read the query from a file.",
+)
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A query parameter; VALUE is JSON or a string. Repeatable.",
+)
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Run anything: writes, schema, LOAD CSV, any procedure (default: read mode, see above).",
+)
 @json_option
 def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write: bool, as_json: bool) -> None:
     """Run one Cypher statement and show the result as a table.
@@ -58,11 +75,15 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
     values = dict(parse_param(p) for p in params)
     columns, rows, counters = _run(text, values, write)
     if as_json:
-        print_json({"columns": columns, "rows": [dict(zip(columns, row)) for row in rows], "counters": counters})
+        print_json(
+            {"columns": columns, "rows": [dict(zip(columns, row, strict=True)) for row in rows], "counters": counters}
+        )
         return
     print_table(columns, rows)
     changes = {k: v for k, v in counters.items() if v and k != "contains_updates"}
-    click.echo(f"{len(rows)} row(s)" + (f"; {', '.join(f'{k}: {v}' for k, v in changes.items())}" if changes else ""), err=True)
+    click.echo(
+        f"{len(rows)} row(s)" + (f"; {', '.join(f'{k}: {v}' for k, v in changes.items())}" if changes else ""), err=True
+    )
 
 
 @with_graph

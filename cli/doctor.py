@@ -48,12 +48,18 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("APOC   ", result["apoc"] or "not installed")
     line("GDS    ", result["gds"] or "not installed")
     schema = result["schema"]
-    state = "up to date" if schema["up_to_date"] else f"{len(schema['pending'])} pending, {len(schema['changed'])} changed"
+    state = (
+        "up to date" if schema["up_to_date"] else f"{len(schema['pending'])} pending, {len(schema['changed'])} changed"
+    )
     line("Schema ", f"{len(schema['applied'])} migration(s) applied, {state}")
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     llm = result["llm"]
-    llm_text = f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}" if llm["configured"] else "none (answers are extractive)"
+    llm_text = (
+        f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"
+        if llm["configured"]
+        else "none (answers are extractive)"
+    )
     line("LLM    ", llm_text)
     rows = []
     for index in result["indexes"]:
@@ -62,7 +68,9 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
             detail = f"{index.get('dimensions')} dims, {index.get('similarity')}"
         elif index["type"] == "FULLTEXT":
             detail = f"analyzer {index.get('analyzer')}"
-        target = ",".join(index["labels_or_types"] or []) + (f"({','.join(index['properties'])})" if index["properties"] else "")
+        target = ",".join(index["labels_or_types"] or []) + (
+            f"({','.join(index['properties'])})" if index["properties"] else ""
+        )
         rows.append([index["name"], index["type"], target, index["state"], detail])
     print_table(["index", "type", "on", "state", "detail"], rows, title="Indexes")
     for warning in result["warnings"]:

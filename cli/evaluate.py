@@ -15,10 +15,20 @@ ALL_MODES = "vector,fulltext,hybrid,graph,ppr"
 
 def eval_options(func):
     decorators = [
-        click.option("--questions", "questions_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="Questions: HippoRAG's MuSiQue, 2WikiMultiHopQA or HotpotQA JSON (detected)."),
-        click.option("--passages", "passages_path", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                     help="Passages file: a list of {title, text} or an object title -> [sentences]."),
+        click.option(
+            "--questions",
+            "questions_path",
+            required=True,
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Questions: HippoRAG's MuSiQue, 2WikiMultiHopQA or HotpotQA JSON (detected).",
+        ),
+        click.option(
+            "--passages",
+            "passages_path",
+            required=True,
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Passages file: a list of {title, text} or an object title -> [sentences].",
+        ),
         click.option("-k", "--k", "k", type=click.IntRange(1, 100), default=5, show_default=True),
         click.option("--limit", type=int, default=None, help="Only the first N questions."),
         click.option("--keep", is_flag=True, help="Leave the evaluation's Neo4j running afterwards."),
@@ -41,9 +51,18 @@ def eval_group() -> None:
 @eval_group.command("retrieval")
 @eval_options
 @click.option("--modes", default=ALL_MODES, show_default=True, help="Comma-separated retrieval modes.")
-@click.option("--peers", is_flag=True, help="Also run neo4j-graphrag's VectorRetriever, HybridRetriever and HybridCypherRetriever.")
-@click.option("--report", "report_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Write retrieval.md and retrieval.png (recall@k by mode and peer) here.")
+@click.option(
+    "--peers",
+    is_flag=True,
+    help="Also run neo4j-graphrag's VectorRetriever, HybridRetriever and HybridCypherRetriever.",
+)
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write retrieval.md and retrieval.png (recall@k by mode and peer) here.",
+)
 @with_settings
 def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes, peers, report_dir, config) -> None:
     """Recall@k, hit@k, MRR and latency of every mode (and the peers) in one run.
@@ -54,8 +73,14 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
         --passages musique_train_corpus.json --peers --report eval-report/
     """
     from graphrag_cypher.errors import GraphragError
-    from graphrag_cypher.evaluation import (CORPUS, EvalInstance, evaluate_modes, evaluate_peers, read_questions,
-                                            write_report)
+    from graphrag_cypher.evaluation import (
+        CORPUS,
+        EvalInstance,
+        evaluate_modes,
+        evaluate_peers,
+        read_questions,
+        write_report,
+    )
     from graphrag_cypher.queries import query
     from graphrag_cypher.retrieval import MODES
 
@@ -67,11 +92,16 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
     questions = questions[:limit] if limit else questions
     say = (lambda m: None) if as_json else info
     with EvalInstance(config, passages_path, keep, say) as run:
-        result = {"dataset": f"{fmt} ({questions_path.name})", "questions": len(questions), "k": k,
-                  "modes": evaluate_modes(run.graph, run.embedder, questions, wanted, k, CORPUS, say)}
+        result = {
+            "dataset": f"{fmt} ({questions_path.name})",
+            "questions": len(questions),
+            "k": k,
+            "modes": evaluate_modes(run.graph, run.embedder, questions, wanted, k, CORPUS, say),
+        }
         if peers:
-            result["peers"] = evaluate_peers(run.graph, run.embedder, questions, k,
-                                             query("evaluation/peer_expansion"), say)
+            result["peers"] = evaluate_peers(
+                run.graph, run.embedder, questions, k, query("evaluation/peer_expansion"), say
+            )
     if report_dir:
         result["report"] = [str(p) for p in write_report(result, report_dir)]
     if as_json:
@@ -87,10 +117,21 @@ def _print_table(result: dict) -> None:
     rows = []
     for group in ("modes", "peers"):
         for name, r in result.get(group, {}).items():
-            rows.append([name, f"{r[f'recall@{k}']:.2f}", f"{r[f'hit@{k}']:.2f}", f"{r['mrr']:.3f}",
-                         r["latency_ms"]["p50"], r["latency_ms"]["p95"]])
-    print_table(["retriever", f"recall@{k}", f"hit@{k}", "MRR", "p50 ms", "p95 ms"], rows,
-                title=f"{result['dataset']}: {result['questions']} questions")
+            rows.append(
+                [
+                    name,
+                    f"{r[f'recall@{k}']:.2f}",
+                    f"{r[f'hit@{k}']:.2f}",
+                    f"{r['mrr']:.3f}",
+                    r["latency_ms"]["p50"],
+                    r["latency_ms"]["p95"],
+                ]
+            )
+    print_table(
+        ["retriever", f"recall@{k}", f"hit@{k}", "MRR", "p50 ms", "p95 ms"],
+        rows,
+        title=f"{result['dataset']}: {result['questions']} questions",
+    )
 
 
 @eval_group.command("answers")
@@ -121,5 +162,7 @@ def eval_answers(questions_path, passages_path, k, limit, keep, as_json, mode, c
     if as_json:
         print_json(out)
     else:
-        click.echo(f"EM {out['exact_match']}, F1 {out['f1']}, citation precision {out['citation_precision']} "
-                   f"over {out['questions']} questions")
+        click.echo(
+            f"EM {out['exact_match']}, F1 {out['f1']}, citation precision {out['citation_precision']} "
+            f"over {out['questions']} questions"
+        )

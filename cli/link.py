@@ -7,9 +7,9 @@ under --json or one summary line otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 import click
 
@@ -53,30 +53,80 @@ def link_group() -> None:
 
 
 @link_group.command("places")
-@click.option("--engine", type=click.Choice(["fast", "cypher"]), default="fast", show_default=True,
-              help="fast: one Aho–Corasick pass over all chunks; cypher: the reference, one full-text query per name.")
-@click.option("--min-length", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Shortest name (folded) that is looked for.")
-@click.option("--stoplist", "stoplists", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="A file of names never to link, one per line (added to the shipped list). Repeatable.")
+@click.option(
+    "--engine",
+    type=click.Choice(["fast", "cypher"]),
+    default="fast",
+    show_default=True,
+    help="fast: one Aho–Corasick pass over all chunks; cypher: the reference, one full-text query per name.",
+)
+@click.option(
+    "--min-length",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Shortest name (folded) that is looked for.",
+)
+@click.option(
+    "--stoplist",
+    "stoplists",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A file of names never to link, one per line (added to the shipped list). Repeatable.",
+)
 @click.option("--no-default-stoplist", is_flag=True, help="Do not use the shipped stop-list.")
 @click.option("--any-case", is_flag=True, help="Also link matches written without a capital letter.")
-@click.option("--keep-bibliographies", is_flag=True,
-              help="Also scan bibliography / works-cited sections and publisher places (\"London: Routledge\").")
-@click.option("--names-per-query", type=click.IntRange(1, 5000), default=1, show_default=True,
-              help="cypher engine: names per statement (1 = one full-text query per name, the seed's method).")
+@click.option(
+    "--keep-bibliographies",
+    is_flag=True,
+    help='Also scan bibliography / works-cited sections and publisher places ("London: Routledge").',
+)
+@click.option(
+    "--names-per-query",
+    type=click.IntRange(1, 5000),
+    default=1,
+    show_default=True,
+    help="cypher engine: names per statement (1 = one full-text query per name, the seed's method).",
+)
 @click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
-@click.option("--gazetteer", "gazetteers", multiple=True, type=click.Choice(["pleiades", "geonames"]),
-              help="Only places of this gazetteer (default: all). Repeatable.")
-@click.option("--min-confidence", type=click.FloatRange(0, 1), default=0.5, show_default=True,
-              help="Link a mention only when its decision is at least this sure (the rest are counted as undecided).")
-@click.option("--no-cache", is_flag=True,
-              help="Build the name table from the places instead of using .graphrag/cache/ (and do not save it).")
+@click.option(
+    "--gazetteer",
+    "gazetteers",
+    multiple=True,
+    type=click.Choice(["pleiades", "geonames"]),
+    help="Only places of this gazetteer (default: all). Repeatable.",
+)
+@click.option(
+    "--min-confidence",
+    type=click.FloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Link a mention only when its decision is at least this sure (the rest are counted as undecided).",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Build the name table from the places instead of using .graphrag/cache/ (and do not save it).",
+)
 @dry_run_option
 @json_option
 @with_graph
-def link_places(graph, engine, min_length, stoplists, no_default_stoplist, any_case, keep_bibliographies, names_per_query,
-                corpus, gazetteers, min_confidence, no_cache, dry_run, as_json) -> None:
+def link_places(
+    graph,
+    engine,
+    min_length,
+    stoplists,
+    no_default_stoplist,
+    any_case,
+    keep_bibliographies,
+    names_per_query,
+    corpus,
+    gazetteers,
+    min_confidence,
+    no_cache,
+    dry_run,
+    as_json,
+) -> None:
     """Link chunks to the places they mention (Chunk -[:MENTIONS]-> Place).
 
     Names are matched accent- and case-folded on word boundaries; the matched text must
@@ -96,16 +146,25 @@ def link_places(graph, engine, min_length, stoplists, no_default_stoplist, any_c
       graphrag link places --stoplist my-stoplist.txt --corpus isaw --min-confidence 0.7
     """
     from graphrag_cypher.linkers.matcher import load_stoplist
-    from graphrag_cypher.linkers.places import SKIP_SECTIONS, PlaceLinkOptions, link_places as run
+    from graphrag_cypher.linkers.places import SKIP_SECTIONS, PlaceLinkOptions
+    from graphrag_cypher.linkers.places import link_places as run
 
     with progress_shown(as_json) as progress:
         options = PlaceLinkOptions(
-            engine=engine, min_length=min_length, stoplist=load_stoplist(stoplists, default=not no_default_stoplist),
-            require_capital=not any_case, skip_tails=not keep_bibliographies,
+            engine=engine,
+            min_length=min_length,
+            stoplist=load_stoplist(stoplists, default=not no_default_stoplist),
+            require_capital=not any_case,
+            skip_tails=not keep_bibliographies,
             skip_sections=None if keep_bibliographies else SKIP_SECTIONS,
-            corpus=corpus, gazetteers=tuple(gazetteers) or None, dry_run=dry_run, name_batch=names_per_query,
-            min_confidence=min_confidence, cache_dir=None if no_cache else PlaceLinkOptions.cache_dir,
-            progress=progress)
+            corpus=corpus,
+            gazetteers=tuple(gazetteers) or None,
+            dry_run=dry_run,
+            name_batch=names_per_query,
+            min_confidence=min_confidence,
+            cache_dir=None if no_cache else PlaceLinkOptions.cache_dir,
+            progress=progress,
+        )
         out = run(graph, options).to_dict()
     if as_json:
         print_json(out)
@@ -116,13 +175,19 @@ def link_places(graph, engine, min_length, stoplists, no_default_stoplist, any_c
         f"({out['chunks_skipped']} in bibliographies skipped); {verb} {out['mentions']} chunk-place pairs "
         f"({out['mentions_created']} created, {out['mentions_removed']} removed, {out['mentions_total']} in the graph); "
         f"undecided mentions (no edge): {out['undecided']}; not places: {sum(out['not_a_place'].values())}; "
-        f"inside longer names: {out['overlapped']}; stop-listed names: {out['stoplisted']}")
+        f"inside longer names: {out['overlapped']}; stop-listed names: {out['stoplisted']}"
+    )
 
 
 @link_group.command("titles")
 @click.option("--corpus", default=None, help="Only documents of this corpus.")
-@click.option("--min-length", type=click.IntRange(1, 100), default=4, show_default=True,
-              help="Shortest title (folded) that is looked for in text.")
+@click.option(
+    "--min-length",
+    type=click.IntRange(1, 100),
+    default=4,
+    show_default=True,
+    help="Shortest title (folded) that is looked for in text.",
+)
 @dry_run_option
 @json_option
 @with_graph
@@ -141,21 +206,34 @@ def link_titles_cmd(graph, corpus, min_length, dry_run, as_json) -> None:
     from graphrag_cypher.linkers.titles import TitleLinkOptions, link_titles
 
     with progress_shown(as_json) as progress:
-        result = link_titles(graph, TitleLinkOptions(corpus=corpus, min_length=min_length, dry_run=dry_run,
-                                                     progress=progress)).to_dict()
+        result = link_titles(
+            graph, TitleLinkOptions(corpus=corpus, min_length=min_length, dry_run=dry_run, progress=progress)
+        ).to_dict()
     if as_json:
         print_json(result)
     else:
-        click.echo(f"{result['topics']} topic(s) from {result['documents']} document(s); "
-                   f"{result['title_mentions_found']} title mention(s) found"
-                   + ("" if dry_run else f", {result['mentions_created']} link(s) created"))
+        click.echo(
+            f"{result['topics']} topic(s) from {result['documents']} document(s); "
+            f"{result['title_mentions_found']} title mention(s) found"
+            + ("" if dry_run else f", {result['mentions_created']} link(s) created")
+        )
 
 
 @link_group.command("phrases")
-@click.option("--max-chunks", type=click.IntRange(2, None), default=100, show_default=True,
-              help="Keep a phrase only when at most this many chunks share it.")
-@click.option("--min-length", type=click.IntRange(1, 100), default=3, show_default=True,
-              help="Shortest phrase (folded) that is kept.")
+@click.option(
+    "--max-chunks",
+    type=click.IntRange(2, None),
+    default=100,
+    show_default=True,
+    help="Keep a phrase only when at most this many chunks share it.",
+)
+@click.option(
+    "--min-length",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Shortest phrase (folded) that is kept.",
+)
 @dry_run_option
 @json_option
 @with_graph
@@ -176,26 +254,45 @@ def link_phrases_cmd(graph, max_chunks, min_length, dry_run, as_json) -> None:
     from graphrag_cypher.linkers.phrases import PhraseLinkOptions, link_phrases
 
     with progress_shown(as_json) as progress:
-        result = link_phrases(graph, PhraseLinkOptions(max_chunks=max_chunks, min_length=min_length, dry_run=dry_run,
-                                                       progress=progress)).to_dict()
+        result = link_phrases(
+            graph, PhraseLinkOptions(max_chunks=max_chunks, min_length=min_length, dry_run=dry_run, progress=progress)
+        ).to_dict()
     if as_json:
         print_json(result)
     else:
-        click.echo(f"{result['phrases']} phrase(s) shared by 2-{max_chunks} of {result['chunks']} chunk(s), "
-                   f"{result['links']} chunk-phrase link(s); {result['too_common']} too common"
-                   + ("" if dry_run else f"; {result['links_created']} link(s) created, {result['links_removed']} "
-                      f"removed, {result['phrases_removed']} phrase(s) removed"))
+        click.echo(
+            f"{result['phrases']} phrase(s) shared by 2-{max_chunks} of {result['chunks']} chunk(s), "
+            f"{result['links']} chunk-phrase link(s); {result['too_common']} too common"
+            + (
+                ""
+                if dry_run
+                else f"; {result['links_created']} link(s) created, {result['links_removed']} "
+                f"removed, {result['phrases_removed']} phrase(s) removed"
+            )
+        )
 
 
 @link_group.command("wikidata")
-@click.option("--endpoint", default="https://query.wikidata.org/sparql", show_default=True, envvar="GRAPHRAG_WIKIDATA_ENDPOINT",
-              help="SPARQL endpoint. Env: GRAPHRAG_WIKIDATA_ENDPOINT.")
+@click.option(
+    "--endpoint",
+    default="https://query.wikidata.org/sparql",
+    show_default=True,
+    envvar="GRAPHRAG_WIKIDATA_ENDPOINT",
+    help="SPARQL endpoint. Env: GRAPHRAG_WIKIDATA_ENDPOINT.",
+)
 @click.option("--batch", type=click.IntRange(1, 1000), default=200, show_default=True, help="Pleiades ids per query.")
 @click.option("--delay", type=float, default=1.0, show_default=True, help="Seconds between queries (be polite).")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per query.")
-@click.option("--retries", type=click.IntRange(0, 20), default=5, show_default=True,
-              help="Retries on 429, 5xx and timeouts (exponential backoff with jitter).")
-@click.option("--all", "recheck", is_flag=True, help="Look up every place again (default: only places not looked up before).")
+@click.option(
+    "--retries",
+    type=click.IntRange(0, 20),
+    default=5,
+    show_default=True,
+    help="Retries on 429, 5xx and timeouts (exponential backoff with jitter).",
+)
+@click.option(
+    "--all", "recheck", is_flag=True, help="Look up every place again (default: only places not looked up before)."
+)
 @click.option("--limit", type=int, default=None, help="Stop after this many places.")
 @json_option
 @with_graph
@@ -211,25 +308,43 @@ def link_wikidata(graph, endpoint, batch, delay, timeout, retries, recheck, limi
       graphrag link wikidata
       graphrag link wikidata --endpoint http://127.0.0.1:7878/query --batch 100 --delay 0
     """
-    from graphrag_cypher.linkers.wikidata import WikidataOptions, link_wikidata as run
+    from graphrag_cypher.linkers.wikidata import WikidataOptions
+    from graphrag_cypher.linkers.wikidata import link_wikidata as run
 
     with progress_shown(as_json) as progress:
-        result = run(graph, WikidataOptions(endpoint=endpoint, batch=batch, delay=delay, timeout=timeout,
-                                            retries=retries, recheck=recheck, limit=limit,
-                                            progress=progress)).to_dict()
+        result = run(
+            graph,
+            WikidataOptions(
+                endpoint=endpoint,
+                batch=batch,
+                delay=delay,
+                timeout=timeout,
+                retries=retries,
+                recheck=recheck,
+                limit=limit,
+                progress=progress,
+            ),
+        ).to_dict()
     if as_json:
         print_json(result)
         return
-    click.echo(f"wikidata: {result['places_queried']} places queried in {result['queries']} queries; "
-               f"{result['matched']} matched; {result['entities_created']} items and {result['links_created']} "
-               f"SAME_AS created; {result['aligned_total']} places aligned in the graph")
+    click.echo(
+        f"wikidata: {result['places_queried']} places queried in {result['queries']} queries; "
+        f"{result['matched']} matched; {result['entities_created']} items and {result['links_created']} "
+        f"SAME_AS created; {result['aligned_total']} places aligned in the graph"
+    )
 
 
 @link_group.command("entities")
 @click.option("--min-length", type=click.IntRange(1, 100), default=3, show_default=True)
 @click.option("--any-case", is_flag=True, help="Also link matches written without a capital letter.")
-@click.option("--max-per-chunk", type=click.IntRange(2, 1000), default=25, show_default=True,
-              help="At most this many entities of one chunk count towards CO_OCCURS.")
+@click.option(
+    "--max-per-chunk",
+    type=click.IntRange(2, 1000),
+    default=25,
+    show_default=True,
+    help="At most this many entities of one chunk count towards CO_OCCURS.",
+)
 @click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
 @dry_run_option
 @json_option
@@ -248,18 +363,29 @@ def link_entities(graph, min_length, any_case, max_per_chunk, corpus, dry_run, a
       graphrag link entities
       graphrag link entities --corpus tales --json
     """
-    from graphrag_cypher.linkers.entities import EntityLinkOptions, link_entities as run
+    from graphrag_cypher.linkers.entities import EntityLinkOptions
+    from graphrag_cypher.linkers.entities import link_entities as run
 
     with progress_shown(as_json) as progress:
-        result = run(graph, EntityLinkOptions(min_length=min_length, require_capital=not any_case,
-                                              max_per_chunk=max_per_chunk, corpus=corpus, dry_run=dry_run,
-                                              progress=progress)).to_dict()
+        result = run(
+            graph,
+            EntityLinkOptions(
+                min_length=min_length,
+                require_capital=not any_case,
+                max_per_chunk=max_per_chunk,
+                corpus=corpus,
+                dry_run=dry_run,
+                progress=progress,
+            ),
+        ).to_dict()
     if as_json:
         print_json(result)
         return
-    click.echo(f"entities: {result['names']} names, {result['chunks_scanned']} chunks; {result['mentions']} links "
-               f"({result['mentions_created']} created, {result['mentions_removed']} removed); CO_OCCURS: "
-               f"{result['co_occurs']} pairs ({result['co_occurs_created']} created)")
+    click.echo(
+        f"entities: {result['names']} names, {result['chunks_scanned']} chunks; {result['mentions']} links "
+        f"({result['mentions_created']} created, {result['mentions_removed']} removed); CO_OCCURS: "
+        f"{result['co_occurs']} pairs ({result['co_occurs_created']} created)"
+    )
 
 
 @click.command("sanity")
@@ -289,13 +415,26 @@ def sanity(graph, corpus, as_json) -> None:
         print_table(["label", "nodes"], sorted(report["labels"].items()), title="Nodes")
         print_table(["type", "relationships"], sorted(report["relationships"].items()), title="Relationships")
         docs = report["coverage"]["documents"]
-        print_table(["document", "chunks", "with places", "places", "links", "on wikidata"],
-                    [[d["title"] or d["id"], d["chunks"], d["chunksWithPlaces"], d["places"], d["links"],
-                      d["wikidataPlaces"]] for d in docs[:200]],
-                    title=f"Coverage ({len(docs)} documents" + (", first 200)" if len(docs) > 200 else ")"))
+        print_table(
+            ["document", "chunks", "with places", "places", "links", "on wikidata"],
+            [
+                [
+                    d["title"] or d["id"],
+                    d["chunks"],
+                    d["chunksWithPlaces"],
+                    d["places"],
+                    d["links"],
+                    d["wikidataPlaces"],
+                ]
+                for d in docs[:200]
+            ],
+            title=f"Coverage ({len(docs)} documents" + (", first 200)" if len(docs) > 200 else ")"),
+        )
         w = report["wikidata"]
-        click.echo(f"wikidata: {w['alignedPlaces']} of {w['pleiadesPlaces']} Pleiades places aligned "
-                   f"({w['wikidataEntities']} items)")
+        click.echo(
+            f"wikidata: {w['alignedPlaces']} of {w['pleiadesPlaces']} Pleiades places aligned "
+            f"({w['wikidataEntities']} items)"
+        )
         click.echo(f"shared place names: {report['duplicates']['sharedNames']}")
         for violation in report["violations"]:
             click.echo(f"violation: {safe_text(violation)}", err=True)

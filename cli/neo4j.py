@@ -168,7 +168,6 @@ def neo4j_logs(home, bolt_port, http_port, lines, follow) -> None:
     from collections import deque
 
     from graphrag_cypher import neo4j_local
-
     from graphrag_cypher.errors import GraphragError
 
     _, instance = _instance(home, bolt_port, http_port)

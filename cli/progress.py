@@ -11,7 +11,7 @@ class LoadProgress:
         self._progress = None
         self._task = None
 
-    def __enter__(self) -> "LoadProgress":
+    def __enter__(self) -> LoadProgress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -21,8 +21,9 @@ class LoadProgress:
                 # Off a terminal only the last frame would be printed, cut at 80 columns: the
                 # summary line after the load says it whole, and errors are plain lines.
                 return self
-            self._progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                                      console=console, transient=False)
+            self._progress = Progress(
+                SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console, transient=False
+            )
             self._progress.start()
             self._task = self._progress.add_task(self.title)
         return self
@@ -34,9 +35,13 @@ class LoadProgress:
     def update(self, stats) -> None:
         if self._progress:
             done = stats.created + stats.updated + stats.unchanged
-            self._progress.update(self._task, description=(
-                f"{self.title}: {done} document(s) ({stats.created} new, {stats.updated} updated, "
-                f"{stats.unchanged} unchanged, {stats.failed} failed), {stats.chunks_created} chunk(s)"))
+            self._progress.update(
+                self._task,
+                description=(
+                    f"{self.title}: {done} document(s) ({stats.created} new, {stats.updated} updated, "
+                    f"{stats.unchanged} unchanged, {stats.failed} failed), {stats.chunks_created} chunk(s)"
+                ),
+            )
 
     def error(self, line: str) -> None:
         if self._progress:

@@ -33,8 +33,14 @@ def help_text(args: tuple[str, ...]) -> str:
 
     from .main import cli
 
-    result = CliRunner().invoke(cli, [*args, "--help"], prog_name="graphrag", terminal_width=WIDTH,
-                                max_content_width=WIDTH, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli,
+        [*args, "--help"],
+        prog_name="graphrag",
+        terminal_width=WIDTH,
+        max_content_width=WIDTH,
+        catch_exceptions=False,
+    )
     if result.exit_code != 0:
         raise RuntimeError(f"graphrag {' '.join(args)} --help failed: {result.output}")
     return result.output

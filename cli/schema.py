@@ -13,7 +13,9 @@ from .params import dry_run_option, json_option, migrations_dir_option
 @dry_run_option
 @json_option
 @migrations_dir_option
-@click.option("--lock-timeout", type=float, default=120.0, show_default=True, help="Seconds to wait for another run's lock.")
+@click.option(
+    "--lock-timeout", type=float, default=120.0, show_default=True, help="Seconds to wait for another run's lock."
+)
 @with_graph(config=True)
 def apply_schema(graph, config, dry_run: bool, as_json: bool, migrations_dir, lock_timeout: float) -> None:
     """Apply pending Cypher migrations: constraints, full-text and vector indexes.
@@ -118,14 +120,21 @@ def _require_yes(ctx: click.Context, param: click.Parameter, yes: bool) -> bool:
     if not yes and not ctx.resilient_parsing:
         from .context import settings
 
-        raise click.ClickException("schema clean removes all data, constraints, indexes and migration records of "
-                                   f"{settings().neo4j_uri}; run it again with --yes to do so")
+        raise click.ClickException(
+            "schema clean removes all data, constraints, indexes and migration records of "
+            f"{settings().neo4j_uri}; run it again with --yes to do so"
+        )
     return yes
 
 
 @schema_group.command("clean")
-@click.option("--yes", is_flag=True, callback=_require_yes, expose_value=False,
-              help="Really remove everything (without it, nothing is done).")
+@click.option(
+    "--yes",
+    is_flag=True,
+    callback=_require_yes,
+    expose_value=False,
+    help="Really remove everything (without it, nothing is done).",
+)
 @json_option
 @with_graph
 def schema_clean(graph, as_json: bool) -> None:
@@ -146,8 +155,10 @@ def schema_clean(graph, as_json: bool) -> None:
         click.echo(f"dropped constraint {name}")
     for name in removed["indexes"]:
         click.echo(f"dropped index {name}")
-    click.echo(f"deleted {removed['nodes']} node(s) and {removed['relationships']} relationship(s), "
-               f"{removed['migrations']} of them migration records")
+    click.echo(
+        f"deleted {removed['nodes']} node(s) and {removed['relationships']} relationship(s), "
+        f"{removed['migrations']} of them migration records"
+    )
 
 
 @schema_group.command("unlock")

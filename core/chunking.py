@@ -21,6 +21,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from .model import ParsedDocument, Section
 from .text import sentence_spans
@@ -234,10 +235,10 @@ def semantic_split(
     vectors = embed(sentences)
     if len(vectors) != len(sentences):
         raise ValueError(f"embed returned {len(vectors)} vectors for {len(sentences)} sentences")
-    distances = [1.0 - _cosine(a, b) for a, b in zip(vectors, vectors[1:])]
+    distances = [1.0 - _cosine(a, b) for a, b in pairwise(vectors)]
     threshold = _percentile(distances, threshold_percentile)
     groups: list[list[str]] = [[sentences[0]]]
-    for sentence, distance in zip(sentences[1:], distances):
+    for sentence, distance in zip(sentences[1:], distances, strict=True):
         length = sum(len(s) + 1 for s in groups[-1]) + len(sentence)
         if distance > threshold or length > size:
             groups.append([sentence])
@@ -247,7 +248,7 @@ def semantic_split(
 
 
 def _cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
     norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
     return dot / norm if norm else 0.0
 

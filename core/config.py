@@ -94,9 +94,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     else:
         from .errors import GraphragError
 
-        raise GraphragError(
-            f"unknown embedder {embedder!r}: set GRAPHRAG_EMBEDDING_DIMENSIONS to its vector size"
-        )
+        raise GraphragError(f"unknown embedder {embedder!r}: set GRAPHRAG_EMBEDDING_DIMENSIONS to its vector size")
     return Settings(
         neo4j_uri=env("NEO4J_URI") or DEFAULT_URI,
         neo4j_username=env("NEO4J_USERNAME") or "neo4j",

@@ -7,8 +7,9 @@ with data writes, run as auto-commit statements (:meth:`Graph.run_schema`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 from .config import Settings
 from .errors import GraphragError, Neo4jUnavailable
@@ -39,8 +40,10 @@ def connection_lost(settings: Settings, exc: BaseException) -> Neo4jUnavailable 
     if not isinstance(exc, (ServiceUnavailable, SessionExpired, DatabaseUnavailable, IncompleteCommit)):
         return None
     hint = "start it with `graphrag neo4j start`" if settings.is_local_uri else "check that it is running"
-    return Neo4jUnavailable(f"Neo4j at {settings.neo4j_uri} stopped answering ({type(exc).__name__}): {hint}, "
-                            "then run the same command again")
+    return Neo4jUnavailable(
+        f"Neo4j at {settings.neo4j_uri} stopped answering ({type(exc).__name__}): {hint}, "
+        "then run the same command again"
+    )
 
 
 def _quiet_driver_logs() -> None:
@@ -80,7 +83,7 @@ class Graph:
     def close(self) -> None:
         self.driver.close()
 
-    def __enter__(self) -> "Graph":
+    def __enter__(self) -> Graph:
         return self
 
     def __exit__(self, *exc) -> None:

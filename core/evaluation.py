@@ -10,7 +10,6 @@ top k), MRR (first gold passage), and p50/p95 latency of analysis + retrieval.
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from dataclasses import dataclass
@@ -36,9 +35,14 @@ def detect_format(records: list[dict]) -> str:
     if "paragraphs" in first:
         return "musique"
     if "context" in first and "supporting_facts" in first:
-        return "2wiki" if "evidences" in first or "type" in first and "_id" in first and "entity_ids" in first else "hotpotqa"
-    raise GraphragError("unknown question format: expected MuSiQue (`paragraphs`) or 2Wiki/HotpotQA "
-                        "(`context`, `supporting_facts`)")
+        return (
+            "2wiki"
+            if "evidences" in first or "type" in first and "_id" in first and "entity_ids" in first
+            else "hotpotqa"
+        )
+    raise GraphragError(
+        "unknown question format: expected MuSiQue (`paragraphs`) or 2Wiki/HotpotQA (`context`, `supporting_facts`)"
+    )
 
 
 def read_questions(path: Path) -> tuple[str, list[Question]]:
@@ -55,8 +59,11 @@ def read_questions(path: Path) -> tuple[str, list[Question]]:
         qid = str(record.get("id") or record.get("_id") or i)
         aliases = list(record.get("answer_aliases") or [])
         if fmt == "musique":
-            gold = {passage_id(p["title"].strip(), p["paragraph_text"].strip())
-                    for p in record["paragraphs"] if p.get("is_supporting")}
+            gold = {
+                passage_id(p["title"].strip(), p["paragraph_text"].strip())
+                for p in record["paragraphs"]
+                if p.get("is_supporting")
+            }
             questions.append(Question(qid, record["question"], record.get("answer"), aliases, gold, set()))
         else:
             titles = {fact[0] for fact in record["supporting_facts"]}
@@ -80,8 +87,11 @@ def score(question: Question, ranked: list[dict], k: int) -> dict:
         found = {row.get("title") for row in docs[:k]} & question.gold_titles
         total = len(question.gold_titles)
     first = next((i for i, hit in enumerate(hits) if hit), None)
-    return {"recall": len(found) / total if total else 0.0, "hit": float(len(found) == total and total > 0),
-            "rr": 1.0 / (first + 1) if first is not None else 0.0}
+    return {
+        "recall": len(found) / total if total else 0.0,
+        "hit": float(len(found) == total and total > 0),
+        "rr": 1.0 / (first + 1) if first is not None else 0.0,
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -95,14 +105,23 @@ def summarise(scores: list[dict], latencies: list[float], k: int) -> dict:
         f"recall@{k}": round(100 * sum(s["recall"] for s in scores) / n, 2),
         f"hit@{k}": round(100 * sum(s["hit"] for s in scores) / n, 2),
         "mrr": round(sum(s["rr"] for s in scores) / n, 4),
-        "latency_ms": {"p50": round(statistics.median(latencies), 1) if latencies else None,
-                       "p95": round(percentile(latencies, 0.95), 1) if latencies else None},
+        "latency_ms": {
+            "p50": round(statistics.median(latencies), 1) if latencies else None,
+            "p95": round(percentile(latencies, 0.95), 1) if latencies else None,
+        },
         "questions": len(scores),
     }
 
 
-def evaluate_modes(graph, embedder, questions: list[Question], modes: list[str], k: int, corpus: str | None,
-                   on_progress=lambda message: None) -> dict:
+def evaluate_modes(
+    graph,
+    embedder,
+    questions: list[Question],
+    modes: list[str],
+    k: int,
+    corpus: str | None,
+    on_progress=lambda message: None,
+) -> dict:
     from .retrieval import QuestionAnalyzer, retriever
 
     analyzer = QuestionAnalyzer(graph)
@@ -113,7 +132,7 @@ def evaluate_modes(graph, embedder, questions: list[Question], modes: list[str],
         scores, latencies = [], []
         for question in questions[:3]:  # warm-up: query plans and the PPR projection
             search.retrieve(analyzer.analyze(question.text, corpus=corpus), fetch)
-        for i, question in enumerate(questions):
+        for question in questions:
             started = time.perf_counter()
             evidence = search.retrieve(analyzer.analyze(question.text, corpus=corpus), fetch)
             latencies.append((time.perf_counter() - started) * 1000)
@@ -123,19 +142,23 @@ def evaluate_modes(graph, embedder, questions: list[Question], modes: list[str],
     return results
 
 
-def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion_query: str,
-                   on_progress=lambda message: None) -> dict:
+def evaluate_peers(
+    graph, embedder, questions: list[Question], k: int, expansion_query: str, on_progress=lambda message: None
+) -> dict:
     """neo4j-graphrag's own retrievers on the same indexes and embeddings (our embedder is theirs too)."""
     from neo4j_graphrag.retrievers import HybridCypherRetriever, HybridRetriever, VectorRetriever
 
     driver, database = graph.driver, graph.database
     peers = {
-        "neo4j-graphrag VectorRetriever": VectorRetriever(driver, "chunk_embedding", embedder,
-                                                          return_properties=["id"], neo4j_database=database),
-        "neo4j-graphrag HybridRetriever": HybridRetriever(driver, "chunk_embedding", "chunk_text", embedder,
-                                                          return_properties=["id"], neo4j_database=database),
+        "neo4j-graphrag VectorRetriever": VectorRetriever(
+            driver, "chunk_embedding", embedder, return_properties=["id"], neo4j_database=database
+        ),
+        "neo4j-graphrag HybridRetriever": HybridRetriever(
+            driver, "chunk_embedding", "chunk_text", embedder, return_properties=["id"], neo4j_database=database
+        ),
         "neo4j-graphrag HybridCypherRetriever (our expansion)": HybridCypherRetriever(
-            driver, "chunk_embedding", "chunk_text", expansion_query, embedder, neo4j_database=database),
+            driver, "chunk_embedding", "chunk_text", expansion_query, embedder, neo4j_database=database
+        ),
     }
     results = {}
     for name, retriever in peers.items():
@@ -162,8 +185,9 @@ def evaluate_peers(graph, embedder, questions: list[Question], k: int, expansion
     return results
 
 
-def evaluate_answers(graph, embedder, settings, questions: list[Question], mode: str, k: int,
-                     corpus: str | None) -> dict:
+def evaluate_answers(
+    graph, embedder, settings, questions: list[Question], mode: str, k: int, corpus: str | None
+) -> dict:
     """Exact match and F1 of the answers (SQuAD normalisation) and the share of citations to gold passages."""
     from .retrieval import qa
 
@@ -178,9 +202,12 @@ def evaluate_answers(graph, embedder, settings, questions: list[Question], mode:
             gold = citation.document_id in question.gold_ids or citation.title in question.gold_titles
             totals["cited_gold"] += int(gold)
     n = len(questions) or 1
-    return {"questions": len(questions), "exact_match": round(100 * totals["em"] / n, 2),
-            "f1": round(100 * totals["f1"] / n, 2),
-            "citation_precision": round(100 * totals["cited_gold"] / totals["cited"], 2) if totals["cited"] else None}
+    return {
+        "questions": len(questions),
+        "exact_match": round(100 * totals["em"] / n, 2),
+        "f1": round(100 * totals["f1"] / n, 2),
+        "citation_precision": round(100 * totals["cited_gold"] / totals["cited"], 2) if totals["cited"] else None,
+    }
 
 
 def _record_id(record) -> str | None:
@@ -195,12 +222,20 @@ def write_report(result: dict, folder: Path) -> list[Path]:
     """A Markdown table and a PNG bar chart of recall@k by mode and peer."""
     folder.mkdir(parents=True, exist_ok=True)
     k = result["k"]
-    rows = [(name, r) for name, r in result["modes"].items()] + [(name, r) for name, r in result.get("peers", {}).items()]
-    lines = [f"# Retrieval evaluation: {result['dataset']} ({result['questions']} questions, k={k})", "",
-             f"| retriever | recall@{k} | hit@{k} | MRR | p50 ms | p95 ms |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    rows = [(name, r) for name, r in result["modes"].items()] + [
+        (name, r) for name, r in result.get("peers", {}).items()
+    ]
+    lines = [
+        f"# Retrieval evaluation: {result['dataset']} ({result['questions']} questions, k={k})",
+        "",
+        f"| retriever | recall@{k} | hit@{k} | MRR | p50 ms | p95 ms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for name, r in rows:
-        lines.append(f"| {name} | {r[f'recall@{k}']:.2f} | {r[f'hit@{k}']:.2f} | {r['mrr']:.3f} | "
-                     f"{r['latency_ms']['p50']} | {r['latency_ms']['p95']} |")
+        lines.append(
+            f"| {name} | {r[f'recall@{k}']:.2f} | {r[f'hit@{k}']:.2f} | {r['mrr']:.3f} | "
+            f"{r['latency_ms']['p50']} | {r['latency_ms']['p95']} |"
+        )
     markdown = folder / "retrieval.md"
     markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
     import matplotlib
@@ -226,6 +261,7 @@ def write_report(result: dict, folder: Path) -> list[Path]:
 
 
 # --- answers (only with an LLM) -------------------------------------------------------------
+
 
 def normalize_answer(text: str) -> str:
     """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
@@ -260,6 +296,7 @@ def f1(prediction: str, truths: list[str]) -> float:
 
 # --- an isolated Neo4j for the corpus ---------------------------------------------------------
 
+
 def corpus_key(corpus: Path, embedder_name: str) -> str:
     import hashlib
 
@@ -293,17 +330,23 @@ class EvalInstance:
     runs of the same passages and stopped afterwards unless ``keep``. A failed set-up stops it too.
     """
 
-    def __init__(self, settings, passages: Path, keep: bool = False, on_progress=lambda message: None,
-                 root: Path = Path(".graphrag") / "eval"):
+    def __init__(
+        self,
+        settings,
+        passages: Path,
+        keep: bool = False,
+        on_progress=lambda message: None,
+        root: Path = Path(".graphrag") / "eval",
+    ):
         self.settings, self.passages, self.keep, self.say, self.root = settings, passages, keep, on_progress, root
 
-    def __enter__(self) -> "EvalInstance":
+    def __enter__(self) -> EvalInstance:
         from contextlib import ExitStack
 
         from . import migrations, neo4j_local
         from .db import connect
         from .embedder import make_embedder
-        from .ingest import LoadOptions, Loader
+        from .ingest import Loader, LoadOptions
         from .linkers.phrases import link_phrases
         from .linkers.titles import link_titles
         from .loaders.qa_corpus import parse_qa_corpus
@@ -312,16 +355,19 @@ class EvalInstance:
         self.embedder = make_embedder(self.settings)
         home = instance_home(self.passages, self.embedder.name, self.root)
         with ExitStack() as stack:  # a failed set-up stops the server (unless keep) and closes the graph
-            server = stack.enter_context(neo4j_local.ephemeral(
-                home / "neo4j", password_file=home / "eval-password", heap="1g", keep=self.keep, echo=say))
+            server = stack.enter_context(
+                neo4j_local.ephemeral(
+                    home / "neo4j", password_file=home / "eval-password", heap="1g", keep=self.keep, echo=say
+                )
+            )
             self.instance = server.instance
             say(f"evaluation Neo4j in {self.instance.home} on bolt port {self.instance.bolt_port}")
             config = server.settings(self.settings)
             self.graph = stack.enter_context(connect(config))
             migrations.apply(self.graph, config.placeholders())
-            stats = Loader(self.graph, self.embedder,
-                           LoadOptions(loader="qa-corpus", source_root=CORPUS, corpus=CORPUS)).run(
-                parse_qa_corpus(self.passages, corpus=CORPUS))
+            stats = Loader(
+                self.graph, self.embedder, LoadOptions(loader="qa-corpus", source_root=CORPUS, corpus=CORPUS)
+            ).run(parse_qa_corpus(self.passages, corpus=CORPUS))
             say(f"corpus: {stats.created} passages loaded, {stats.unchanged} unchanged, {stats.failed} failed")
             linked = link_titles(self.graph, corpus=CORPUS)
             say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")

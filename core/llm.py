@@ -28,8 +28,12 @@ def client(settings) -> Any:
         from openai import OpenAI
     except ImportError as exc:  # pragma: no cover - a dependency of the package
         raise GraphragError("the openai package is not installed: run `make setup`") from exc
-    return OpenAI(base_url=settings.llm_base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
-                  max_retries=4, timeout=120)
+    return OpenAI(
+        base_url=settings.llm_base_url,
+        api_key=os.environ.get("OPENAI_API_KEY") or "not-needed",
+        max_retries=4,
+        timeout=120,
+    )
 
 
 def _where(settings) -> str:
@@ -64,8 +68,9 @@ def mapped_errors(settings) -> Iterator[None]:
 def stream(settings, messages: list[dict], on_token: Callable[[str], None] | None = None) -> str:
     """A streamed chat completion at temperature 0; each token goes to `on_token`; the whole text is returned."""
     with mapped_errors(settings):
-        events = client(settings).chat.completions.create(model=settings.llm_model, messages=messages,
-                                                          stream=True, temperature=0)
+        events = client(settings).chat.completions.create(
+            model=settings.llm_model, messages=messages, stream=True, temperature=0
+        )
         parts = []
         for event in events:
             if not event.choices:

@@ -21,10 +21,10 @@ import re
 import socket
 import time
 import uuid
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Iterable
 
 from .db import Graph
 from .errors import MigrationError
@@ -136,8 +136,13 @@ def scan(directory: Path | None = None) -> tuple[list[Migration], list[Problem]]
     for name, raw in sorted(_read_dir(folder)):
         match = _NAME.match(name)
         if not match:
-            problems.append(Problem("malformed", name, f"{name}: not a migration name; use V<number>__<Description>.cypher"
-                                                       " or R__<Description>.cypher"))
+            problems.append(
+                Problem(
+                    "malformed",
+                    name,
+                    f"{name}: not a migration name; use V<number>__<Description>.cypher or R__<Description>.cypher",
+                )
+            )
             continue
         repeatable = bool(match.group("repeatable"))
         version = name[: -len(".cypher")] if repeatable else match.group("version")
@@ -251,7 +256,7 @@ class _Lock:
         self.timeout = timeout
         self.owner = f"{getpass.getuser()}@{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
-    def __enter__(self) -> "_Lock":
+    def __enter__(self) -> _Lock:
         from neo4j.exceptions import ConstraintError
 
         deadline = time.monotonic() + self.timeout
@@ -334,15 +339,30 @@ def validate(graph: Graph, values: dict[str, str], directory: Path | None = None
     is gone. Pending migrations are no problem (apply-schema applies them)."""
     found, problems = scan(directory)
     result = plan(graph, found, values)
-    problems += [Problem("changed", m.file, f"{m.file}: changed after it was applied (recorded sha256 {old[:12]}…, "
-                                            f"file {m.checksum[:12]}…); restore it and put the change in a new V-file")
-                 for m, old in result.changed]
-    problems += [Problem("missing", r["file"] or r["version"],
-                         f"{r['file'] or r['version']}: applied{' on ' + r['appliedAt'] if r.get('appliedAt') else ''}"
-                         " but the file is gone; restore it")
-                 for r in result.missing]
-    return {"valid": not problems, "problems": [p.to_dict() for p in problems],
-            "applied": len(result.applied), "pending": [m.file for m in result.pending]}
+    problems += [
+        Problem(
+            "changed",
+            m.file,
+            f"{m.file}: changed after it was applied (recorded sha256 {old[:12]}…, "
+            f"file {m.checksum[:12]}…); restore it and put the change in a new V-file",
+        )
+        for m, old in result.changed
+    ]
+    problems += [
+        Problem(
+            "missing",
+            r["file"] or r["version"],
+            f"{r['file'] or r['version']}: applied{' on ' + r['appliedAt'] if r.get('appliedAt') else ''}"
+            " but the file is gone; restore it",
+        )
+        for r in result.missing
+    ]
+    return {
+        "valid": not problems,
+        "problems": [p.to_dict() for p in problems],
+        "applied": len(result.applied),
+        "pending": [m.file for m in result.pending],
+    }
 
 
 def clean(graph: Graph, batch: int = 10000) -> dict:
@@ -356,8 +376,13 @@ def clean(graph: Graph, batch: int = 10000) -> dict:
     for name in indexes:
         graph.run_schema(_query_text("schema/drop_index"), name=name)
     graph.run_schema(_query_text("schema/delete_all"), batch=batch)
-    return {"nodes": counts["nodes"], "relationships": counts["relationships"], "migrations": counts["migrations"],
-            "constraints": constraints, "indexes": indexes}
+    return {
+        "nodes": counts["nodes"],
+        "relationships": counts["relationships"],
+        "migrations": counts["migrations"],
+        "constraints": constraints,
+        "indexes": indexes,
+    }
 
 
 def unlock(graph: Graph) -> int:

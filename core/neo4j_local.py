@@ -25,10 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from graphrag_cypher.errors import GraphragError, Neo4jUnavailable
 
@@ -130,8 +130,7 @@ def project_root() -> Path:
             if (candidate / "procedures" / "pom.xml").is_file():
                 return candidate
     raise GraphragError(
-        "cannot find the graphrag project root (a folder with procedures/pom.xml); "
-        "set GRAPHRAG_PROJECT_ROOT"
+        "cannot find the graphrag project root (a folder with procedures/pom.xml); set GRAPHRAG_PROJECT_ROOT"
     )
 
 
@@ -170,9 +169,7 @@ def log_path(inst: LocalInstance) -> Path:
 
 def _java_major(java: str) -> int | None:
     try:
-        out = subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=30
-        )
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     m = re.search(r'version "(\d+)(?:\.(\d+))?', out.stderr + out.stdout)
@@ -256,9 +253,7 @@ def ensure_built(echo: Callable[[str], object] = print) -> Path:
     java = _find_java()
     mvn = os.environ.get("GRAPHRAG_MVN") or shutil.which("mvn")
     if not mvn:
-        raise GraphragError(
-            "Maven (mvn) is required to build the local Neo4j server; install Maven 3.8+"
-        )
+        raise GraphragError("Maven (mvn) is required to build the local Neo4j server; install Maven 3.8+")
     root = project_root()
     log = _build_log()
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -273,14 +268,14 @@ def ensure_built(echo: Callable[[str], object] = print) -> Path:
                 f"(first build downloads ~210 MB from Maven Central; log: {log})"
             )
             env = dict(os.environ, JAVA_HOME=str(_java_home(java)))
-            cmd = [mvn, "-B", "-q", "-f", str(root / "procedures" / "pom.xml"),
-                   "-DskipTests", "package"]
+            cmd = [mvn, "-B", "-q", "-f", str(root / "procedures" / "pom.xml"), "-DskipTests", "package"]
             started = time.monotonic()
             with open(log, "w") as out:
                 out.write("$ " + " ".join(cmd) + f"\n# JAVA_HOME={env['JAVA_HOME']}\n")
                 out.flush()
-                rc = subprocess.call(cmd, cwd=root, env=env, stdout=out,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                rc = subprocess.call(
+                    cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                )
             if rc != 0 or not (dist_dir() / "lib").is_dir():
                 raise GraphragError(f"building the Neo4j server with Maven failed (exit {rc}); see {log}")
             (dist_dir() / BUILD_STAMP).write_text(f"built in {time.monotonic() - started:.0f}s\n")
@@ -324,8 +319,12 @@ def versions() -> dict:
     except OSError as exc:
         raise GraphragError(f"cannot read Neo4j versions from {pom}: {exc}") from None
     out = {}
-    for key, prop in (("neo4j", "neo4j.version"), ("apoc", "apoc.version"),
-                      ("gds", "gds.version"), ("neo4j-browser", "neo4j-browser.version")):
+    for key, prop in (
+        ("neo4j", "neo4j.version"),
+        ("apoc", "apoc.version"),
+        ("gds", "gds.version"),
+        ("neo4j-browser", "neo4j-browser.version"),
+    ):
         m = re.search(rf"<{re.escape(prop)}>([^<]+)</{re.escape(prop)}>", text)
         if m:
             out[key] = m.group(1).strip()
@@ -353,8 +352,17 @@ UNRESTRICTED_PROCEDURES = ("apoc.meta.stats", "gds.util.asNode")
 # Addresses Cypher may not fetch from (LOAD CSV, apoc.load.*): this machine, private and
 # link-local networks (cloud metadata services live at 169.254.169.254), carrier-grade NAT.
 CYPHER_IP_BLOCKLIST = (
-    "0.0.0.0/8", "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
-    "100.64.0.0/10", "::/128", "::1/128", "fc00::/7", "fe80::/10",
+    "0.0.0.0/8",
+    "127.0.0.0/8",
+    "10.0.0.0/8",
+    "172.16.0.0/12",
+    "192.168.0.0/16",
+    "169.254.0.0/16",
+    "100.64.0.0/10",
+    "::/128",
+    "::1/128",
+    "fc00::/7",
+    "fe80::/10",
 )
 
 # APOC reads apoc.conf from the configuration folder; its defaults, made explicit.
@@ -417,7 +425,8 @@ def _write_conf(inst: LocalInstance, home: Path, dist: Path) -> Path:
     conf.write_text("\n".join(lines))
     (conf.parent / "apoc.conf").write_text(
         "# Written by graphrag (core/neo4j_local.py) on every start; edits are overwritten.\n"
-        + "\n".join(APOC_CONF) + "\n"
+        + "\n".join(APOC_CONF)
+        + "\n"
     )
     return conf
 
@@ -463,10 +472,17 @@ def _set_initial_password(inst: LocalInstance, java: Path, home: Path, dist: Pat
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as args:
             args.write(_argument_file(inst.password))
-        cmd = [str(java), "-Dfile.encoding=UTF-8", "-cp", str(dist / "lib" / "*"),
-               ADMIN_TOOL, "dbms", "set-initial-password", f"@{args_path}"]
-        res = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True, timeout=120,
-                             umask=0o077)
+        cmd = [
+            str(java),
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            str(dist / "lib" / "*"),
+            ADMIN_TOOL,
+            "dbms",
+            "set-initial-password",
+            f"@{args_path}",
+        ]
+        res = subprocess.run(cmd, env=env, cwd=home, capture_output=True, text=True, timeout=120, umask=0o077)
     finally:
         Path(args_path).unlink(missing_ok=True)
     if res.returncode != 0:
@@ -514,8 +530,7 @@ def _cmdline(pid: int) -> str | None:
         except (OSError, IndexError):
             return None
     try:  # macOS and friends
-        out = subprocess.run(["ps", "-o", "stat=,command=", "-p", str(pid)],
-                             capture_output=True, text=True, timeout=10)
+        out = subprocess.run(["ps", "-o", "stat=,command=", "-p", str(pid)], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
     text = out.stdout.strip()
@@ -594,11 +609,11 @@ def _first_error(log: Path) -> str:
         if " ERROR " not in line:
             continue
         cause = ""
-        for follow in lines[i + 1:]:
+        for follow in lines[i + 1 :]:
             if re.match(r"\d{4}-\d\d-\d\d[ T]", follow):  # next log entry
                 break
             if follow.startswith("Caused by:"):
-                cause = follow[len("Caused by:"):].strip()
+                cause = follow[len("Caused by:") :].strip()
         return " ".join((cause or line).split())[:240]
     return ""
 
@@ -612,9 +627,13 @@ def _check_driver(inst: LocalInstance) -> str | None:
         return None  # no driver installed: the TCP check has to do
     try:
         # Bounded, retry-free probe: execute_query would retry for up to 30s per call.
-        with GraphDatabase.driver(inst.uri, auth=("neo4j", inst.password),
-                                  connection_timeout=5, connection_acquisition_timeout=5,
-                                  max_connection_pool_size=1) as driver:
+        with GraphDatabase.driver(
+            inst.uri,
+            auth=("neo4j", inst.password),
+            connection_timeout=5,
+            connection_acquisition_timeout=5,
+            max_connection_pool_size=1,
+        ) as driver:
             with driver.session() as session:
                 record = session.run("RETURN 1 AS ok").single()
             return None if record is not None and record["ok"] == 1 else "retry"
@@ -680,8 +699,7 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
     for name, port in ports:
         if not _port_free(port):
             raise GraphragError(
-                f"{name} port {port} is already in use by another process; "
-                "stop it or choose another port"
+                f"{name} port {port} is already in use by another process; stop it or choose another port"
             )
 
     dist = ensure_built(echo=echo)
@@ -705,15 +723,24 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
         out.write(f"\n# {time.strftime('%Y-%m-%d %H:%M:%S')} $ {' '.join(cmd)}\n".encode())
         out.flush()
         # umask 077: the data, logs and auth files Neo4j writes are the owner's alone.
-        proc = subprocess.Popen(cmd, cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
-                                umask=0o077)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=home,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            close_fds=True,
+            umask=0o077,
+        )
     _CHILDREN[proc.pid] = proc
     _pid_file(home).write_text(f"{proc.pid}\n")
-    _state_file(home).write_text(json.dumps(
-        {"pid": proc.pid, "bolt_port": inst.bolt_port, "http_port": inst.http_port,
-         "started_at": time.time()}
-    ))
+    _state_file(home).write_text(
+        json.dumps(
+            {"pid": proc.pid, "bolt_port": inst.bolt_port, "http_port": inst.http_port, "started_at": time.time()}
+        )
+    )
 
     started = time.monotonic()
     deadline = started + timeout
@@ -726,8 +753,7 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
             _state_file(home).unlink(missing_ok=True)
             err = _first_error(log)
             raise Neo4jUnavailable(
-                f"Neo4j exited during start-up (exit code {code}); see {log_path(inst)}"
-                + (f": {err}" if err else "")
+                f"Neo4j exited during start-up (exit code {code}); see {log_path(inst)}" + (f": {err}" if err else "")
             )
         if _port_open(inst.bolt_port):
             check = _check_driver(inst)
@@ -741,9 +767,7 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
                 )
         if time.monotonic() > deadline:
             stop(inst, timeout=15)
-            raise Neo4jUnavailable(
-                f"Neo4j did not answer on {inst.uri} within {timeout:.0f}s; see {log_path(inst)}"
-            )
+            raise Neo4jUnavailable(f"Neo4j did not answer on {inst.uri} within {timeout:.0f}s; see {log_path(inst)}")
         time.sleep(0.5)
     result = {"already_running": False, **_describe(inst, home, proc.pid)}
     result["started_in_s"] = round(time.monotonic() - started, 1)
@@ -797,9 +821,13 @@ class Ephemeral:
 
         from graphrag_cypher.config import load_settings
 
-        return replace(base if base is not None else load_settings({}), neo4j_uri=self.uri,
-                       neo4j_username=self.username, neo4j_password=self.password,
-                       neo4j_database="neo4j")
+        return replace(
+            base if base is not None else load_settings({}),
+            neo4j_uri=self.uri,
+            neo4j_username=self.username,
+            neo4j_password=self.password,
+            neo4j_database="neo4j",
+        )
 
 
 def _kept_password(path: Path) -> str:
@@ -814,9 +842,16 @@ def _kept_password(path: Path) -> str:
 
 
 @contextmanager
-def ephemeral(home: Path | str | None = None, *, keep: bool = False, heap: str = "768m",
-              password_file: Path | str | None = None, http: bool = False, timeout: float = 240,
-              echo: Callable[[str], object] = lambda *_: None):
+def ephemeral(
+    home: Path | str | None = None,
+    *,
+    keep: bool = False,
+    heap: str = "768m",
+    password_file: Path | str | None = None,
+    http: bool = False,
+    timeout: float = 240,
+    echo: Callable[[str], object] = lambda *_: None,
+):
     """A local Neo4j for tests, benchmarks and evaluations; yields an :class:`Ephemeral`.
 
     Without `home`, a fresh instance in a new temporary folder with a random password, on free
@@ -835,8 +870,9 @@ def ephemeral(home: Path | str | None = None, *, keep: bool = False, heap: str =
         password = secrets.token_urlsafe(16)
     else:
         password = _kept_password(Path(password_file) if password_file else home_path / "graphrag-password")
-    instance = LocalInstance(home=home_path, bolt_port=free_port(), http_port=free_port() if http else None,
-                             password=password, heap=heap)
+    instance = LocalInstance(
+        home=home_path, bolt_port=free_port(), http_port=free_port() if http else None, password=password, heap=heap
+    )
     try:
         state = status(instance) if not temporary else {}
         if state.get("running"):

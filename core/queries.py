@@ -8,7 +8,7 @@ it returns; :func:`params_of` reads it so callers can be checked against it.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from .errors import GraphragError
@@ -16,7 +16,7 @@ from .errors import GraphragError
 _PARAM_LINE = re.compile(r"^//\s*params:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def query(name: str) -> str:
     """The text of `cypher/queries/<name>.cypher`."""
     path = resources.files("graphrag_cypher.cypher").joinpath("queries", *f"{name}.cypher".split("/"))

@@ -202,16 +202,48 @@ def _recent_month_named(today: Date, month: int) -> tuple[Date, Date]:
 # --------------------------------------------------------------------------- vocabulary
 
 _MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
-    "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
-    "december": 12, "dec": 12,
+    "january": 1,
+    "jan": 1,
+    "february": 2,
+    "feb": 2,
+    "march": 3,
+    "mar": 3,
+    "april": 4,
+    "apr": 4,
+    "may": 5,
+    "june": 6,
+    "jun": 6,
+    "july": 7,
+    "jul": 7,
+    "august": 8,
+    "aug": 8,
+    "september": 9,
+    "sept": 9,
+    "sep": 9,
+    "october": 10,
+    "oct": 10,
+    "november": 11,
+    "nov": 11,
+    "december": 12,
+    "dec": 12,
 }
 _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b\.?"
 
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a": 1,
+    "an": 1,
 }
 _N = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(?:hours?|days?|weeks?|months?|quarters?|years?|yrs?|decades?)"
@@ -222,8 +254,21 @@ _DAY = r"(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?"
 _LEAD = r"(?:(?:in|during|over|within|for|from|throughout)\s+)?(?:the\s+)?"
 
 # CJK numbers 一..十二 (and more), 兩/两 = 2
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "兩": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "兩": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_N = r"(?:\d{1,3}|[一二兩两三四五六七八九]?十[一二三四五六七八九]?|[一二兩两三四五六七八九])"
 _CN_MONTH = r"(?:1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])"
 
@@ -267,11 +312,17 @@ _POINT_FORMS: list[tuple[str, str]] = [
     ("mdy", rf"(?P<mon>{_MONTH})\s+(?P<d>{_DAY}),?\s+(?P<y>{_YEAR})"),
     ("dmy", rf"(?P<d>{_DAY})\s+(?:of\s+)?(?P<mon>{_MONTH}),?\s+(?P<y>{_YEAR})"),
     ("monthyear", rf"(?P<mon>{_MONTH})(?:\s+of|\s*,)?\s+(?P<y>{_YEAR})"),
-    ("quarter", rf"(?:q(?P<q>[1-4])(?:\s+of|\s*,|\s*/)?\s*(?P<y>{_YEAR})"
-                rf"|(?P<y2>{_YEAR})\s*[-/]?\s*q(?P<q2>[1-4])\b"
-                rf"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+|in\s+)?(?P<y3>{_YEAR}))"),
-    ("half", rf"(?:h(?P<h>[12])\s+(?P<y>{_YEAR})|(?P<y2>{_YEAR})\s+h(?P<h2>[12])\b"
-             rf"|(?:the\s+)?(?P<ord>first|second|1st|2nd)\s+half\s+(?:of\s+|in\s+)?(?P<y3>{_YEAR}))"),
+    (
+        "quarter",
+        rf"(?:q(?P<q>[1-4])(?:\s+of|\s*,|\s*/)?\s*(?P<y>{_YEAR})"
+        rf"|(?P<y2>{_YEAR})\s*[-/]?\s*q(?P<q2>[1-4])\b"
+        rf"|(?:the\s+)?(?P<ord>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\s+(?:of\s+|in\s+)?(?P<y3>{_YEAR}))",
+    ),
+    (
+        "half",
+        rf"(?:h(?P<h>[12])\s+(?P<y>{_YEAR})|(?P<y2>{_YEAR})\s+h(?P<h2>[12])\b"
+        rf"|(?:the\s+)?(?P<ord>first|second|1st|2nd)\s+half\s+(?:of\s+|in\s+)?(?P<y3>{_YEAR}))",
+    ),
     ("decade", r"(?:the\s+)?(?P<dec>1[1-9]\d0|20\d0)s\b(?!\s+of\b)"),
     ("year", rf"(?P<y>{_YEAR})"),
 ]
@@ -436,7 +487,7 @@ def _r_recent(m: re.Match, today: Date) -> _Range:
 
 
 def _may_ok(text: str) -> bool:
-    """"may" is a month only when capitalised as a name: "May", not "may"/"MAY"."""
+    """ "may" is a month only when capitalised as a name: "May", not "may"/"MAY"."""
     return text.rstrip(".").lower() != "may" or text.startswith("May")
 
 
@@ -526,40 +577,77 @@ _CN_PAST_UNIT = r"(?:天|日|個星期|个星期|個禮拜|个礼拜|星期|禮�
 _I = re.IGNORECASE
 _RULES: list[tuple[re.Pattern, object]] = [
     (re.compile(rf"\bbetween\s+(?P<p1>{_POINT})\s+and\s+(?P<p2>{_POINT})", _I), _r_between),
-    (re.compile(rf"\bfrom\s+(?P<p1>{_POINT})\s*(?:to|until|till|through|thru|-|–)\s*"
-                rf"(?P<p2>{_POINT}|(?:the\s+)?(?:now|today|present|date)\b)", _I), _r_between),
+    (
+        re.compile(
+            rf"\bfrom\s+(?P<p1>{_POINT})\s*(?:to|until|till|through|thru|-|–)\s*"
+            rf"(?P<p2>{_POINT}|(?:the\s+)?(?:now|today|present|date)\b)",
+            _I,
+        ),
+        _r_between,
+    ),
     (re.compile(rf"\b(?:ever\s+)?since\s+(?P<p>{_POINT})", _I), _r_since),
     (re.compile(rf"\b(?:before|prior\s+to|earlier\s+than)\s+(?P<p>{_POINT})", _I), _r_before),
     (re.compile(rf"\b(?:after|later\s+than)\s+(?P<p>{_POINT})", _I), _r_after),
     # absolute points that are unmistakably time: dates, months with a year, quarters, halves, decades
     (re.compile(rf"(?:\bon\s+)?(?P<p>{_DATE_ONLY})", _I), _r_point),
-    (re.compile(rf"(?:\b(?:in|during|for|from|throughout|of)\s+)?(?P<p>{_uncaptured(_POINT_FORMS[3][1])})", _I), _r_point),
-    (re.compile(rf"(?:\b(?:in|during|for|from|throughout|of)\s+)?(?P<p>{_uncaptured(_POINT_FORMS[4][1])})", _I), _r_point),
-    (re.compile(rf"(?:\b(?:in|during|for|from|throughout|of)\s+)?(?P<p>{_uncaptured(_POINT_FORMS[5][1])})", _I), _r_point),
-    (re.compile(rf"(?:\b(?:in|during|throughout|of|from)\s+)?\b(?P<p>{_uncaptured(_POINT_FORMS[6][1])})", _I), _r_point),
+    (
+        re.compile(rf"(?:\b(?:in|during|for|from|throughout|of)\s+)?(?P<p>{_uncaptured(_POINT_FORMS[3][1])})", _I),
+        _r_point,
+    ),
+    (
+        re.compile(rf"(?:\b(?:in|during|for|from|throughout|of)\s+)?(?P<p>{_uncaptured(_POINT_FORMS[4][1])})", _I),
+        _r_point,
+    ),
+    (
+        re.compile(rf"(?:\b(?:in|during|for|from|throughout|of)\s+)?(?P<p>{_uncaptured(_POINT_FORMS[5][1])})", _I),
+        _r_point,
+    ),
+    (
+        re.compile(rf"(?:\b(?:in|during|throughout|of|from)\s+)?\b(?P<p>{_uncaptured(_POINT_FORMS[6][1])})", _I),
+        _r_point,
+    ),
     # a bare year only with a lead-in that makes it a time
-    (re.compile(rf"\b(?:in|during|of|from|throughout|in\s+the\s+year|in\s+year)\s+(?P<p>{_YEAR})(?![\w-])", _I), _r_point),
+    (
+        re.compile(rf"\b(?:in|during|of|from|throughout|in\s+the\s+year|in\s+year)\s+(?P<p>{_YEAR})(?![\w-])", _I),
+        _r_point,
+    ),
     # relative
     (re.compile(r"\btoday\b", _I), _r_today),
     (re.compile(r"\byesterday\b", _I), _r_yesterday),
     (re.compile(rf"\b{_LEAD}(?:this|current)\s+(?P<u>week|month|quarter|year)\b", _I), _r_this),
     (re.compile(rf"\b{_LEAD}(?:last|previous)\s+(?P<u>week|month|quarter|year)\b", _I), _r_last),
     (re.compile(rf"\b{_LEAD}(?:past|last|previous|preceding)\s+(?P<n>{_N})\s+(?P<u>{_UNIT})\b", _I), _r_past_n),
-    (re.compile(rf"\b{_LEAD}(?:past\s+|(?:last|previous)\s+(?=decade))(?P<u>week|month|quarter|year|decade)\b", _I), _r_past_one),
+    (
+        re.compile(rf"\b{_LEAD}(?:past\s+|(?:last|previous)\s+(?=decade))(?P<u>week|month|quarter|year|decade)\b", _I),
+        _r_past_one,
+    ),
     (re.compile(r"\b(?:(?:the\s+)?most\s+)?(?:recent(?:ly)?|lately)\b", _I), _r_recent),
     (re.compile(rf"\b(?P<lead>last|previous|this|in|during)\s+(?P<mon>{_MONTH})(?![\w'’])", _I), _r_named_month),
     # Chinese
     (re.compile(rf"{_CN_POINT}\s*(?P<w>以來|以来|至今|以前|之前|以後|以后|之後|之后)"), _r_cn_since),
-    (re.compile(rf"(?<!\d)(?P<y>\d{{4}})\s*年\s*(?:第\s*(?P<q>[1-4一二三四])\s*季度?|[Qq](?P<q2>[1-4]))"),
-     _r_cn_quarter),
+    (re.compile(r"(?<!\d)(?P<y>\d{4})\s*年\s*(?:第\s*(?P<q>[1-4一二三四])\s*季度?|[Qq](?P<q2>[1-4]))"), _r_cn_quarter),
     (re.compile(_CN_POINT), _r_cn_point),
     (re.compile(rf"(?P<yw>今年|去年|前年)\s*(?P<m>{_CN_MONTH})\s*月份?"), _r_cn_year_month),
-    (re.compile(rf"(?<![\d一二三四五六七八九十兩两個个年第上下本這这幾几每])(?P<m>{_CN_MONTH})\s*月份?(?![份底初中])"),
-     _r_cn_month),
+    (
+        re.compile(
+            rf"(?<![\d一二三四五六七八九十兩两個个年第上下本這这幾几每])(?P<m>{_CN_MONTH})\s*月份?(?![份底初中])"
+        ),
+        _r_cn_month,
+    ),
     (re.compile(r"今天|今日|昨天|昨日|前天"), _r_cn_day),
-    (re.compile(r"本週|本周|這週|这周|本星期|這星期|这星期|這個星期|这个星期|上週|上周|上星期|上個星期|上个星期"
-                r"|本月|這個月|这个月|上個月|上个月|上月|今年|去年|前年"), _r_cn_rel),
-    (re.compile(rf"(?:最近|過去|过去|(?<![附接靠将將])近)\s*的?\s*(?P<n>{_CN_N})\s*(?P<u>{_CN_PAST_UNIT})(?:來|来|內|内|裡|里)?"), _r_cn_past),
+    (
+        re.compile(
+            r"本週|本周|這週|这周|本星期|這星期|这星期|這個星期|这个星期|上週|上周|上星期|上個星期|上个星期"
+            r"|本月|這個月|这个月|上個月|上个月|上月|今年|去年|前年"
+        ),
+        _r_cn_rel,
+    ),
+    (
+        re.compile(
+            rf"(?:最近|過去|过去|(?<![附接靠将將])近)\s*的?\s*(?P<n>{_CN_N})\s*(?P<u>{_CN_PAST_UNIT})(?:來|来|內|内|裡|里)?"
+        ),
+        _r_cn_past,
+    ),
     (re.compile(r"最近|近期|近來|近来"), _r_recent),
 ]
 
@@ -620,7 +708,7 @@ def strip_time_expression(question: str, rng: DateRange | None) -> str:
     if index < 0:
         return question
     before = question[:index].rstrip()
-    after = question[index + len(rng.expression):].lstrip()
+    after = question[index + len(rng.expression) :].lstrip()
     # a comma or similar that introduced or closed the expression goes with it
     if not before:
         after = after.lstrip(_PUNCT_MID + " ")
@@ -628,9 +716,7 @@ def strip_time_expression(question: str, rng: DateRange | None) -> str:
         before = before.rstrip(_PUNCT_MID + " ")
     elif after[0] in _PUNCT_MID and before[-1] in _PUNCT_MID:
         after = after[1:].lstrip()
-    if before and after and after[0] not in _PUNCT_END + _PUNCT_MID and not (
-        _is_cjk(before[-1]) or _is_cjk(after[0])
-    ):
+    if before and after and after[0] not in _PUNCT_END + _PUNCT_MID and not (_is_cjk(before[-1]) or _is_cjk(after[0])):
         text = before + " " + after
     else:
         text = before + after
@@ -651,20 +737,34 @@ def _is_cjk(char: str) -> bool:
 _ENT = r"(?P<a>.+?)"
 _ENT_B = r"(?P<b>.+?)"
 _ROUTES = [
-    re.compile(rf"^\s*how\s+(?:are|were|is|was)\s+{_ENT}\s+and\s+{_ENT_B}\s+"
-               r"(?:related|connected|linked|associated|interrelated)\b", _I),
-    re.compile(rf"^\s*how\s+(?:are|were|is|was)\s+{_ENT}\s+(?:related|connected|linked|associated)\s+"
-               rf"(?:to|with)\s+{_ENT_B}\s*[?.!]*\s*$", _I),
+    re.compile(
+        rf"^\s*how\s+(?:are|were|is|was)\s+{_ENT}\s+and\s+{_ENT_B}\s+"
+        r"(?:related|connected|linked|associated|interrelated)\b",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*how\s+(?:are|were|is|was)\s+{_ENT}\s+(?:related|connected|linked|associated)\s+"
+        rf"(?:to|with)\s+{_ENT_B}\s*[?.!]*\s*$",
+        _I,
+    ),
     re.compile(rf"^\s*how\s+(?:do|does|did)\s+{_ENT}\s+and\s+{_ENT_B}\s+(?:relate|connect)\b", _I),
     re.compile(rf"^\s*how\s+(?:do|does|did)\s+{_ENT}\s+(?:relate|connect)\s+(?:to|with)\s+{_ENT_B}\s*[?.!]*\s*$", _I),
-    re.compile(rf"^\s*what\s+(?:connects|connected|links|linked|relates|related|ties|tied)\s+{_ENT}\s+"
-               rf"(?:and|to|with)\s+{_ENT_B}\s*[?.!]*\s*$", _I),
-    re.compile(rf"\b(?:relationships?|relations?|links?|connections?|associations?|ties)\s+between\s+"
-               rf"{_ENT}\s+and\s+{_ENT_B}\s*[?.!]*\s*$", _I),
+    re.compile(
+        rf"^\s*what\s+(?:connects|connected|links|linked|relates|related|ties|tied)\s+{_ENT}\s+"
+        rf"(?:and|to|with)\s+{_ENT_B}\s*[?.!]*\s*$",
+        _I,
+    ),
+    re.compile(
+        rf"\b(?:relationships?|relations?|links?|connections?|associations?|ties)\s+between\s+"
+        rf"{_ENT}\s+and\s+{_ENT_B}\s*[?.!]*\s*$",
+        _I,
+    ),
     re.compile(rf"^\s*what\s+(?:do|did|does)\s+{_ENT}\s+and\s+{_ENT_B}\s+have\s+in\s+common\b", _I),
-    re.compile(rf"^\s*{_ENT}\s*(?:和|與|与|跟|同)\s*{_ENT_B}\s*(?:之間|之间)?\s*(?:有|存在)?\s*"
-               r"(?:什麼|什么|何|怎樣的|怎样的|哪些|甚麼)?\s*(?:樣的|样的)?\s*的?\s*"
-               r"(?:關係|关系|關聯|关联|聯繫|联系)"),
+    re.compile(
+        rf"^\s*{_ENT}\s*(?:和|與|与|跟|同)\s*{_ENT_B}\s*(?:之間|之间)?\s*(?:有|存在)?\s*"
+        r"(?:什麼|什么|何|怎樣的|怎样的|哪些|甚麼)?\s*(?:樣的|样的)?\s*的?\s*"
+        r"(?:關係|关系|關聯|关联|聯繫|联系)"
+    ),
 ]
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", _I)
 _QUOTES = "\"'“”‘’`«»「」『』"
@@ -683,7 +783,7 @@ def _clean_entity(text: str) -> str:
 
 
 def route(question: str) -> Route:
-    """"relation" with the two entity phrases for relation questions, else "search"."""
+    """ "relation" with the two entity phrases for relation questions, else "search"."""
     for regex in _ROUTES:
         m = regex.search(question or "")
         if not m:
@@ -696,7 +796,8 @@ def route(question: str) -> Route:
 
 # --------------------------------------------------------------------------- keywords
 
-_EN_STOP = set("""
+_EN_STOP = set(
+    """
 a about above after again against all almost also although am among an and any anyone anything are aren't
 around as at be became because been before being below between both but by can cannot can't could couldn't
 did didn't do does doesn't doing don't done down during each either else even ever every few for from
@@ -710,30 +811,41 @@ whatever whether while will with within without won't would wouldn't yet you you
 yourselves
 what what's which who who's whom whose when where where's why how's
 tell explain describe summarize summarise give show list find know happen happened happens
-""".split())
-_DE_STOP = set("""
+""".split()
+)
+_DE_STOP = set(
+    """
 der die das den dem des ein eine einen einem einer eines und oder aber ist sind war waren wird wurde wurden
 nicht kein keine mit von zu zum zur im ins auf für über unter bei nach aus auch sich es er sie wir ihr
 ich du was wer wie wo wann warum wieso welche welcher welches gibt hat haben
-""".split()) - {"war"}
-_FR_STOP = set("""
+""".split()
+) - {"war"}
+_FR_STOP = set(
+    """
 le la les un une des du de et ou est sont été était au aux en dans sur par pour avec sans ce cette ces
 il elle ils elles nous vous je tu ne pas plus que qui quoi quel quelle quels quelles quand où pourquoi
 comment combien qu'est-ce c'est l' d' qu'
-""".split())
-_ES_STOP = set("""
+""".split()
+)
+_ES_STOP = set(
+    """
 el la los las un una unos unas y o es son fue fueron está están del al de en por para con sin sobre
 entre que qué quién quiénes cuál cuáles cuándo dónde cómo cuánto cuántos lo se su sus no más muy
-""".split())
+""".split()
+)
 _STOP = _EN_STOP | _DE_STOP | _FR_STOP | _ES_STOP
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
-_CN_STOP = sorted("""
+_CN_STOP = sorted(
+    """
 什麼 什么 甚麼 哪些 哪個 哪个 哪裡 哪里 為什麼 为什么 怎麼 怎么 怎樣 怎样 如何 多少 幾 几 誰 谁 嗎 吗 呢 吧 啊
 的 了 是 在 和 與 与 及 跟 有 也 都 就 而 或 被 把 對 对 從 从 到 於 于 之 其 這 这 那 個 个 些 我 你 他 她 它
 們 们 請 请 告訴 告诉 關於 关于 介紹 介绍 一下 一些 哪 麼 么
-""".split(), key=len, reverse=True)
+""".split(),
+    key=len,
+    reverse=True,
+)
 _CN_SPLIT = re.compile("|".join(map(re.escape, _CN_STOP)))
 _TOKEN = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_](?:[\w'’.\-]*[^\W_])?)|(?P<end>[.!?](?=\s|$))")
 
@@ -778,14 +890,22 @@ def keywords(question: str, max_terms: int = 12) -> list[str]:
 # --------------------------------------------------------------------------- language
 
 _VOTES = {
-    "en": set("the is are was were and of to in what who how why when which did does do with for on about "
-              "from between".split()),
-    "de": set("der die das und ist sind nicht mit von ein eine einen wie wer warum welche welcher welches "
-              "über für auf dem den des sich auch wurde wurden wann wo im zum zur gibt hat".split()),
-    "fr": set("le les est et des du une qui quoi quel quelle quels quelles pour dans avec cette sont "
-              "comment pourquoi où été au aux je vous nous il elle ce c'est qu'est-ce".split()),
-    "es": set("el los las es y qué quién quiénes cuál cuáles cuándo dónde cómo por para con una son del fue "
-              "está están lo al sobre".split()),
+    "en": set(
+        "the is are was were and of to in what who how why when which did does do with for on about "
+        "from between".split()
+    ),
+    "de": set(
+        "der die das und ist sind nicht mit von ein eine einen wie wer warum welche welcher welches "
+        "über für auf dem den des sich auch wurde wurden wann wo im zum zur gibt hat".split()
+    ),
+    "fr": set(
+        "le les est et des du une qui quoi quel quelle quels quelles pour dans avec cette sont "
+        "comment pourquoi où été au aux je vous nous il elle ce c'est qu'est-ce".split()
+    ),
+    "es": set(
+        "el los las es y qué quién quiénes cuál cuáles cuándo dónde cómo por para con una son del fue "
+        "está están lo al sobre".split()
+    ),
 }
 _HAN = re.compile(rf"[{_CJK}]")
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")

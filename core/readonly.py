@@ -22,56 +22,152 @@ plan's operator details, never by searching the text for a substring.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import GraphragError
 
 # Lower-case glob patterns (``*`` also matches dots). Anything not listed is refused.
 READ_PROCEDURES: tuple[str, ...] = (
     # built in: schema and index reads
-    "db.labels", "db.relationshiptypes", "db.propertykeys", "db.schema.*", "db.info", "db.ping",
-    "db.awaitindex", "db.awaitindexes", "db.index.fulltext.querynodes",
-    "db.index.fulltext.queryrelationships", "db.index.fulltext.listavailableanalyzers",
-    "db.index.vector.querynodes", "db.index.vector.queryrelationships",
-    "dbms.components", "dbms.info", "dbms.listcapabilities", "dbms.showcurrentuser", "tx.getmetadata",
+    "db.labels",
+    "db.relationshiptypes",
+    "db.propertykeys",
+    "db.schema.*",
+    "db.info",
+    "db.ping",
+    "db.awaitindex",
+    "db.awaitindexes",
+    "db.index.fulltext.querynodes",
+    "db.index.fulltext.queryrelationships",
+    "db.index.fulltext.listavailableanalyzers",
+    "db.index.vector.querynodes",
+    "db.index.vector.queryrelationships",
+    "dbms.components",
+    "dbms.info",
+    "dbms.listcapabilities",
+    "dbms.showcurrentuser",
+    "tx.getmetadata",
     # APOC: metadata, traversals and virtual (never stored) nodes
-    "apoc.help", "apoc.meta.stats", "apoc.meta.schema", "apoc.meta.data", "apoc.meta.data.of",
-    "apoc.meta.graph", "apoc.meta.graph.of", "apoc.meta.graphsample", "apoc.meta.subgraph",
-    "apoc.meta.nodetypeproperties", "apoc.meta.reltypeproperties",
-    "apoc.path.expand", "apoc.path.expandconfig", "apoc.path.spanningtree", "apoc.path.subgraphall",
-    "apoc.path.subgraphnodes", "apoc.paths.tojsontree", "apoc.neighbors.*", "apoc.algo.*",
-    "apoc.coll.*", "apoc.convert.totree", "apoc.create.vnode", "apoc.create.vnodes",
-    "apoc.create.vrelationship", "apoc.create.virtualpath", "apoc.create.clonepathtovirtual",
-    "apoc.create.clonepathstovirtual", "apoc.create.uuids", "apoc.nodes.get", "apoc.nodes.rels",
-    "apoc.nodes.cycles", "apoc.nodes.group", "apoc.nodes.collapse", "apoc.text.phoneticdelta",
-    "apoc.math.regr", "apoc.schema.properties.distinct", "apoc.schema.properties.distinctcount",
-    "apoc.stats.degrees", "apoc.spatial.sortbydistance", "apoc.util.validate",
+    "apoc.help",
+    "apoc.meta.stats",
+    "apoc.meta.schema",
+    "apoc.meta.data",
+    "apoc.meta.data.of",
+    "apoc.meta.graph",
+    "apoc.meta.graph.of",
+    "apoc.meta.graphsample",
+    "apoc.meta.subgraph",
+    "apoc.meta.nodetypeproperties",
+    "apoc.meta.reltypeproperties",
+    "apoc.path.expand",
+    "apoc.path.expandconfig",
+    "apoc.path.spanningtree",
+    "apoc.path.subgraphall",
+    "apoc.path.subgraphnodes",
+    "apoc.paths.tojsontree",
+    "apoc.neighbors.*",
+    "apoc.algo.*",
+    "apoc.coll.*",
+    "apoc.convert.totree",
+    "apoc.create.vnode",
+    "apoc.create.vnodes",
+    "apoc.create.vrelationship",
+    "apoc.create.virtualpath",
+    "apoc.create.clonepathtovirtual",
+    "apoc.create.clonepathstovirtual",
+    "apoc.create.uuids",
+    "apoc.nodes.get",
+    "apoc.nodes.rels",
+    "apoc.nodes.cycles",
+    "apoc.nodes.group",
+    "apoc.nodes.collapse",
+    "apoc.text.phoneticdelta",
+    "apoc.math.regr",
+    "apoc.schema.properties.distinct",
+    "apoc.schema.properties.distinctcount",
+    "apoc.stats.degrees",
+    "apoc.spatial.sortbydistance",
+    "apoc.util.validate",
     # GDS: results streamed from graphs already projected, statistics and estimates
-    "gds.*.stream", "gds.*.stats", "gds.*.estimate", "gds.version", "gds.list", "gds.graph.list",
-    "gds.graph.exists", "gds.model.list", "gds.model.exists", "gds.pipeline.list",
-    "gds.pipeline.exists", "gds.license.state", "gds.debug.sysinfo", "gds.memory.list",
-    "gds.memory.summary", "gds.listprogress", "gds.userlog",
+    "gds.*.stream",
+    "gds.*.stats",
+    "gds.*.estimate",
+    "gds.version",
+    "gds.list",
+    "gds.graph.list",
+    "gds.graph.exists",
+    "gds.model.list",
+    "gds.model.exists",
+    "gds.pipeline.list",
+    "gds.pipeline.exists",
+    "gds.license.state",
+    "gds.debug.sysinfo",
+    "gds.memory.list",
+    "gds.memory.summary",
+    "gds.listprogress",
+    "gds.userlog",
 )
 
 READ_FUNCTIONS: tuple[str, ...] = (
     # built in, with a namespace
-    "date.*", "datetime.*", "localdatetime.*", "time.*", "localtime.*", "duration.*", "point.*",
-    "vector.similarity.*", "graph.*", "db.namefromelementid",
+    "date.*",
+    "datetime.*",
+    "localdatetime.*",
+    "time.*",
+    "localtime.*",
+    "duration.*",
+    "point.*",
+    "vector.similarity.*",
+    "graph.*",
+    "db.namefromelementid",
     # APOC: pure functions on values (no URL, file or nested Cypher)
-    "apoc.agg.*", "apoc.any.*", "apoc.bitwise.*", "apoc.coll.*", "apoc.convert.*",
-    "apoc.create.uuid*", "apoc.create.vnode", "apoc.create.vrelationship", "apoc.create.virtual.*",
-    "apoc.data.url", "apoc.date.*", "apoc.diff.*", "apoc.hashing.*", "apoc.json.path", "apoc.label.*",
-    "apoc.map.*", "apoc.math.*", "apoc.meta.cypher.*", "apoc.meta.nodes.count", "apoc.node.*",
-    "apoc.nodes.*", "apoc.number.*", "apoc.path.*", "apoc.rel.*", "apoc.schema.*", "apoc.scoring.*",
-    "apoc.temporal.*", "apoc.text.*", "apoc.util.md5", "apoc.util.sha*", "apoc.util.compress",
-    "apoc.util.validatepredicate", "apoc.version",
+    "apoc.agg.*",
+    "apoc.any.*",
+    "apoc.bitwise.*",
+    "apoc.coll.*",
+    "apoc.convert.*",
+    "apoc.create.uuid*",
+    "apoc.create.vnode",
+    "apoc.create.vrelationship",
+    "apoc.create.virtual.*",
+    "apoc.data.url",
+    "apoc.date.*",
+    "apoc.diff.*",
+    "apoc.hashing.*",
+    "apoc.json.path",
+    "apoc.label.*",
+    "apoc.map.*",
+    "apoc.math.*",
+    "apoc.meta.cypher.*",
+    "apoc.meta.nodes.count",
+    "apoc.node.*",
+    "apoc.nodes.*",
+    "apoc.number.*",
+    "apoc.path.*",
+    "apoc.rel.*",
+    "apoc.schema.*",
+    "apoc.scoring.*",
+    "apoc.temporal.*",
+    "apoc.text.*",
+    "apoc.util.md5",
+    "apoc.util.sha*",
+    "apoc.util.compress",
+    "apoc.util.validatepredicate",
+    "apoc.version",
     # GDS
-    "gds.version", "gds.islicensed", "gds.graph.exists", "gds.util.*", "gds.similarity.*",
-    "gds.alpha.linkprediction.*", "gds.alpha.ml.onehotencoding",
+    "gds.version",
+    "gds.islicensed",
+    "gds.graph.exists",
+    "gds.util.*",
+    "gds.similarity.*",
+    "gds.alpha.linkprediction.*",
+    "gds.alpha.ml.onehotencoding",
     # this project's procedures jar
-    "graphrag.fold", "graphrag.version",
+    "graphrag.fold",
+    "graphrag.version",
 )
 
 # Plan operators that act on the server although Neo4j plans them in a read query.
@@ -85,11 +181,29 @@ REFUSED_OPERATORS: dict[str, str] = {
 # Neo4j plans a call of a DBMS-mode procedure (dbms.components, tx.getMetaData...) as query
 # type "s" like a schema command. Such a plan is still checked, not refused outright, when it
 # is only the procedure call and these row operators around it.
-_ROW_OPERATORS = frozenset({
-    "ProduceResults", "ProcedureCall", "Projection", "Filter", "Top", "Sort", "PartialSort", "PartialTop",
-    "Limit", "Skip", "Distinct", "OrderedDistinct", "EagerAggregation", "OrderedAggregation", "Argument",
-    "EmptyRow", "Unwind", "Eager", "CacheProperties",
-})
+_ROW_OPERATORS = frozenset(
+    {
+        "ProduceResults",
+        "ProcedureCall",
+        "Projection",
+        "Filter",
+        "Top",
+        "Sort",
+        "PartialSort",
+        "PartialTop",
+        "Limit",
+        "Skip",
+        "Distinct",
+        "OrderedDistinct",
+        "EagerAggregation",
+        "OrderedAggregation",
+        "Argument",
+        "EmptyRow",
+        "Unwind",
+        "Eager",
+        "CacheProperties",
+    }
+)
 
 _QUERY_TYPES = {"w": "writes", "rw": "writes", "s": "changes the schema or is an administration command"}
 
@@ -161,8 +275,12 @@ def calls(text: str) -> Calls:
             continue
         if tok.is_keyword("LOAD") and i + 1 < len(toks) and toks[i + 1].is_keyword("CSV"):
             found.clauses.add(REFUSED_OPERATORS["LoadCSV"])
-        if tok.is_keyword("TERMINATE") and i + 1 < len(toks) and toks[i + 1].kind == "name" \
-                and toks[i + 1].text.upper() in ("TRANSACTION", "TRANSACTIONS"):
+        if (
+            tok.is_keyword("TERMINATE")
+            and i + 1 < len(toks)
+            and toks[i + 1].kind == "name"
+            and toks[i + 1].text.upper() in ("TRANSACTION", "TRANSACTIONS")
+        ):
             found.clauses.add(REFUSED_OPERATORS["TerminateTransactions"])
         parts, j = [tok.text], i + 1
         while j + 1 < len(toks) and toks[j].kind == "punct" and toks[j].text == "." and toks[j + 1].kind == "name":
@@ -221,8 +339,10 @@ def check(query_type: str | None, plan: dict | None, text: str) -> None:
     if query_type == "s" and "ProcedureCall" in names and names <= _ROW_OPERATORS:
         query_type = "r"  # a DBMS-mode procedure: its name is checked below
     if query_type not in (None, "r"):
-        raise Refused(f"read mode refuses a statement that {_QUERY_TYPES.get(query_type, 'is not a read')} "
-                      f"(Neo4j plans it as query type {query_type!r}); add --write to run it")
+        raise Refused(
+            f"read mode refuses a statement that {_QUERY_TYPES.get(query_type, 'is not a read')} "
+            f"(Neo4j plans it as query type {query_type!r}); add --write to run it"
+        )
     in_text = calls(text)
     for name in sorted(names):
         if name in REFUSED_OPERATORS:
@@ -231,12 +351,10 @@ def check(query_type: str | None, plan: dict | None, text: str) -> None:
         raise Refused(f"read mode refuses {sorted(in_text.clauses)[0]}; add --write to run it")
     for proc in sorted(procedures | in_text.procedures):
         if not allowed(proc, READ_PROCEDURES):
-            raise Refused(f"read mode refuses procedure {proc} (not on the read-only allowlist); "
-                          "add --write to run it")
+            raise Refused(f"read mode refuses procedure {proc} (not on the read-only allowlist); add --write to run it")
     for func in sorted(in_text.functions | in_plan.functions):
         if not allowed(func, READ_FUNCTIONS):
-            raise Refused(f"read mode refuses function {func} (not on the read-only allowlist); "
-                          "add --write to run it")
+            raise Refused(f"read mode refuses function {func} (not on the read-only allowlist); add --write to run it")
 
 
 def explain_text(text: str) -> str | None:
@@ -256,7 +374,7 @@ def explain_text(text: str) -> str | None:
     if i < len(toks) and toks[i].is_keyword("EXPLAIN"):
         return None
     if i < len(toks) and toks[i].is_keyword("PROFILE"):
-        return text[: toks[i].start] + "EXPLAIN" + text[toks[i].end:]
+        return text[: toks[i].start] + "EXPLAIN" + text[toks[i].end :]
     return "EXPLAIN " + text
 
 

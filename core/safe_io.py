@@ -64,8 +64,7 @@ class _Counting(io.RawIOBase):
 class _Bounded(io.RawIOBase):
     """Decompressed bytes, refused past the ratio or size cap; decoder errors as ContentError."""
 
-    def __init__(self, stream, compressed: _Counting | None, kind: str | None, max_bytes: int | None,
-                 max_ratio: float):
+    def __init__(self, stream, compressed: _Counting | None, kind: str | None, max_bytes: int | None, max_ratio: float):
         self.stream, self.compressed, self.kind = stream, compressed, kind
         self.max_bytes, self.max_ratio, self.total = max_bytes, max_ratio, 0
 
@@ -82,11 +81,16 @@ class _Bounded(io.RawIOBase):
         self.total += n or 0
         if self.max_bytes is not None and self.total > self.max_bytes:
             raise ContentError(f"more than {_mb(self.max_bytes)} of data, refused")
-        if (self.compressed is not None and self.total > RATIO_GRACE_BYTES
-                and self.total > self.max_ratio * max(self.compressed.count, 1)):
-            raise ContentError(f"{self.kind} data expands more than {self.max_ratio:g} times "
-                               f"({_mb(self.total)} from {_mb(self.compressed.count)}): refused as a "
-                               "decompression bomb")
+        if (
+            self.compressed is not None
+            and self.total > RATIO_GRACE_BYTES
+            and self.total > self.max_ratio * max(self.compressed.count, 1)
+        ):
+            raise ContentError(
+                f"{self.kind} data expands more than {self.max_ratio:g} times "
+                f"({_mb(self.total)} from {_mb(self.compressed.count)}): refused as a "
+                "decompression bomb"
+            )
         return n
 
     def close(self) -> None:
@@ -115,8 +119,9 @@ def open_bytes(path: str | os.PathLike, max_bytes: int | None = None, max_ratio:
     return io.BufferedReader(_Bounded(stream, counting, kind, max_bytes, max_ratio), 1 << 16)
 
 
-def iter_lines(handle: BinaryIO, max_line: int = MAX_LINE_BYTES,
-               errors: str = "strict") -> Iterator[tuple[int, str | ContentError]]:
+def iter_lines(
+    handle: BinaryIO, max_line: int = MAX_LINE_BYTES, errors: str = "strict"
+) -> Iterator[tuple[int, str | ContentError]]:
     """(line number, text) per line, or (line number, ContentError) for a line too long or not
     UTF-8; a BOM on the first line is dropped. Caps of the stream itself raise ContentError."""
     number = 0

@@ -11,12 +11,12 @@ import re
 # ESC-introduced sequences (CSI, OSC terminated by BEL or ST, and two-byte escapes),
 # then any other C0/C1 control character except newline and tab.
 _ESCAPES = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"          # CSI ... final byte
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI ... final byte
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC ... BEL or ST
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"     # DCS, SOS, PM, APC ... ST
-    r"|\x1b[@-_]?"                        # other two-byte escapes, a lone ESC
-    r"|\x9b[0-?]*[ -/]*[@-~]"             # 8-bit CSI
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"     # remaining control characters
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC ... ST
+    r"|\x1b[@-_]?"  # other two-byte escapes, a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # remaining control characters
 )
 
 

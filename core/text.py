@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
-from typing import Callable, Iterable
 
 # --- sentences -----------------------------------------------------------------------
 
@@ -28,7 +28,7 @@ _WORD_BEFORE = re.compile(r"([\w.'’-]+)$")
 
 
 def _is_sentence_end(text: str, match: re.Match) -> bool:
-    after = text[match.end():match.end() + 1]
+    after = text[match.end() : match.end() + 1]
     if not after:
         return True
     # The next sentence starts with a capital, a digit, a quote or a bracket; a lower-case
@@ -140,7 +140,7 @@ def title_case(text: str) -> str:
 def _capitalise(word: str) -> str:
     for i, ch in enumerate(word):
         if ch.isalpha():
-            return word[:i] + ch.upper() + word[i + 1:]
+            return word[:i] + ch.upper() + word[i + 1 :]
     return word
 
 
@@ -179,6 +179,7 @@ def iso_date(value: str | None) -> str | None:
 
 
 # --- accent folding: the one definition (the Java procedures implement the same rule) ---
+
 
 def is_mark(ch: str) -> bool:
     return unicodedata.category(ch).startswith("M")

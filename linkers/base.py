@@ -16,8 +16,9 @@ run is ("12000/41000 names"); the CLI shows it as a live status line, or not at 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from graphrag_cypher.errors import GraphragError
 

@@ -63,7 +63,8 @@ def longest_matches(found: list[Occurrence]) -> list[Occurrence]:
 # --- not-a-place contexts ---------------------------------------------------------------
 
 # Words before "of <Place>" that keep it a place: "the Gulf of Corinth", "Bishop of Edessa".
-PLACE_OF_WORDS = frozenset("""
+PLACE_OF_WORDS = frozenset(
+    """
     gulf bay isthmus strait straits kingdom kingdoms province provinces diocese city cities town towns port ports
     harbour harbor island islands isle region regions territory plain plains valley mount mountains sea lake river
     battle siege sack peace treaty council synod bishop bishops archbishop metropolitan patriarch patriarchate church
@@ -76,29 +77,38 @@ PLACE_OF_WORDS = frozenset("""
     environs vicinity outskirts suburbs hinterland countryside chora border borders frontier frontiers boundary
     duke dukes count prince princes lord lords archon archons magistrates tribe tribes demos boule ekklesia
     jews greeks romans christians saints martyrs monastery monasteries abbot monks clergy see
-    """.split())
+    """.split()
+)
 
 # "Ptolemy XII Auletes": a ruler's epithet after his numeral.
 _COGNOMEN = re.compile(r"\b[A-Z][a-z]+\s+[IVX]+\s+$")
 # Common nouns a monument's name starts with: written in lower case ("the sanctuary of
 # Demeter at Cyrene") they name one of many, not the one Pleiades calls so.
-GENERIC = frozenset("""sanctuary temple temples church basilica tomb tombs villa baths bath theatre theater
+GENERIC = frozenset(
+    """sanctuary temple temples church basilica tomb tombs villa baths bath theatre theater
     house gate gates wall walls tower fort fortress monastery stoa altar shrine spring fountain cave bridge
-    road aqueduct market palace quarry quarries mine mines harbour harbor port sanctuaries necropolis""".split())
+    road aqueduct market palace quarry quarries mine mines harbour harbor port sanctuaries necropolis""".split()
+)
 _PERSON_OF = re.compile(r"(?:^|[^\w'’])([A-Z][\w'’-]*) of\s+$")
 # "P. Cairo 30758", "P.Köln", "O. Claud.", "SB", "BGU", "I. Ephesos", "T. Vindol.": a siglum's letters just before.
-_SIGLUM = re.compile(r"(?:^|[\s(\[;,/])(?:P|O|T|I|SB|BGU|PSI|CPR|SPP|Pap|Chr|Stud|Ch\.L\.A|C|Inscr|Tab)\.\s*"
-                     r"(?:[A-Z][\w]*\.\s*)*$")
+_SIGLUM = re.compile(
+    r"(?:^|[\s(\[;,/])(?:P|O|T|I|SB|BGU|PSI|CPR|SPP|Pap|Chr|Stud|Ch\.L\.A|C|Inscr|Tab)\.\s*"
+    r"(?:[A-Z][\w]*\.\s*)*$"
+)
 _INSTITUTION_BEFORE = re.compile(
     r"\b(?:School|Institute|Institut|Istituto|Academy|Akademie|University|Université|Università|Universität"
     r"|Universidad|Museum|Musée|Museo|Library|Bibliothèque|Society|College|Press|Foundation|Department|Center"
-    r"|Centre|Seminar|Archive|Archives)s?\b(?: (?:of|for) [A-Z][\w]*(?: (?:and )?[A-Z][\w]*)*)?\s*(?:at|of|in|zu|de|di)\s+$")
+    r"|Centre|Seminar|Archive|Archives)s?\b(?: (?:of|for) [A-Z][\w]*(?: (?:and )?[A-Z][\w]*)*)?\s*(?:at|of|in|zu|de|di)\s+$"
+)
 _INSTITUTION_AFTER = re.compile(
-    r"^(?:['’]s)?\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College)\b")
+    r"^(?:['’]s)?\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College)\b"
+)
 # Before a name that is usually a person's, a word that makes it a place.
 _PLACE_CUE = re.compile(
     r"(?:\b(?:at|in|from|to|near|towards|toward|via|city of|port of|town of|harbou?r of|site of|island of"
-    r"|called|named)|\b(?:City|Port|Town|Harbou?r) of)\s+$", re.I)
+    r"|called|named)|\b(?:City|Port|Town|Harbou?r) of)\s+$",
+    re.I,
+)
 _QUEEN = re.compile(r"\b(?:[Qq]ueen|[Kk]ing|[Pp]rincess|[Pp]rince|[Ee]mperor|[Ee]mpress|[Ss]aint|St\.|[Ss]t)\s+$")
 _SPACES = re.compile(r"\s+")
 _LINK_WORDS = frozenset({"at", "of", "in", "zu", "de", "di"})
@@ -120,14 +130,19 @@ def in_emphasis(occ: Occurrence, spans: list[str]) -> bool:
             continue
         at = span.find(surface)
         while at >= 0:
-            if before.endswith(span[:at]) and after.startswith(span[at + len(surface):]):
+            if before.endswith(span[:at]) and after.startswith(span[at + len(surface) :]):
                 return True
             at = span.find(surface, at + 1)
     return False
 
 
-def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: frozenset[str] = frozenset(),
-                emphasis: list[str] = ()) -> str | None:
+def not_a_place(
+    occ: Occurrence,
+    *,
+    is_place=lambda word: False,
+    person_names: frozenset[str] = frozenset(),
+    emphasis: list[str] = (),
+) -> str | None:
     """Why this occurrence is not a place mention (a rule name), or None.
 
     `is_place(folded word)`: whether a word is a place's name (so "Antioch of Pisidia" keeps Pisidia);
@@ -138,8 +153,9 @@ def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: f
     last = before.rstrip()[-3:]
     if last[-1:] == "." and _SIGLUM.search(before):
         return "siglum"
-    if (last[-2:] in _LINK_WORDS and _INSTITUTION_BEFORE.search(occ.before[-2 * NEAR:])) \
-            or ((after[:1].isspace() or after[:1] in "'’") and _INSTITUTION_AFTER.match(after)):
+    if (last[-2:] in _LINK_WORDS and _INSTITUTION_BEFORE.search(occ.before[-2 * NEAR :])) or (
+        (after[:1].isspace() or after[:1] in "'’") and _INSTITUTION_AFTER.match(after)
+    ):
         return "institution"
     person = _PERSON_OF.search(before) if last == " of" else None
     if person:
@@ -159,10 +175,16 @@ def not_a_place(occ: Occurrence, *, is_place=lambda word: False, person_names: f
 
 # A name the document sets in italics on its own is a title there when it is also called a
 # game, a book or a film, or dated like one: "a game like Thebes", "played Thebes (2007)".
-_TITLE_BEFORE = re.compile(r"\b(?:game|games|played|playing|novel|film|movie|book|journal|series|magazine)"
-                           r"(?:\s+(?:like|called|named|titled|entitled))?\s+$", re.I)
-_TITLE_AFTER = re.compile(r"^\s*\((?:[^()]{0,30}?\b)?(?:1[6-9]|20)\d\d\b|^\s+(?:is|was)\s+(?:only\s+)?(?:a|one)\s+"
-                          r"(?:\w+\s+)?(?:game|novel|film|book)\b", re.I)
+_TITLE_BEFORE = re.compile(
+    r"\b(?:game|games|played|playing|novel|film|movie|book|journal|series|magazine)"
+    r"(?:\s+(?:like|called|named|titled|entitled))?\s+$",
+    re.I,
+)
+_TITLE_AFTER = re.compile(
+    r"^\s*\((?:[^()]{0,30}?\b)?(?:1[6-9]|20)\d\d\b|^\s+(?:is|was)\s+(?:only\s+)?(?:a|one)\s+"
+    r"(?:\w+\s+)?(?:game|novel|film|book)\b",
+    re.I,
+)
 
 
 def title_cue(occ: Occurrence) -> bool:
@@ -174,7 +196,10 @@ def title_cue(occ: Occurrence) -> bool:
 
 KINDS = ("province", "region", "island", "port", "settlement", "river", "mountain", "diocese", "sanctuary")
 _CUES_BEFORE = [
-    ("province", re.compile(r"\b(?:province|provinces|provincia|proconsul|governor|conventus)\s+(?:of\s+)?(?:the\s+)?$", re.I)),
+    (
+        "province",
+        re.compile(r"\b(?:province|provinces|provincia|proconsul|governor|conventus)\s+(?:of\s+)?(?:the\s+)?$", re.I),
+    ),
     ("diocese", re.compile(r"\bdiocese\s+of\s+$", re.I)),
     ("island", re.compile(r"\b(?:island|isle)\s+of\s+$", re.I)),
     ("island", re.compile(r"\b(?:on|off)\s+$")),  # "struck on Cyprus", "off Rhodes"
@@ -184,8 +209,14 @@ _CUES_BEFORE = [
     ("river", re.compile(r"\briver\s+$", re.I)),
     ("mountain", re.compile(r"\b(?:Mount|Mt\.?|mountain)\s+$")),
     ("modern", re.compile(r"\b(?:modern|today'?s?|present-day|contemporary)\s+(?:-day\s+)?$", re.I)),
-    ("ancient", re.compile(r"\b(?:ancient|classical|archaic|hellenistic|late antique|byzantine|ptolemaic|pharaonic"
-                           r"|roman|greek)\s+$", re.I)),
+    (
+        "ancient",
+        re.compile(
+            r"\b(?:ancient|classical|archaic|hellenistic|late antique|byzantine|ptolemaic|pharaonic"
+            r"|roman|greek)\s+$",
+            re.I,
+        ),
+    ),
 ]
 _CUES_AFTER = [
     ("island", re.compile(r"^\s+(?:island|isl\.)", re.I)),

@@ -76,8 +76,9 @@ class Profile:
     about: str = ""  # folded title and first words of the description ("... located in Pisidia")
 
 
-def profile(*, title: str | None, description: str | None, source: str | None, place_types, lat, lon,
-            fold, names: int = 1) -> Profile:
+def profile(
+    *, title: str | None, description: str | None, source: str | None, place_types, lat, lon, fold, names: int = 1
+) -> Profile:
     """A place's profile from what the gazetteer says of it."""
     title, description = title or "", description or ""
     types = [t.lower() for t in (place_types or []) if isinstance(t, str)]
@@ -88,8 +89,11 @@ def profile(*, title: str | None, description: str | None, source: str | None, p
     else:
         bracket = " ".join(re.findall(r"\(([^()]*)\)", title))
         head = re.split(r"(?<=[.;])\s", description, maxsplit=1)[0][:160]
-        kind = next((k for k, p in _KIND_PATTERNS if p.search(bracket)), None) or _first_kind(head) \
+        kind = (
+            next((k for k, p in _KIND_PATTERNS if p.search(bracket)), None)
+            or _first_kind(head)
             or next((t for t in types if t in ("settlement", "island", "river", "mountain", "region", "port")), None)
+        )
     if WITHDRAWN.search(title) or WITHDRAWN.search(description[:60]):
         quality = -2.0
     elif STUB.search(description):
@@ -100,15 +104,21 @@ def profile(*, title: str | None, description: str | None, source: str | None, p
         quality = 1.0 + min(0.5, 0.1 * max(0, names - 1))  # a well-known place carries many names
     if point is None:
         quality -= 0.4
-    titles = tuple(sorted({fold(part).strip(" ?*") for part in _TITLE_PARTS.sub(" ", title).split("/") if part.strip()}))
+    titles = tuple(
+        sorted({fold(part).strip(" ?*") for part in _TITLE_PARTS.sub(" ", title).split("/") if part.strip()})
+    )
     about = fold(f"{title} {description[:DESCRIBED]}")
     return Profile(kind=kind, quality=quality, point=point, titles=titles, modern=modern, about=about)
 
 
 def _first_kind(text: str) -> str | None:
     """The kind named first in a description: "A city founded ... in Kerman province" is a city."""
-    found = [(m.start(), rank, kind) for rank, (kind, pattern) in enumerate(_KIND_PATTERNS)
-             for m in [pattern.search(text)] if m]
+    found = [
+        (m.start(), rank, kind)
+        for rank, (kind, pattern) in enumerate(_KIND_PATTERNS)
+        for m in [pattern.search(text)]
+        if m
+    ]
     return min(found)[2] if found else None
 
 
@@ -133,9 +143,18 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exonyms: frozenset = frozenset(),
-           known: set | frozenset = frozenset(), distance=None, qualifiers: set[str] = frozenset(),
-           sense: str | None = None) -> Decision:
+def decide(
+    key: str,
+    candidates: tuple,
+    profiles: dict,
+    *,
+    cues: set[str],
+    exonyms: frozenset = frozenset(),
+    known: set | frozenset = frozenset(),
+    distance=None,
+    qualifiers: set[str] = frozenset(),
+    sense: str | None = None,
+) -> Decision:
     """The record `key` means, from its candidates' profiles, the kind cues around it, the
     records named unambiguously in the document (`known`) and `distance(target)`: how far a
     candidate lies from the document's other places (km, or None)."""
@@ -166,8 +185,15 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
         if prof.kind and prof.kind in cues:
             part["kind-cue"] = 1.5
         if prof.modern:
-            part["modern-name"] = 1.5 if "modern" in cues else -1.5 if "ancient" in cues or "province" in cues \
-                else 0.0 if ancient_exonym or ancient_title else 1.2
+            part["modern-name"] = (
+                1.5
+                if "modern" in cues
+                else -1.5
+                if "ancient" in cues or "province" in cues
+                else 0.0
+                if ancient_exonym or ancient_title
+                else 1.2
+            )
         if qualifiers:  # "Antioch in Pisidia": the record should say Pisidia
             part["qualifier"] = 1.5 if any(q in prof.about for q in qualifiers) else -3.0
         if target == sense:  # what the same name means where the document's words say so
@@ -187,15 +213,23 @@ def decide(key: str, candidates: tuple, profiles: dict, *, cues: set[str], exony
     best = ranked[0]
     alone = _sigmoid(2 * scores[best] - 0.5)  # how good the best record is on its own
     if len(ranked) == 1:
-        rule = "qualifier" if parts[best].get("qualifier", 0) > 0 else "exonym" if "exonym" in parts[best] \
+        rule = (
+            "qualifier"
+            if parts[best].get("qualifier", 0) > 0
+            else "exonym"
+            if "exonym" in parts[best]
             else "unique-name"
+        )
         return Decision(best, round(alone, 3), rule, ranked)
     # Candidates within a few km of the best are the same place to a reader (a town and its
     # island, a site and its harbour): they share the best one's weight.
     point = profs[best].point
     weights = {t: math.exp(2 * (scores[t] - scores[best])) for t in ranked}
-    same = sum(w for t, w in weights.items() if t == best or point and profs[t].point
-               and distance_km(point, profs[t].point) <= SAME_PLACE_KM)
+    same = sum(
+        w
+        for t, w in weights.items()
+        if t == best or point and profs[t].point and distance_km(point, profs[t].point) <= SAME_PLACE_KM
+    )
     confidence = same / sum(weights.values()) * alone
     runner = parts[ranked[1]]
     margins = {name: value - runner.get(name, 0.0) for name, value in parts[best].items()}
@@ -228,8 +262,16 @@ class Profiles(dict):
 
     def __missing__(self, pid):
         title, description, source, types, lat, lon, names = self.raw[pid]
-        value = self[pid] = profile(title=title, description=description, source=source, place_types=types,
-                                    lat=lat, lon=lon, fold=self.fold, names=names)
+        value = self[pid] = profile(
+            title=title,
+            description=description,
+            source=source,
+            place_types=types,
+            lat=lat,
+            lon=lon,
+            fold=self.fold,
+            names=names,
+        )
         return value
 
     def get(self, pid, default=None):

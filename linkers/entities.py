@@ -44,8 +44,12 @@ class EntityLinkResult(LinkResult):
     """What an entity run found and did; `to_dict` is the --json output."""
 
     JSON_KEYS: ClassVar[dict[str, str | None]] = {
-        "found": "mentions", "created": "mentions_created", "updated": "mentions_updated",
-        "removed": "mentions_removed", "total": "mentions_total"}
+        "found": "mentions",
+        "created": "mentions_created",
+        "updated": "mentions_updated",
+        "removed": "mentions_removed",
+        "total": "mentions_total",
+    }
 
     names: int = 0
     entities: int = 0
@@ -93,7 +97,9 @@ def link_entities(graph: Graph, options: EntityLinkOptions | None = None, **fiel
         text = chunk["text"] or ""
         found = []
         for match in matcher.find(text):
-            before, after = window(text[max(0, match.start - RAW_WINDOW):match.start], text[match.end:match.end + RAW_WINDOW])
+            before, after = window(
+                text[max(0, match.start - RAW_WINDOW) : match.start], text[match.end : match.end + RAW_WINDOW]
+            )
             found.append(Occurrence(chunk["id"], match.key, match.start, match.end, match.surface, before, after))
         for occ in longest_matches(found):
             hits[(chunk["id"], occ.key)].append(occ)
@@ -106,8 +112,13 @@ def link_entities(graph: Graph, options: EntityLinkOptions | None = None, **fiel
             scoped_key = key if allowed == targets[key] else f"{key}@{chunk_doc[chunk]}"
             targets[scoped_key] = allowed
             scoped_hits[(chunk, scoped_key)] = surfaces
-    result = EntityLinkResult(names=len(table.targets), entities=len(rows), chunks_scanned=scanned,
-                              matches=len(scoped_hits), dry_run=options.dry_run)
+    result = EntityLinkResult(
+        names=len(table.targets),
+        entities=len(rows),
+        chunks_scanned=scanned,
+        matches=len(scoped_hits),
+        dry_run=options.dry_run,
+    )
     result.seconds["match"] = round(time.perf_counter() - started, 3)
     options.progress(f"entities: {len(table.targets)} names, {len(scoped_hits)} chunk-name matches")
     started = time.perf_counter()

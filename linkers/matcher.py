@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from graphrag_cypher.text import FOLDS, CharTable, fold, fold_char, is_mark, is_word_char
 
@@ -36,18 +36,21 @@ from graphrag_cypher.text import FOLDS, CharTable, fold, fold_char, is_mark, is_
 # full-text index, so the reference engine could never shortlist a name that is one.
 LUCENE_STOP_WORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
-    "they this to was will with".split())
+    "they this to was will with".split()
+)
 
 JOINERS = frozenset(".:'\u2018\u2019\u00b7\u0387\u2024")  # join two letters into one token (UAX #29)
 _SPACE = " \\t\\n\\x0B\\f\\r\\u00A0"  # the same set in Java and Python regex syntax
 # After a name: "London: Routledge" or "Paris 1998" / "York, 2004" (a modern year, not "2000 BC").
 _PUBLISHER_TAIL_PY = re.compile(
-    rf"[{_SPACE}]*(?::[{_SPACE}]*(\w)|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.)))")
+    rf"[{_SPACE}]*(?::[{_SPACE}]*(\w)|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.)))"
+)
 _REGNAL_PY = re.compile(r" +[IVX]+")
 _WORD_JAVA = r"[\p{L}\p{N}\p{M}_]"
 _TAILS_JAVA = (
     rf"(?![{_SPACE}]*(?::[{_SPACE}]*\p{{Lu}}|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.))))"
-    rf"(?! +[IVX]+(?!{_WORD_JAVA}))")
+    rf"(?! +[IVX]+(?!{_WORD_JAVA}))"
+)
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
 
 
@@ -66,8 +69,9 @@ IRREGULAR = "\x01"
 # characters alike, and a folded character folds to itself (a unit test checks every code
 # point). A character that does not fold to exactly one (a combining mark, "ǅ" → "dž")
 # becomes IRREGULAR: text with one has no position-for-position bounded form.
-_BOUNDED = CharTable(lambda ch: IRREGULAR if len(fold_char(ch)) != 1
-                      else BOUNDARY if not is_word_char(fold_char(ch)) else fold_char(ch))
+_BOUNDED = CharTable(
+    lambda ch: IRREGULAR if len(fold_char(ch)) != 1 else BOUNDARY if not is_word_char(fold_char(ch)) else fold_char(ch)
+)
 
 
 def fold_with_offsets(text: str) -> tuple[str, list[int] | None]:
@@ -105,7 +109,9 @@ def bounded(folded: str) -> str:
     return folded.translate(_BOUNDED)
 
 
-def load_stoplist(paths: Iterable[str | Path] = (), default: bool = True, shipped: str = "stoplist.txt") -> frozenset[str]:
+def load_stoplist(
+    paths: Iterable[str | Path] = (), default: bool = True, shipped: str = "stoplist.txt"
+) -> frozenset[str]:
     """Folded names, one a line: the shipped list (`stoplist.txt` unless `shipped` says another;
     none when default=False) plus files."""
     lines: list[str] = []
@@ -135,8 +141,9 @@ class NameTable:
     unsearchable: int = 0  # no letters or digits a full-text index could shortlist on
 
 
-def build_name_table(names: dict[str, Iterable[Any]], *, min_length: int = 3,
-                     stoplist: frozenset[str] = frozenset()) -> NameTable:
+def build_name_table(
+    names: dict[str, Iterable[Any]], *, min_length: int = 3, stoplist: frozenset[str] = frozenset()
+) -> NameTable:
     table = NameTable()
     merged: dict[str, dict[Any, None]] = {}
     for name, targets in names.items():
@@ -163,20 +170,29 @@ class Matcher:
     ``[Match(3, 10, "Babylon", "babylon", ("pleiades:893951",))]``.
     """
 
-    def __init__(self, names: dict[str, Iterable[Any]] | NameTable, *, min_length: int = 3,
-                 stoplist: frozenset[str] = frozenset(), require_capital: bool = True, skip_tails: bool = True,
-                 saved: dict | None = None):
+    def __init__(
+        self,
+        names: dict[str, Iterable[Any]] | NameTable,
+        *,
+        min_length: int = 3,
+        stoplist: frozenset[str] = frozenset(),
+        require_capital: bool = True,
+        skip_tails: bool = True,
+        saved: dict | None = None,
+    ):
         import ahocorasick
 
-        self.table = names if isinstance(names, NameTable) else build_name_table(
-            names, min_length=min_length, stoplist=stoplist)
+        self.table = (
+            names if isinstance(names, NameTable) else build_name_table(names, min_length=min_length, stoplist=stoplist)
+        )
         self.require_capital, self.skip_tails = require_capital, skip_tails
         self._empty = not self.table.targets
         if saved is not None:  # what save() gave for this very table: nothing to build
             self._forms = saved["forms"]
             self._automaton = ahocorasick.Automaton(*saved["automaton"])
-            fits = len(self._automaton) == len(self._forms) and (self._empty or (
-                bool(self._forms) and self._automaton.kind == ahocorasick.AHOCORASICK))
+            fits = len(self._automaton) == len(self._forms) and (
+                self._empty or (bool(self._forms) and self._automaton.kind == ahocorasick.AHOCORASICK)
+            )
             if not fits:
                 raise ValueError("the saved automaton does not fit its names")
             return
@@ -267,6 +283,7 @@ class Matcher:
 
 # --- the same rule for the reference engine (full-text shortlist + Java regex in Neo4j) ---
 
+
 def shortlist_tokens(key: str) -> list[str]:
     """Lucene wildcard terms that every chunk containing the folded name must match.
 
@@ -276,8 +293,10 @@ def shortlist_tokens(key: str) -> list[str]:
     """
     terms = []
     # A joiner keeps two letters in one token ("ba'albek"), nothing else ("vii.8" is two).
-    key = "".join(ch if ch not in JOINERS or (0 < i < len(key) - 1 and key[i - 1].isalpha() and key[i + 1].isalpha())
-                  else " " for i, ch in enumerate(key))
+    key = "".join(
+        ch if ch not in JOINERS or (0 < i < len(key) - 1 and key[i - 1].isalpha() and key[i + 1].isalpha()) else " "
+        for i, ch in enumerate(key)
+    )
     for word in re.split(r"[^\w.:'\u2018\u2019\u00b7\u0387\u2024]+|_", key):
         word = word.strip("".join(JOINERS))
         if not word or word in LUCENE_STOP_WORDS:
@@ -310,5 +329,6 @@ def java_pattern(key: str, *, skip_tails: bool = True) -> str:
     for ch in key:
         body.append((ch if ch.isalnum() else "\\" + ch if ch.isascii() else ch) + r"\p{M}*")
     joined = "".join(sorted(JOINERS))
-    return (rf"(?<!{_WORD_JAVA})(?<![\p{{L}}\p{{M}}][{re.escape(joined)}])((?iu:{''.join(body)}))(?!{_WORD_JAVA})"
-            + (_TAILS_JAVA if skip_tails else ""))
+    return rf"(?<!{_WORD_JAVA})(?<![\p{{L}}\p{{M}}][{re.escape(joined)}])((?iu:{''.join(body)}))(?!{_WORD_JAVA})" + (
+        _TAILS_JAVA if skip_tails else ""
+    )

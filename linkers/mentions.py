@@ -9,8 +9,8 @@ last run and a repeated run writes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from graphrag_cypher.db import Graph
 
@@ -20,7 +20,7 @@ def iter_chunks(graph: Graph, corpus: str | None, with_text: bool, page: int = 5
     after = ""
     while True:
         row = graph.read_row("linkers/chunks", after=after, limit=page, corpus=corpus, withText=with_text)
-        for chunk, doc, section, text in zip(row["ids"], row["docIds"], row["sections"], row["texts"]):
+        for chunk, doc, section, text in zip(row["ids"], row["docIds"], row["sections"], row["texts"], strict=True):
             yield {"id": chunk, "docId": doc, "section": section, "text": text}
         if len(row["ids"]) < page:
             return
@@ -38,7 +38,7 @@ class MentionChanges:
 def read_mentions(graph: Graph, linker: str) -> list[tuple[str, str, dict]]:
     """The linker's edges in the graph: (chunk id, entity id, properties but `at`)."""
     row = graph.read_row("linkers/mentions", linker=linker)
-    return list(zip(row["chunkIds"], row["targetIds"], row["props"]))
+    return list(zip(row["chunkIds"], row["targetIds"], row["props"], strict=True))
 
 
 def count_mentions(graph: Graph, linker: str) -> int:
@@ -46,8 +46,14 @@ def count_mentions(graph: Graph, linker: str) -> int:
     return graph.read("linkers/count_mentions", linker=linker)[0]["total"]
 
 
-def sync_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, batch: int,
-                  existing: list[tuple[str, str, dict]] | None = None) -> MentionChanges:
+def sync_mentions(
+    graph: Graph,
+    edges: dict,
+    chunk_ids: list[str],
+    linker: str,
+    batch: int,
+    existing: list[tuple[str, str, dict]] | None = None,
+) -> MentionChanges:
     """Make the linker's edges of the scanned chunks exactly `edges` ({(chunk id, target id):
     properties}), given the edges there are (:func:`read_mentions`, read here unless given):
     create the missing, update the changed, remove those not made, and send nothing else."""
@@ -67,7 +73,7 @@ def sync_mentions(graph: Graph, edges: dict, chunk_ids: list[str], linker: str, 
     work = [("create", r) for r in create] + [("update", r) for r in update] + [("remove", r) for r in remove]
     for start in range(0, len(work), batch):
         part: dict[str, list] = {"create": [], "update": [], "remove": []}
-        for kind, item in work[start:start + batch]:
+        for kind, item in work[start : start + batch]:
             part[kind].append(item)
         done = graph.write("linkers/write_mentions", linker=linker, **part)[0]
         changes.created += done["created"]

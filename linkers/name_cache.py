@@ -72,15 +72,26 @@ class PlaceNameSource:
     saved at once. `only_keys` keeps only those folded names (benchmarks on a sample).
     """
 
-    def __init__(self, graph: Graph, *, sources: list[str] | None, min_length: int, stoplist: frozenset[str],
-                 cache_dir: Path | None, only_keys: frozenset[str] | None = None, pool: Executor | None = None):
+    def __init__(
+        self,
+        graph: Graph,
+        *,
+        sources: list[str] | None,
+        min_length: int,
+        stoplist: frozenset[str],
+        cache_dir: Path | None,
+        only_keys: frozenset[str] | None = None,
+        pool: Executor | None = None,
+    ):
         self.graph, self.sources = graph, sorted(sources) if sources else None
         self.min_length, self.stoplist, self.only_keys = min_length, stoplist, only_keys
-        self.path = Path(cache_dir) / f"place-names-{rules_key(self.sources, min_length, stoplist)}.marshal" \
-            if cache_dir else None
-        on_disk = self.path is not None and self.path.exists()
-        self._asked = pool.submit(graph.read, "places/fingerprint", sources=self.sources) if pool and on_disk \
+        self.path = (
+            Path(cache_dir) / f"place-names-{rules_key(self.sources, min_length, stoplist)}.marshal"
+            if cache_dir
             else None
+        )
+        on_disk = self.path is not None and self.path.exists()
+        self._asked = pool.submit(graph.read, "places/fingerprint", sources=self.sources) if pool and on_disk else None
         self.names = read_cache(self.path) if on_disk else None
         self.cached = self.unconfirmed = self.names is not None
         if self.names is None:
@@ -120,7 +131,8 @@ def read_place_names(graph: Graph, sources: list[str] | None, min_length: int, s
     names: dict[str, list[str]] = defaultdict(list)
     raw = {}
     for pid, aliases, (lat, lon), (title, description, source, types) in sorted(
-            zip(row["ids"], row["names"], row["points"], row["profiles"]), key=lambda r: r[0]):
+        zip(row["ids"], row["names"], row["points"], row["profiles"], strict=True), key=lambda r: r[0]
+    ):
         for name in aliases or []:
             if isinstance(name, str):
                 names[name].append(pid)
@@ -158,9 +170,15 @@ def rules_key(sources: list[str] | None, min_length: int, stoplist: frozenset[st
     for name in ("places/names", "places/fingerprint"):
         code.update(query(name).encode())
     automaton = os.stat(ahocorasick.__file__)  # the saved automaton fits one build of pyahocorasick
-    key = [sources, min_length, sorted(stoplist), code.hexdigest(), unicodedata.unidata_version,
-           list(sys.version_info[:2]),  # marshal's format follows the Python version
-           [Path(ahocorasick.__file__).name, automaton.st_size, automaton.st_mtime_ns]]
+    key = [
+        sources,
+        min_length,
+        sorted(stoplist),
+        code.hexdigest(),
+        unicodedata.unidata_version,
+        list(sys.version_info[:2]),  # marshal's format follows the Python version
+        [Path(ahocorasick.__file__).name, automaton.st_size, automaton.st_mtime_ns],
+    ]
     return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
@@ -168,11 +186,21 @@ def read_cache(path: Path) -> PlaceNames | None:
     """The names saved at `path`, or None when the file cannot be read as such."""
     try:
         data = marshal.loads(path.read_bytes())
-        table = NameTable(targets=data["targets"], too_short=data["too_short"], stoplisted=data["stoplisted"],
-                          unsearchable=data["unsearchable"])
+        table = NameTable(
+            targets=data["targets"],
+            too_short=data["too_short"],
+            stoplisted=data["stoplisted"],
+            unsearchable=data["unsearchable"],
+        )
         profiles = Profiles(data["profiles"], fold)
-        names = PlaceNames(list(data["fingerprint"]), data["places"], table, profiles,
-                           {k: list(v) for k, v in data["exonyms"].items()}, data["automaton"])
+        names = PlaceNames(
+            list(data["fingerprint"]),
+            data["places"],
+            table,
+            profiles,
+            {k: list(v) for k, v in data["exonyms"].items()},
+            data["automaton"],
+        )
     except (OSError, EOFError, ValueError, TypeError, KeyError):
         return None
     os.utime(path)  # recently used: kept when older tables are dropped
@@ -182,9 +210,17 @@ def read_cache(path: Path) -> PlaceNames | None:
 def write_cache(path: Path, names: PlaceNames) -> None:
     """Save the names at `path` (whole or not at all), keeping the CACHE_KEEP most recently used files."""
     table = names.table
-    data = {"fingerprint": names.fingerprint, "places": names.places, "targets": table.targets,
-            "too_short": table.too_short, "stoplisted": table.stoplisted, "unsearchable": table.unsearchable,
-            "profiles": names.profiles.raw, "exonyms": names.exonyms, "automaton": names.automaton}
+    data = {
+        "fingerprint": names.fingerprint,
+        "places": names.places,
+        "targets": table.targets,
+        "too_short": table.too_short,
+        "stoplisted": table.stoplisted,
+        "unsearchable": table.unsearchable,
+        "profiles": names.profiles.raw,
+        "exonyms": names.exonyms,
+        "automaton": names.automaton,
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.partial")

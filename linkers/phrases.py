@@ -31,8 +31,9 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.text import fold
@@ -44,7 +45,8 @@ PAGE = 5000
 CONNECTORS = frozenset("of the de du des da di del della do dos von van der den la le les y and & for on upon".split())
 LEADING_STOP = LUCENE_STOP_WORDS | frozenset(
     "he she his her its we our you your i my me him them who which what when where why how "
-    "after before during since until while although though however also".split())
+    "after before during since until while although though however also".split()
+)
 # Clause breaks: punctuation that never sits inside a name, and a sentence end.
 _CLAUSE = re.compile(r"[,;:()\[\]{}\"“”«»!?|/]|\s[-–—]\s|\.(?:\s|$)|\n")
 _TOKEN = re.compile(r"[^\W_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
@@ -64,7 +66,11 @@ class PhraseLinkResult(LinkResult):
     """What a phrase run found and did; `to_dict` is the --json output."""
 
     JSON_KEYS: ClassVar[dict[str, str | None]] = {
-        "found": "links", "created": "links_created", "removed": "links_removed", "updated": None}
+        "found": "links",
+        "created": "links_created",
+        "removed": "links_removed",
+        "updated": None,
+    }
 
     chunks: int = 0
     phrases_found: int = 0
@@ -105,13 +111,18 @@ def extract_phrases(text: str, common: frozenset[str] = frozenset(), min_length:
                 i += 1
                 continue
             j = i + 1
-            while j < len(tokens) and (_is_capitalised(tokens[j]) or (
-                    tokens[j].lower() in CONNECTORS and j + 1 < len(tokens) and _is_capitalised(tokens[j + 1]))):
+            while j < len(tokens) and (
+                _is_capitalised(tokens[j])
+                or (tokens[j].lower() in CONNECTORS and j + 1 < len(tokens) and _is_capitalised(tokens[j + 1]))
+            ):
                 j += 1
             span = tokens[i:j]
             start_of_clause = i == 0
-            while span and (span[0].lower() in LEADING_STOP or span[0].lower() in CONNECTORS
-                            or (start_of_clause and span[0].lower() in common)):
+            while span and (
+                span[0].lower() in LEADING_STOP
+                or span[0].lower() in CONNECTORS
+                or (start_of_clause and span[0].lower() in common)
+            ):
                 span, start_of_clause = span[1:], False
             while span and span[-1].lower() in CONNECTORS:
                 span = span[:-1]
@@ -159,29 +170,38 @@ def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **field
             if key in keep:
                 names.setdefault(key, surface)
                 wanted.add((cid, key))
-    result = PhraseLinkResult(chunks=len(chunks), phrases_found=len(df), phrases=len(keep),
-                              too_common=sum(1 for n in df.values() if n > max_chunks), found=len(wanted),
-                              dry_run=options.dry_run)
+    result = PhraseLinkResult(
+        chunks=len(chunks),
+        phrases_found=len(df),
+        phrases=len(keep),
+        too_common=sum(1 for n in df.values() if n > max_chunks),
+        found=len(wanted),
+        dry_run=options.dry_run,
+    )
     result.seconds["match"] = round(time.perf_counter() - started, 3)
     if options.dry_run:
         return result
     started = time.perf_counter()
     current = {r["id"]: r for r in graph.read("phrases/existing_phrases")}
     existing = {(r["chunkId"], r["phraseId"]) for r in graph.read("phrases/existing_links")}
-    upserts = [{"id": key, "name": names[key], "chunks": df[key]} for key in sorted(keep)
-               if key not in current or current[key]["name"] != names[key] or current[key]["chunks"] != df[key]]
+    upserts = [
+        {"id": key, "name": names[key], "chunks": df[key]}
+        for key in sorted(keep)
+        if key not in current or current[key]["name"] != names[key] or current[key]["chunks"] != df[key]
+    ]
     create = [{"chunkId": c, "phraseId": p} for c, p in sorted(wanted - existing)]
     remove = [{"chunkId": c, "phraseId": p} for c, p in sorted(existing - wanted)]
     stale = sorted(set(current) - keep)
     for start in range(0, len(upserts), batch):
-        result.phrases_written += graph.write("phrases/upsert_phrases", rows=upserts[start:start + batch])[0]["phrases"]
+        result.phrases_written += graph.write("phrases/upsert_phrases", rows=upserts[start : start + batch])[0][
+            "phrases"
+        ]
     for start in range(0, len(remove), batch):
-        result.removed += graph.write("phrases/delete_links", rows=remove[start:start + batch])[0]["removed"]
+        result.removed += graph.write("phrases/delete_links", rows=remove[start : start + batch])[0]["removed"]
     for start in range(0, len(create), batch):
-        result.created += graph.write("phrases/create_links", rows=create[start:start + batch])[0]["created"]
+        result.created += graph.write("phrases/create_links", rows=create[start : start + batch])[0]["created"]
         on_progress(f"phrases: {min(start + batch, len(create))}/{len(create)} links written")
     for start in range(0, len(stale), batch):
-        result.phrases_removed += graph.write("phrases/delete_phrases", ids=stale[start:start + batch])[0]["removed"]
+        result.phrases_removed += graph.write("phrases/delete_phrases", ids=stale[start : start + batch])[0]["removed"]
     result.seconds["write"] = round(time.perf_counter() - started, 3)
     return result
-

@@ -31,11 +31,12 @@ import re
 import time
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Iterator
+from typing import ClassVar
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
@@ -52,10 +53,12 @@ LINKER = "places"
 ENGINE_SOURCES = {"fast": "aho-corasick", "cypher": "fulltext+regex"}
 # Sections whose place names are publishers' cities and titles, not the article's places.
 # The same pattern runs in Python (re.fullmatch) and in Cypher (=~); keep it to syntax both share.
-SKIP_SECTIONS = (r"(?is)(?:.*>[ ]*)?(?:select |selected |annotated )?(?:bibliography|bibliographie|bibliografia"
-                 r"|literaturverzeichnis|works cited|works consulted|titles cited|references|references cited"
-                 r"|literature cited|sources cited|abbreviations|abbreviations and [a-z ]+|abbreviations used[a-z ]*"
-                 r"|further reading|ludography|filmography|discography|catalogues)[ ]*[.:]?(?:[ ]*>.*)?")
+SKIP_SECTIONS = (
+    r"(?is)(?:.*>[ ]*)?(?:select |selected |annotated )?(?:bibliography|bibliographie|bibliografia"
+    r"|literaturverzeichnis|works cited|works consulted|titles cited|references|references cited"
+    r"|literature cited|sources cited|abbreviations|abbreviations and [a-z ]+|abbreviations used[a-z ]*"
+    r"|further reading|ludography|filmography|discography|catalogues)[ ]*[.:]?(?:[ ]*>.*)?"
+)
 MIN_CONFIDENCE = 0.5
 MAX_CANDIDATES = 10  # alternatives kept on an edge
 NO_MATCH = "(?!)"  # a regex nothing matches: "skip no section"
@@ -83,8 +86,12 @@ class PlaceLinkResult(LinkResult):
     """What a place run found and did; `to_dict` is the --json output."""
 
     JSON_KEYS: ClassVar[dict[str, str | None]] = {
-        "found": "mentions", "created": "mentions_created", "updated": "mentions_updated",
-        "removed": "mentions_removed", "total": "mentions_total"}
+        "found": "mentions",
+        "created": "mentions_created",
+        "updated": "mentions_updated",
+        "removed": "mentions_removed",
+        "total": "mentions_total",
+    }
 
     engine: str
     names: int = 0
@@ -124,8 +131,14 @@ class PlaceLinkResult(LinkResult):
 
     @property
     def skipped(self) -> dict[str, int]:
-        return {"stoplisted": self.stoplisted, "too_short": self.too_short, "bibliography_chunks": self.chunks_skipped,
-                "overlapped": self.overlapped, **self.not_a_place, "undecided": self.undecided}
+        return {
+            "stoplisted": self.stoplisted,
+            "too_short": self.too_short,
+            "bibliography_chunks": self.chunks_skipped,
+            "overlapped": self.overlapped,
+            **self.not_a_place,
+            "undecided": self.undecided,
+        }
 
 
 def link_places(graph: Graph, options: PlaceLinkOptions | None = None, **fields) -> PlaceLinkResult:
@@ -150,18 +163,27 @@ def _read_and_match(graph: Graph, options: PlaceLinkOptions, result: PlaceLinkRe
     """Read the chunks (in `pool`) and the names, then match; cached names are confirmed
     (fingerprinted in `pool` while the fast engine matches) before they are given back."""
     fast = options.engine == "fast"
-    chunks_read = pool.submit(lambda: (list(iter_chunks(graph, options.corpus, with_text=fast)),
-                                       document_emphasis(graph, options.corpus)))
+    chunks_read = pool.submit(
+        lambda: (list(iter_chunks(graph, options.corpus, with_text=fast)), document_emphasis(graph, options.corpus))
+    )
     started = time.perf_counter()
-    source = PlaceNameSource(graph, sources=list(options.gazetteers) if options.gazetteers else None,
-                             min_length=options.min_length, stoplist=options.stoplist, cache_dir=options.cache_dir,
-                             only_keys=options.only_keys, pool=pool)
+    source = PlaceNameSource(
+        graph,
+        sources=list(options.gazetteers) if options.gazetteers else None,
+        min_length=options.min_length,
+        stoplist=options.stoplist,
+        cache_dir=options.cache_dir,
+        only_keys=options.only_keys,
+        pool=pool,
+    )
     if not fast:
         source.confirm()  # before a long match
     _count_names(source, result)
     result.seconds["names"] = round(time.perf_counter() - started, 3)
-    options.progress(f"{result.names} names of {result.places} places ({result.stoplisted} stop-listed, "
-                     f"{result.too_short} too short)")
+    options.progress(
+        f"{result.names} names of {result.places} places ({result.stoplisted} stop-listed, "
+        f"{result.too_short} too short)"
+    )
 
     started = time.perf_counter()
     chunks, emphasis = chunks_read.result()
@@ -169,8 +191,11 @@ def _read_and_match(graph: Graph, options: PlaceLinkOptions, result: PlaceLinkRe
     eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
     result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
     rules = {"require_capital": options.require_capital, "skip_tails": options.skip_tails}
-    found = match_fast(source.names.matcher(**rules), eligible) if fast \
+    found = (
+        match_fast(source.names.matcher(**rules), eligible)
+        if fast
         else match_reference(graph, source.names.table, options)
+    )
     if not source.confirm():  # the places changed since the cached table was built
         _count_names(source, result)
         found = match_fast(source.names.matcher(**rules), eligible)
@@ -179,13 +204,20 @@ def _read_and_match(graph: Graph, options: PlaceLinkOptions, result: PlaceLinkRe
     return source.names, chunks, emphasis, found
 
 
-def _decide(names: PlaceNames, chunks: list[dict], emphasis: dict, found: dict, options: PlaceLinkOptions,
-            result: PlaceLinkResult) -> dict:
+def _decide(
+    names: PlaceNames,
+    chunks: list[dict],
+    emphasis: dict,
+    found: dict,
+    options: PlaceLinkOptions,
+    result: PlaceLinkResult,
+) -> dict:
     started = time.perf_counter()
     chunk_doc = {c["id"]: c["docId"] for c in chunks}
     mentions = place_mentions(found, names, chunk_doc, emphasis if options.contexts else None, result)
-    edges = resolve(mentions, names.table.targets, chunk_doc, names.profiles, options.min_confidence, result,
-                    exonyms=names.exonyms)
+    edges = resolve(
+        mentions, names.table.targets, chunk_doc, names.profiles, options.min_confidence, result, exonyms=names.exonyms
+    )
     for props in edges.values():
         props["source"] = ENGINE_SOURCES[options.engine]
     result.seconds["decide"] = round(time.perf_counter() - started, 3)
@@ -201,7 +233,11 @@ def _write(graph: Graph, edges: dict, chunks: list[dict], options: PlaceLinkOpti
     changes = sync_mentions(graph, edges, [c["id"] for c in chunks], LINKER, options.batch)
     result.seconds["write"] = round(time.perf_counter() - started, 3)
     result.created, result.updated, result.removed, result.total = (
-        changes.created, changes.updated, changes.removed, changes.total)
+        changes.created,
+        changes.updated,
+        changes.removed,
+        changes.total,
+    )
 
 
 def _count_names(source: PlaceNameSource, result: PlaceLinkResult) -> None:
@@ -216,7 +252,7 @@ def _count_names(source: PlaceNameSource, result: PlaceLinkResult) -> None:
 def document_emphasis(graph: Graph, corpus: str | None) -> dict[str, list[str]]:
     """Each document's italic spans (titles as the source marked them), by document id."""
     row = graph.read_row("linkers/document_emphasis", corpus=corpus)
-    return {doc: list(spans) for doc, spans in zip(row["docIds"], row["emphasis"]) if spans}
+    return {doc: list(spans) for doc, spans in zip(row["docIds"], row["emphasis"], strict=True) if spans}
 
 
 @contextmanager
@@ -238,8 +274,9 @@ def match_fast(matcher: Matcher, chunks: list[dict]) -> dict[str, list[Occurrenc
         text = chunk["text"] or ""
         occurrences = []
         for match in matcher.find(text):
-            before, after = window(text[max(0, match.start - RAW_WINDOW):match.start],
-                                   text[match.end:match.end + RAW_WINDOW])
+            before, after = window(
+                text[max(0, match.start - RAW_WINDOW) : match.start], text[match.end : match.end + RAW_WINDOW]
+            )
             occurrences.append(Occurrence(chunk["id"], match.key, match.start, match.end, match.surface, before, after))
         if occurrences:
             found[chunk["id"]] = occurrences
@@ -252,15 +289,29 @@ def match_reference(graph: Graph, table: NameTable, options: PlaceLinkOptions) -
     found: dict[str, list[Occurrence]] = defaultdict(list)
     keys = sorted(table.targets)
     for start in range(0, len(keys), options.name_batch):
-        batch = [{"key": k, "query": fulltext_query(k), "capital": options.require_capital,
-                  "pattern": java_pattern(k, skip_tails=options.skip_tails)}
-                 for k in keys[start:start + options.name_batch]]
-        for row in graph.read("linkers/match_names", names=batch, corpus=options.corpus, window=RAW_WINDOW,
-                              skipSections=options.skip_sections or NO_MATCH):
+        batch = [
+            {
+                "key": k,
+                "query": fulltext_query(k),
+                "capital": options.require_capital,
+                "pattern": java_pattern(k, skip_tails=options.skip_tails),
+            }
+            for k in keys[start : start + options.name_batch]
+        ]
+        for row in graph.read(
+            "linkers/match_names",
+            names=batch,
+            corpus=options.corpus,
+            window=RAW_WINDOW,
+            skipSections=options.skip_sections or NO_MATCH,
+        ):
             for begin, end, surface, before, after in row["found"]:
                 before, after = window(before, after)
-                found[row["chunkId"]].append(Occurrence(row["chunkId"], row["key"], begin, end,
-                                                        unicodedata.normalize("NFC", surface), before, after))
+                found[row["chunkId"]].append(
+                    Occurrence(
+                        row["chunkId"], row["key"], begin, end, unicodedata.normalize("NFC", surface), before, after
+                    )
+                )
         done = min(start + options.name_batch, len(keys))
         if done % 5000 < options.name_batch or done == len(keys):
             options.progress(f"cypher engine: {done}/{len(keys)} names")
@@ -272,9 +323,14 @@ def load_person_names(paths=()) -> frozenset[str]:
     return load_stoplist(paths, shipped="persons.txt")
 
 
-def place_mentions(found: dict[str, list[Occurrence]], names: PlaceNames, chunk_doc: dict,
-                   emphasis: dict[str, list[str]] | None, result: PlaceLinkResult | None = None,
-                   person_names: frozenset[str] | None = None) -> dict[tuple[str, str], list[Occurrence]]:
+def place_mentions(
+    found: dict[str, list[Occurrence]],
+    names: PlaceNames,
+    chunk_doc: dict,
+    emphasis: dict[str, list[str]] | None,
+    result: PlaceLinkResult | None = None,
+    person_names: frozenset[str] | None = None,
+) -> dict[tuple[str, str], list[Occurrence]]:
     """(chunk id, folded name) → its occurrences that stand: the longest of overlapping names,
     and (unless `emphasis` is None) none in a not-a-place context."""
     targets, profiles = names.table.targets, names.profiles
@@ -310,8 +366,12 @@ def place_mentions(found: dict[str, list[Occurrence]], names: PlaceNames, chunk_
                 continue
             if emphasis is not None:
                 spans = emphasis.get(doc, []) if occ.surface in joined.get(doc, "") else []
-                why = not_a_place(occ, is_place=is_place, person_names=persons,
-                                  emphasis=[span for span in spans if occ.surface in span])
+                why = not_a_place(
+                    occ,
+                    is_place=is_place,
+                    person_names=persons,
+                    emphasis=[span for span in spans if occ.surface in span],
+                )
                 if why:
                     dropped[why] += 1
                     continue
@@ -321,15 +381,23 @@ def place_mentions(found: dict[str, list[Occurrence]], names: PlaceNames, chunk_
     return mentions
 
 
-def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, chunk_doc: dict, profiles: dict,
-            min_confidence: float = MIN_CONFIDENCE, result: PlaceLinkResult | None = None, *,
-            exonyms: dict | None = None, linker: str = LINKER) -> dict:
+def resolve(
+    mentions: dict[tuple[str, str], list[Occurrence]],
+    targets: dict,
+    chunk_doc: dict,
+    profiles: dict,
+    min_confidence: float = MIN_CONFIDENCE,
+    result: PlaceLinkResult | None = None,
+    *,
+    exonyms: dict | None = None,
+    linker: str = LINKER,
+) -> dict:
     """Names found → edges {(chunk id, target id): props}: one decision per mention (each
     occurrence of a name; see :mod:`.disambiguation`), none below `min_confidence`. An edge
     gathers the mentions of its chunk that decided for its place (`mentions`: how many)."""
     exonyms = exonyms or {}
     unique: dict[tuple, set] = defaultdict(set)
-    for (chunk, key) in mentions:
+    for chunk, key in mentions:
         if len(targets[key]) == 1:
             unique[(chunk_doc[chunk], chunk)].add(targets[key][0])
     known, by_chunk = document_context(unique, profiles)
@@ -373,9 +441,17 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
                 if key not in memo:
                     memo[key] = decide(key, candidates, profiles, cues=set(), exonyms=frozenset(exonyms.get(key, ())))
                 return memo[key]
-        return decide(key, targets[key], profiles, cues=set(cues), exonyms=frozenset(exonyms.get(key, ())),
-                      known=known.get(doc, set()), distance=lambda target: distance(doc, chunk, target),
-                      qualifiers=set(qualifiers), sense=sense)
+        return decide(
+            key,
+            targets[key],
+            profiles,
+            cues=set(cues),
+            exonyms=frozenset(exonyms.get(key, ())),
+            known=known.get(doc, set()),
+            distance=lambda target: distance(doc, chunk, target),
+            qualifiers=set(qualifiers),
+            sense=sense,
+        )
 
     for (chunk, key), occurrences in sorted(mentions.items()):
         by_evidence: dict[tuple, list[Occurrence]] = defaultdict(list)
@@ -385,7 +461,7 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
             qualifiers = frozenset({fold(found)} if found and fold(found) in targets and fold(found) != key else ())
             by_evidence[(cues, qualifiers)].append(occ)
         groups[(chunk, key)] = by_evidence
-        for (cues, qualifiers) in by_evidence:
+        for cues, qualifiers in by_evidence:
             # What the words around say this name means in this document ("modern" and
             # "ancient" contrast one mention with the others, so they do not count).
             if cues - {"modern", "ancient"} or qualifiers:
@@ -396,7 +472,9 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
     # the same where they say nothing ("coins found in Africa").
     senses = {place: max(sorted(votes), key=lambda t: votes[t]) for place, votes in cued.items()}
     for (chunk, key), by_evidence in sorted(groups.items()):
-        for (cues, qualifiers), occurrences in sorted(by_evidence.items(), key=lambda g: (sorted(g[0][0]), sorted(g[0][1]))):
+        for (cues, qualifiers), occurrences in sorted(
+            by_evidence.items(), key=lambda g: (sorted(g[0][0]), sorted(g[0][1]))
+        ):
             sense = senses.get((chunk_doc[chunk], key)) if not (cues or qualifiers) and len(targets[key]) > 1 else None
             decision = decision_for(chunk, key, cues, qualifiers, sense)
             if decision.confidence < min_confidence:
@@ -405,9 +483,15 @@ def resolve(mentions: dict[tuple[str, str], list[Occurrence]], targets: dict, ch
             linked += len(occurrences)
             rules[decision.rule] += len(occurrences)
             surfaces = sorted({occ.surface for occ in occurrences})
-            props = {"matched": surfaces, "keys": [key], "mentions": len(occurrences), "rule": decision.rule,
-                     "confidence": decision.confidence, "candidates": decision.candidates[:MAX_CANDIDATES],
-                     "linker": linker}
+            props = {
+                "matched": surfaces,
+                "keys": [key],
+                "mentions": len(occurrences),
+                "rule": decision.rule,
+                "confidence": decision.confidence,
+                "candidates": decision.candidates[:MAX_CANDIDATES],
+                "linker": linker,
+            }
             edge = edges.get((chunk, decision.target))
             if edge is None:
                 edges[(chunk, decision.target)] = props
@@ -436,4 +520,6 @@ def _median_distance(point, points: list, cache: dict | None, key) -> float | No
 
 def link_set(edges: dict) -> set[tuple]:
     """Edges in a comparable form: (chunk, place, matched, rule, confidence, candidates) — for parity checks."""
-    return {(c, t, tuple(p["matched"]), p["rule"], p["confidence"], tuple(p["candidates"])) for (c, t), p in edges.items()}
+    return {
+        (c, t, tuple(p["matched"]), p["rule"], p["confidence"], tuple(p["candidates"])) for (c, t), p in edges.items()
+    }

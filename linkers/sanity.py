@@ -22,10 +22,13 @@ def check(graph: Graph, corpus: str | None = None, examples: int = 10) -> dict:
         "relationships": {k: v for k, v in counts["relationships"].items() if v and not k.startswith("(")},
         "coverage": {
             "documents": documents,
-            "summary": {"documents": len(documents), "documents_with_places": with_places,
-                        "chunks": sum(d["chunks"] for d in documents),
-                        "chunks_with_places": sum(d["chunksWithPlaces"] for d in documents),
-                        "place_links": sum(d["links"] for d in documents)},
+            "summary": {
+                "documents": len(documents),
+                "documents_with_places": with_places,
+                "chunks": sum(d["chunks"] for d in documents),
+                "chunks_with_places": sum(d["chunksWithPlaces"] for d in documents),
+                "place_links": sum(d["links"] for d in documents),
+            },
         },
         "wikidata": wikidata,
         "orphans": orphans,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from graphrag_cypher.db import Graph
@@ -35,8 +35,12 @@ class TitleLinkResult(LinkResult):
     """What a title run found and did; `to_dict` is the --json output."""
 
     JSON_KEYS: ClassVar[dict[str, str | None]] = {
-        "found": "title_mentions_found", "created": "mentions_created", "total": "mentions_total",
-        "updated": None, "removed": None}
+        "found": "title_mentions_found",
+        "created": "mentions_created",
+        "total": "mentions_total",
+        "updated": None,
+        "removed": None,
+    }
 
     documents: int = 0
     topics: int = 0
@@ -59,15 +63,22 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
         skip += PAGE
         if len(page) < PAGE:
             break
-    at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    at = datetime.now(UTC).isoformat(timespec="seconds")
     by_entity: dict[str, dict] = {}
     for doc in docs:
         title = " ".join(doc["title"].split())
-        row = by_entity.setdefault(entity_id(title), {"entityId": entity_id(title), "title": title,
-                                                      "normName": norm_name(title), "chunkIds": []})
+        row = by_entity.setdefault(
+            entity_id(title),
+            {"entityId": entity_id(title), "title": title, "normName": norm_name(title), "chunkIds": []},
+        )
         row["chunkIds"] += [c["id"] for c in doc["chunks"]]
-    matcher = Matcher({row["title"]: [key] for key, row in by_entity.items()}, min_length=options.min_length,
-                      stoplist=load_stoplist(), require_capital=True, skip_tails=False)
+    matcher = Matcher(
+        {row["title"]: [key] for key, row in by_entity.items()},
+        min_length=options.min_length,
+        stoplist=load_stoplist(),
+        require_capital=True,
+        skip_tails=False,
+    )
     own = {cid: key for key, row in by_entity.items() for cid in row["chunkIds"]}
     mentions: dict[tuple[str, str], str] = {}
     for doc in docs:
@@ -76,8 +87,13 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
                 for target in match.targets:
                     if own.get(chunk["id"]) != target:
                         mentions.setdefault((chunk["id"], target), match.surface)
-    result = TitleLinkResult(documents=len(docs), topics=len(by_entity), names_searched=len(matcher),
-                             found=len(mentions), dry_run=options.dry_run)
+    result = TitleLinkResult(
+        documents=len(docs),
+        topics=len(by_entity),
+        names_searched=len(matcher),
+        found=len(mentions),
+        dry_run=options.dry_run,
+    )
     result.seconds["match"] = round(time.perf_counter() - started, 3)
     if options.dry_run:
         return result
@@ -85,12 +101,12 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
     batch = options.batch
     rows = list(by_entity.values())
     for start in range(0, len(rows), batch):
-        graph.write("titles/upsert_entities", rows=rows[start:start + batch], at=at)
+        graph.write("titles/upsert_entities", rows=rows[start : start + batch], at=at)
         options.progress(f"topics: {min(start + batch, len(rows))}/{len(rows)}")
     links = [{"chunkId": c, "entityId": e, "matched": m} for (c, e), m in mentions.items()]
     before = graph.read("titles/count_mentions")[0]["total"]
     for start in range(0, len(links), batch):
-        graph.write("titles/mentions", rows=links[start:start + batch], at=at)
+        graph.write("titles/mentions", rows=links[start : start + batch], at=at)
         options.progress(f"mentions: {min(start + batch, len(links))}/{len(links)}")
     result.total = graph.read("titles/count_mentions")[0]["total"]
     result.created = result.total - before

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import ClassVar
 
 from graphrag_cypher import __version__
 from graphrag_cypher.db import Graph
@@ -21,8 +22,10 @@ from graphrag_cypher.errors import GraphragError
 
 from .base import LinkOptions, LinkResult, options_for
 
-USER_AGENT = (f"graphrag-cypher/{__version__} (Neo4j GraphRAG toolkit; Pleiades-Wikidata alignment; "
-              "https://github.com/graphrag-cypher)")
+USER_AGENT = (
+    f"graphrag-cypher/{__version__} (Neo4j GraphRAG toolkit; Pleiades-Wikidata alignment; "
+    "https://github.com/graphrag-cypher)"
+)
 WD = "http://www.wikidata.org/entity/"
 _SAFE_ID = re.compile(r"^[0-9A-Za-z_-]+$")
 _POINT = re.compile(r"Point\(\s*([-+0-9.eE]+)\s+([-+0-9.eE]+)\s*\)", re.IGNORECASE)
@@ -64,8 +67,13 @@ class WikidataLinkResult(LinkResult):
     """What a Wikidata run asked and wrote; `to_dict` is the --json output."""
 
     JSON_KEYS: ClassVar[dict[str, str | None]] = {
-        "found": "matched", "created": "links_created", "total": "aligned_total", "updated": None, "removed": None,
-        "dry_run": None}
+        "found": "matched",
+        "created": "links_created",
+        "total": "aligned_total",
+        "updated": None,
+        "removed": None,
+        "dry_run": None,
+    }
 
     endpoint: str = ""
     places_queried: int = 0
@@ -89,13 +97,15 @@ def parse_bindings(data: dict) -> list[dict]:
         pid = binding.get("pid", {}).get("value")
         if not item.startswith(WD) or not pid:
             continue
-        qid = item[len(WD):]
-        row = rows.setdefault((qid, pid), {"qid": qid, "pleiadesId": pid, "uri": item, "label": None,
-                                           "instanceOf": set(), "lat": None, "lon": None})
+        qid = item[len(WD) :]
+        row = rows.setdefault(
+            (qid, pid),
+            {"qid": qid, "pleiadesId": pid, "uri": item, "label": None, "instanceOf": set(), "lat": None, "lon": None},
+        )
         if "label" in binding and row["label"] is None:
             row["label"] = binding["label"]["value"]
         if "class" in binding and binding["class"]["value"].startswith(WD):
-            row["instanceOf"].add(binding["class"]["value"][len(WD):])
+            row["instanceOf"].add(binding["class"]["value"][len(WD) :])
         point = _POINT.search(binding.get("coord", {}).get("value", ""))
         if point and row["lat"] is None:
             row["lon"], row["lat"] = float(point.group(1)), float(point.group(2))
@@ -105,15 +115,17 @@ def parse_bindings(data: dict) -> list[dict]:
 def _client(options: WikidataOptions):
     import httpx
 
-    return httpx.Client(timeout=options.timeout, follow_redirects=True,
-                        headers={"User-Agent": USER_AGENT, "Accept": "application/sparql-results+json"})
+    return httpx.Client(
+        timeout=options.timeout,
+        follow_redirects=True,
+        headers={"User-Agent": USER_AGENT, "Accept": "application/sparql-results+json"},
+    )
 
 
 def fetch(client, options: WikidataOptions, query: str, sleep: Callable[[float], None] = time.sleep) -> dict:
     """POST one query; retry 429, 5xx, timeouts and dropped connections with backoff and jitter."""
     import httpx
-    from tenacity import (RetryError, Retrying, retry_if_exception_type, stop_after_attempt,
-                          wait_exponential_jitter)
+    from tenacity import RetryError, Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential_jitter
 
     def wait(state) -> float:
         backoff = wait_exponential_jitter(initial=1, max=options.max_backoff, jitter=1)(state)
@@ -128,26 +140,35 @@ def fetch(client, options: WikidataOptions, query: str, sleep: Callable[[float],
             after = response.headers.get("Retry-After")
             raise RetryableStatus(response.status_code, float(after) if after and after.isdigit() else None)
         if response.status_code >= 400:
-            raise GraphragError(f"SPARQL endpoint {options.endpoint} answered HTTP {response.status_code}: "
-                                f"{response.text[:200].strip()}")
+            raise GraphragError(
+                f"SPARQL endpoint {options.endpoint} answered HTTP {response.status_code}: "
+                f"{response.text[:200].strip()}"
+            )
         try:
             return response.json()
         except ValueError:
             raise GraphragError(f"SPARQL endpoint {options.endpoint} did not answer JSON") from None
 
     retrying = Retrying(
-        stop=stop_after_attempt(options.retries + 1), wait=wait, sleep=sleep, reraise=False,
-        retry=retry_if_exception_type((RetryableStatus, httpx.TimeoutException, httpx.TransportError)))
+        stop=stop_after_attempt(options.retries + 1),
+        wait=wait,
+        sleep=sleep,
+        reraise=False,
+        retry=retry_if_exception_type((RetryableStatus, httpx.TimeoutException, httpx.TransportError)),
+    )
     try:
         return retrying(once)
     except RetryError as exc:
         last = exc.last_attempt.exception()
-        raise GraphragError(f"SPARQL endpoint {options.endpoint} failed {options.retries + 1} time(s): "
-                            f"{last or 'no answer'}; run again to resume") from None
+        raise GraphragError(
+            f"SPARQL endpoint {options.endpoint} failed {options.retries + 1} time(s): "
+            f"{last or 'no answer'}; run again to resume"
+        ) from None
 
 
-def link_wikidata(graph: Graph, options: WikidataOptions | None = None, sleep: Callable[[float], None] = time.sleep,
-                  **fields) -> WikidataLinkResult:
+def link_wikidata(
+    graph: Graph, options: WikidataOptions | None = None, sleep: Callable[[float], None] = time.sleep, **fields
+) -> WikidataLinkResult:
     """Look the places not looked up before (all with `recheck`) up on the endpoint, batch by batch."""
     options = options_for(WikidataOptions, options, fields)
     options.refuse("wikidata", corpus=True, dry_run=True)

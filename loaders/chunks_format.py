@@ -20,9 +20,16 @@ from graphrag_cypher.text import collapse_whitespace
 META_SUFFIX = ".meta.json"
 
 
-def parse_chunks_file(path: str | os.PathLike, *, article_id: str | None = None, title: str | None = None,
-                      year: int | str | None = None, journal: str | None = None, url: str | None = None,
-                      corpus: str | None = None) -> ParsedDocument | ItemError:
+def parse_chunks_file(
+    path: str | os.PathLike,
+    *,
+    article_id: str | None = None,
+    title: str | None = None,
+    year: int | str | None = None,
+    journal: str | None = None,
+    url: str | None = None,
+    corpus: str | None = None,
+) -> ParsedDocument | ItemError:
     path = Path(path)
     try:
         chunks = read_json(path)
@@ -43,8 +50,15 @@ def parse_chunks_file(path: str | os.PathLike, *, article_id: str | None = None,
     if "year" in metadata and str(metadata["year"]).isdigit():
         metadata["year"] = int(metadata["year"])
     return ParsedDocument(
-        id=f"article:{identifier}", title=str(fields.get("title") or identifier), kind="article", source=str(path),
-        uri=fields.get("url"), labels=("Article",), metadata=metadata, sections=sections, prechunked=True,
+        id=f"article:{identifier}",
+        title=str(fields.get("title") or identifier),
+        kind="article",
+        source=str(path),
+        uri=fields.get("url"),
+        labels=("Article",),
+        metadata=metadata,
+        sections=sections,
+        prechunked=True,
     )
 
 

@@ -6,11 +6,45 @@ import ast
 
 from graphrag_cypher.model import Section
 
-CODE_EXTENSIONS = frozenset({
-    ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".java", ".kt", ".scala", ".go", ".rs",
-    ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sh", ".bash", ".sql",
-    ".cypher", ".cql", ".r", ".lua", ".pl", ".toml", ".yaml", ".yml", ".ini", ".cfg",
-})
+CODE_EXTENSIONS = frozenset(
+    {
+        ".py",
+        ".pyi",
+        ".js",
+        ".mjs",
+        ".cjs",
+        ".jsx",
+        ".ts",
+        ".tsx",
+        ".java",
+        ".kt",
+        ".scala",
+        ".go",
+        ".rs",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".cs",
+        ".rb",
+        ".php",
+        ".swift",
+        ".sh",
+        ".bash",
+        ".sql",
+        ".cypher",
+        ".cql",
+        ".r",
+        ".lua",
+        ".pl",
+        ".toml",
+        ".yaml",
+        ".yml",
+        ".ini",
+        ".cfg",
+    }
+)
 
 
 def python_sections(source: str) -> list[Section]:
@@ -32,7 +66,7 @@ def python_sections(source: str) -> list[Section]:
         for i in range(first, last):
             taken[i] = True
         definitions.append(Section(text="\n".join(lines[first:last]).strip("\n"), title=_title(node), kind="code"))
-    rest = "\n".join(line for line, used in zip(lines, taken) if not used)
+    rest = "\n".join(line for line, used in zip(lines, taken, strict=True) if not used)
     rest = _squeeze_blank_lines(rest)
     module = [Section(text=rest, title="module", kind="code")] if rest.strip() else []
     return module + definitions

@@ -17,16 +17,19 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from .code_content import CODE_EXTENSIONS, code_sections, python_sections
 from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
 from graphrag_cypher.safe_io import loads_json
 from graphrag_cypher.text import clean_paragraphs, collapse_whitespace, iso_date
+
+from .code_content import CODE_EXTENSIONS, code_sections, python_sections
 
 TEXT_EXTENSIONS = frozenset({".txt", ".text"})
 MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
 DATA_EXTENSIONS = frozenset({".json", ".csv"})
-DEFAULT_EXTENSIONS = TEXT_EXTENSIONS | MARKDOWN_EXTENSIONS | HTML_EXTENSIONS | DATA_EXTENSIONS | {".pdf"} | CODE_EXTENSIONS
+DEFAULT_EXTENSIONS = (
+    TEXT_EXTENSIONS | MARKDOWN_EXTENSIONS | HTML_EXTENSIONS | DATA_EXTENSIONS | {".pdf"} | CODE_EXTENSIONS
+)
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "venv", "site-packages"})
 
@@ -124,8 +127,9 @@ def document_id(relative: str, key: str) -> str:
     return f"file:{key}:{relative}"
 
 
-def parse_folder(root: str | os.PathLike, source: str | None = None,
-                 **walk_options) -> Iterator[ParsedDocument | ItemError]:
+def parse_folder(
+    root: str | os.PathLike, source: str | None = None, **walk_options
+) -> Iterator[ParsedDocument | ItemError]:
     """iter_files + parse_file: every document under `root`, bad ones as ItemErrors.
 
     Ids are `file:<source>:<relative path>`; `source` defaults to `source_key(root)` (for a
@@ -141,8 +145,12 @@ def parse_folder(root: str | os.PathLike, source: str | None = None,
 # --- one file ------------------------------------------------------------------------------
 
 
-def parse_file(path: str | os.PathLike, root: str | os.PathLike | None = None,
-               max_bytes: int = DEFAULT_MAX_BYTES, source: str | None = None) -> ParsedDocument | ItemError:
+def parse_file(
+    path: str | os.PathLike,
+    root: str | os.PathLike | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    source: str | None = None,
+) -> ParsedDocument | ItemError:
     """One file as a document whose id is `file:<source>:<path relative to root>` (see
     `parse_folder`; without `root`, the file's folder is the root)."""
     path = Path(path)
@@ -189,15 +197,17 @@ def _parse_bytes(path: Path, identifier: str, data: bytes) -> ParsedDocument:
         from .pdf_content import parse_pdf
 
         pdf = parse_pdf(data)
-        return ParsedDocument(title=pdf.title or path.stem, kind="pdf", metadata=pdf.metadata,
-                              sections=pdf.sections, **base)
+        return ParsedDocument(
+            title=pdf.title or path.stem, kind="pdf", metadata=pdf.metadata, sections=pdf.sections, **base
+        )
     if suffix in HTML_EXTENSIONS:
         from .html_content import parse_html
 
         sniff_binary(data)
         page = parse_html(data)
-        return ParsedDocument(title=page.title or path.stem, kind="file", metadata=page.metadata,
-                              sections=page.sections, **base)
+        return ParsedDocument(
+            title=page.title or path.stem, kind="file", metadata=page.metadata, sections=page.sections, **base
+        )
     text, decode_errors = decode_text(data)
     metadata = {"decodeErrors": decode_errors} if decode_errors else {}
     title, sections, kind = _text_sections(path, suffix, text, metadata)
@@ -340,7 +350,7 @@ class _MarkdownBuilder:
         end = start + 1
         while end < len(lines) and not lines[end].lstrip().startswith(marker):
             end += 1
-        code = "\n".join(lines[start + 1:end]).strip("\n")
+        code = "\n".join(lines[start + 1 : end]).strip("\n")
         if code.strip():
             self.sections.append(Section(text=code, title=self.title(), kind="code"))
         return end + 1
@@ -360,10 +370,10 @@ def _front_matter(text: str) -> tuple[dict, str]:
     import yaml
 
     try:
-        raw = yaml.safe_load(text[4:4 + end.start()])
+        raw = yaml.safe_load(text[4 : 4 + end.start()])
     except yaml.YAMLError:
         return {}, text
-    rest = text[4 + end.end():]
+    rest = text[4 + end.end() :]
     if not isinstance(raw, dict):
         return {}, rest
     return _flat_metadata(raw), rest

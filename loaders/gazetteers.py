@@ -10,14 +10,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
-
-from graphrag_cypher.text import clean_names, fold, norm_name
 
 from graphrag_cypher.model import ContentError
 from graphrag_cypher.safe_io import iter_lines, loads_json, open_bytes, read_json
+from graphrag_cypher.text import clean_names, fold, norm_name
 
 PLEIADES_URI = "https://pleiades.stoa.org/places/{}"
 GEONAMES_URI = "https://sws.geonames.org/{}/"
@@ -68,15 +67,35 @@ def _number(value) -> float | None:
     return number if number == number else None  # NaN
 
 
-def place_row(*, source: str, key: str, title: str, names: list[str], description: str | None,
-              place_types: list[str], lat, lon, uri: str, extra: dict) -> dict:
+def place_row(
+    *,
+    source: str,
+    key: str,
+    title: str,
+    names: list[str],
+    description: str | None,
+    place_types: list[str],
+    lat,
+    lon,
+    uri: str,
+    extra: dict,
+) -> dict:
     """One place as {"id", "props"}; `contentHash` lets a second load skip unchanged places."""
     title = (title or "").strip()
     matchable = clean_names([title, *names])
     props = {
-        "title": title, "name": title, "names": matchable, "normName": norm_name(matchable[0] if matchable else title),
-        "description": (description or "").strip() or None, "placeTypes": sorted(set(place_types)),
-        "lat": _number(lat), "lon": _number(lon), "uri": uri, "source": source, "type": "Place", **extra,
+        "title": title,
+        "name": title,
+        "names": matchable,
+        "normName": norm_name(matchable[0] if matchable else title),
+        "description": (description or "").strip() or None,
+        "placeTypes": sorted(set(place_types)),
+        "lat": _number(lat),
+        "lon": _number(lon),
+        "uri": uri,
+        "source": source,
+        "type": "Place",
+        **extra,
     }
     props["contentHash"] = hashlib.sha256(json.dumps(props, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
     return {"id": f"{source}:{key}", "props": props}
@@ -134,9 +153,17 @@ def _pleiades_geojsonl(path: Path) -> Iterator[dict | GazetteerError]:
                 continue
             lat, lon = _point_of(record)
             yield place_row(
-                source="pleiades", key=pid, title=record.get("title") or "", names=record.get("names") or [],
-                description=record.get("description"), place_types=_types(record.get("placeTypes")),
-                lat=lat, lon=lon, uri=PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+                source="pleiades",
+                key=pid,
+                title=record.get("title") or "",
+                names=record.get("names") or [],
+                description=record.get("description"),
+                place_types=_types(record.get("placeTypes")),
+                lat=lat,
+                lon=lon,
+                uri=PLEIADES_URI.format(pid),
+                extra={"pleiadesId": pid},
+            )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             yield GazetteerError(f"{path.name}:{number}", f"bad place record: {exc}")
     yield from errors
@@ -180,9 +207,17 @@ def _pleiades_json(path: Path) -> Iterator[dict | GazetteerError]:
             point = record.get("reprPoint")
             lat, lon = (point[1], point[0]) if isinstance(point, list) and len(point) >= 2 else _point_of(record)
             yield place_row(
-                source="pleiades", key=pid, title=record.get("title") or "", names=_json_names(record.get("names")),
-                description=record.get("description"), place_types=_types(record.get("placeTypes")),
-                lat=lat, lon=lon, uri=record.get("uri") or PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+                source="pleiades",
+                key=pid,
+                title=record.get("title") or "",
+                names=_json_names(record.get("names")),
+                description=record.get("description"),
+                place_types=_types(record.get("placeTypes")),
+                lat=lat,
+                lon=lon,
+                uri=record.get("uri") or PLEIADES_URI.format(pid),
+                extra={"pleiadesId": pid},
+            )
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             yield GazetteerError(f"{path.name}[{index}]", f"bad place record: {exc}")
 
@@ -210,8 +245,7 @@ def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[dict | Gazette
         for _, row in _csv_rows(names_csv, errors):
             pid = str(_column(row, "pid", "place_id", "placeId") or "").strip().rstrip("/").rsplit("/", 1)[-1]
             for field in ("nameTransliterated", "nameAttested", "title"):
-                names.setdefault(pid, []).extend(
-                    n.strip() for n in str(row.get(field) or "").split(",") if n.strip())
+                names.setdefault(pid, []).extend(n.strip() for n in str(row.get(field) or "").split(",") if n.strip())
     for number, row in _csv_rows(path, errors):
         yield from errors
         errors.clear()
@@ -222,11 +256,17 @@ def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[dict | Gazette
         if pid in NOT_A_PLACE:
             continue
         yield place_row(
-            source="pleiades", key=pid, title=row.get("title") or "", names=names.get(pid, []),
+            source="pleiades",
+            key=pid,
+            title=row.get("title") or "",
+            names=names.get(pid, []),
             description=row.get("description"),
             place_types=_types(_column(row, "placeTypes", "featureTypes")),
-            lat=_column(row, "reprLat", "lat"), lon=_column(row, "reprLong", "reprLon", "lon"),
-            uri=_column(row, "uri") or PLEIADES_URI.format(pid), extra={"pleiadesId": pid})
+            lat=_column(row, "reprLat", "lat"),
+            lon=_column(row, "reprLong", "reprLon", "lon"),
+            uri=_column(row, "uri") or PLEIADES_URI.format(pid),
+            extra={"pleiadesId": pid},
+        )
     yield from errors
 
 
@@ -246,15 +286,36 @@ def geonames_rows(min_population: int = 15000, countries: bool = True) -> Iterat
         # Keep alternate names in Latin script: the others cannot meet English text.
         alternates = [n for n in city.get("alternatenames") or [] if n and fold(n).isascii()]
         yield place_row(
-            source="geonames", key=str(city["geonameid"]), title=city["name"], names=alternates, description=None,
-            place_types=["city"], lat=city.get("latitude"), lon=city.get("longitude"),
+            source="geonames",
+            key=str(city["geonameid"]),
+            title=city["name"],
+            names=alternates,
+            description=None,
+            place_types=["city"],
+            lat=city.get("latitude"),
+            lon=city.get("longitude"),
             uri=GEONAMES_URI.format(city["geonameid"]),
-            extra={"geonameId": int(city["geonameid"]), "countryCode": city.get("countrycode"),
-                   "population": city.get("population")})
+            extra={
+                "geonameId": int(city["geonameid"]),
+                "countryCode": city.get("countrycode"),
+                "population": city.get("population"),
+            },
+        )
     if countries:
         for country in sorted(cache.get_countries().values(), key=lambda c: c["geonameid"]):
             yield place_row(
-                source="geonames", key=str(country["geonameid"]), title=country["name"], names=[], description=None,
-                place_types=["country"], lat=None, lon=None, uri=GEONAMES_URI.format(country["geonameid"]),
-                extra={"geonameId": int(country["geonameid"]), "countryCode": country.get("iso"),
-                       "population": country.get("population")})
+                source="geonames",
+                key=str(country["geonameid"]),
+                title=country["name"],
+                names=[],
+                description=None,
+                place_types=["country"],
+                lat=None,
+                lon=None,
+                uri=GEONAMES_URI.format(country["geonameid"]),
+                extra={
+                    "geonameId": int(country["geonameid"]),
+                    "countryCode": country.get("iso"),
+                    "population": country.get("population"),
+                },
+            )

@@ -7,22 +7,39 @@ with broken markup and with XHTML (namespaced attributes are ignored).
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urldefrag
+from urllib.parse import urldefrag, urljoin
 
 from graphrag_cypher.model import ContentError, Section
 from graphrag_cypher.text import clean_paragraphs, collapse_whitespace, iso_date
 
 # Never content, wherever they are.
-ALWAYS_NOISE = ("script", "style", "noscript", "template", "form", "nav", "aside", "iframe", "svg",
-                "button", "select", "textarea", "object", "embed", "canvas", "dialog")
+ALWAYS_NOISE = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "form",
+    "nav",
+    "aside",
+    "iframe",
+    "svg",
+    "button",
+    "select",
+    "textarea",
+    "object",
+    "embed",
+    "canvas",
+    "dialog",
+)
 # Page chrome; inside a chosen <main>/<article> a <header> holds the title and byline, so keep it there.
 PAGE_CHROME = ("header", "footer")
 NOISE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-BLOCKS = frozenset("""p div section article main li ul ol dl dt dd blockquote table thead tbody tfoot tr
-    caption figure figcaption address details summary hr br center fieldset legend body html""".split())
+BLOCKS = frozenset(
+    """p div section article main li ul ol dl dt dd blockquote table thead tbody tfoot tr
+    caption figure figcaption address details summary hr br center fieldset legend body html""".split()
+)
 CELLS = frozenset({"td", "th"})
 # Italic markup: titles of books, journals and games, foreign words. Kept (as the document's
 # `emphasis` list) so that a linker can tell the journal *Libya Antiqua* from Libya.
@@ -30,8 +47,18 @@ EMPHASIS = frozenset({"em", "i", "cite"})
 MAX_EMPHASIS = 2000  # distinct italic spans kept per document
 
 AUTHOR_NAMES = ("author", "citation_author", "dc.creator", "dcterms.creator", "article:author")
-DATE_NAMES = ("citation_publication_date", "citation_date", "date", "dc.date", "dcterms.date", "dcterms.issued",
-              "dcterms.created", "article:published_time", "og:published_time", "pubdate")
+DATE_NAMES = (
+    "citation_publication_date",
+    "citation_date",
+    "date",
+    "dc.date",
+    "dcterms.date",
+    "dcterms.issued",
+    "dcterms.created",
+    "article:published_time",
+    "og:published_time",
+    "pubdate",
+)
 LICENSE_NAMES = ("dcterms.license", "dc.rights", "dcterms.rights", "license")
 TITLE_NAMES = ("citation_title", "dc.title", "dcterms.title", "og:title")
 

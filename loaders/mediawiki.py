@@ -28,10 +28,29 @@ from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Secti
 from graphrag_cypher.safe_io import open_bytes
 from graphrag_cypher.text import collapse_whitespace, slugify, tidy_lines
 
-SKIP_SECTIONS = re.compile(r"^(references|external links|see also|further reading|notes|bibliography|sources"
-                           r"|citations|footnotes)\b", re.IGNORECASE)
-DROP_TAGS = frozenset({"ref", "references", "gallery", "timeline", "imagemap", "score", "templatedata",
-                       "graph", "mapframe", "maplink", "syntaxhighlight", "source", "math", "chem"})
+SKIP_SECTIONS = re.compile(
+    r"^(references|external links|see also|further reading|notes|bibliography|sources"
+    r"|citations|footnotes)\b",
+    re.IGNORECASE,
+)
+DROP_TAGS = frozenset(
+    {
+        "ref",
+        "references",
+        "gallery",
+        "timeline",
+        "imagemap",
+        "score",
+        "templatedata",
+        "graph",
+        "mapframe",
+        "maplink",
+        "syntaxhighlight",
+        "source",
+        "math",
+        "chem",
+    }
+)
 FILE_NAMESPACES = {"file", "image", "media"}
 CATEGORY_NAMESPACES = {"category"}
 _INTERWIKI = re.compile(r"^:?[a-z]{2,3}(-[a-z]+)?:", re.IGNORECASE)
@@ -65,8 +84,9 @@ class RawPage:
     text: str
 
 
-def parse_mediawiki(path: str | os.PathLike, namespaces: tuple[int, ...] = (0,),
-                    site: str | None = None) -> Iterator[ParsedDocument | ItemError]:
+def parse_mediawiki(
+    path: str | os.PathLike, namespaces: tuple[int, ...] = (0,), site: str | None = None
+) -> Iterator[ParsedDocument | ItemError]:
     """Pages of the wanted namespaces (main namespace by default) with aliases filled in."""
     path = Path(path)
     try:
@@ -88,7 +108,9 @@ def parse_mediawiki(path: str | os.PathLike, namespaces: tuple[int, ...] = (0,),
         try:
             yield page_document(page, info, path, aliases.get(normal_title(page.title), []), site)
         except Exception as exc:  # one odd page must not stop the export
-            yield ItemError(f"{path.name} page {page.title!r}", f"{type(exc).__name__}: {collapse_whitespace(str(exc))}")
+            yield ItemError(
+                f"{path.name} page {page.title!r}", f"{type(exc).__name__}: {collapse_whitespace(str(exc))}"
+            )
 
 
 def collect_redirects(path: str | os.PathLike, namespaces: tuple[int, ...] = (0,)) -> dict[str, list[str]]:
@@ -125,8 +147,9 @@ def _iter_pages(path: Path) -> Iterator[tuple[SiteInfo, RawPage]]:
     info = SiteInfo()
     root = None
     with _open(path) as handle:
-        for event, elem in iterparse(handle, events=("start", "end"), forbid_dtd=False,
-                                     forbid_entities=True, forbid_external=True):
+        for event, elem in iterparse(
+            handle, events=("start", "end"), forbid_dtd=False, forbid_entities=True, forbid_external=True
+        ):
             if root is None:
                 root = elem
             if event != "end":
@@ -155,8 +178,11 @@ def _child_text(elem, name: str) -> str | None:
 
 
 def _siteinfo(elem) -> SiteInfo:
-    info = SiteInfo(sitename=_child_text(elem, "sitename") or "", dbname=_child_text(elem, "dbname") or "",
-                    base=_child_text(elem, "base") or "")
+    info = SiteInfo(
+        sitename=_child_text(elem, "sitename") or "",
+        dbname=_child_text(elem, "dbname") or "",
+        base=_child_text(elem, "base") or "",
+    )
     spaces = _child(elem, "namespaces")
     for ns in spaces if spaces is not None else []:
         key, prefix = ns.get("key"), (ns.text or "").strip().lower()
@@ -179,9 +205,13 @@ def _raw_page(elem) -> RawPage | None:
         match = _REDIRECT_TEXT.match(text)
         redirect = match.group(1) if match else None
     return RawPage(
-        title=title.strip(), ns=int(_child_text(elem, "ns") or 0), page_id=_int(_child_text(elem, "id")),
-        revision_id=_int(_child_text(revision, "id")), timestamp=_child_text(revision, "timestamp"),
-        redirect=redirect.strip() if redirect else None, text=text,
+        title=title.strip(),
+        ns=int(_child_text(elem, "ns") or 0),
+        page_id=_int(_child_text(elem, "id")),
+        revision_id=_int(_child_text(revision, "id")),
+        timestamp=_child_text(revision, "timestamp"),
+        redirect=redirect.strip() if redirect else None,
+        text=text,
     )
 
 
@@ -198,8 +228,9 @@ def normal_title(title: str) -> str:
 # --- one page --------------------------------------------------------------------------------
 
 
-def page_document(page: RawPage, info: SiteInfo, path: Path, aliases: list[str],
-                  site: str | None = None) -> ParsedDocument | ItemError:
+def page_document(
+    page: RawPage, info: SiteInfo, path: Path, aliases: list[str], site: str | None = None
+) -> ParsedDocument | ItemError:
     import mwparserfromhell
 
     code = mwparserfromhell.parse(page.text)
@@ -214,8 +245,14 @@ def page_document(page: RawPage, info: SiteInfo, path: Path, aliases: list[str],
     metadata.update(_page_metadata(page, aliases, cleaner.categories))
     site_key = site or info.dbname or slugify(info.sitename or path.stem)
     return ParsedDocument(
-        id=f"wiki:{site_key}:{page.title}", title=page.title, kind="wiki", source=str(path),
-        uri=info.page_url(page.title), labels=("WikiPage",), metadata=metadata, sections=sections,
+        id=f"wiki:{site_key}:{page.title}",
+        title=page.title,
+        kind="wiki",
+        source=str(path),
+        uri=info.page_url(page.title),
+        labels=("WikiPage",),
+        metadata=metadata,
+        sections=sections,
     )
 
 
@@ -234,7 +271,7 @@ def _page_metadata(page: RawPage, aliases: list[str], categories: list[str]) -> 
     return metadata
 
 
-def _infobox(code, cleaner: "_Cleaner") -> dict:
+def _infobox(code, cleaner: _Cleaner) -> dict:
     for template in code.filter_templates(recursive=True):
         name = collapse_whitespace(str(template.name).replace("_", " "))
         if not name.lower().startswith("infobox"):
@@ -254,7 +291,7 @@ def _infobox(code, cleaner: "_Cleaner") -> dict:
     return {}
 
 
-def _sections(code, cleaner: "_Cleaner") -> list[Section]:
+def _sections(code, cleaner: _Cleaner) -> list[Section]:
     from mwparserfromhell.nodes import Heading
 
     sections: list[Section] = []

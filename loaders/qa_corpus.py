@@ -18,7 +18,7 @@ from graphrag_cypher.safe_io import read_json
 
 
 def passage_id(title: str, text: str) -> str:
-    return "passage:" + hashlib.sha1(f"{title}\n{text}".encode("utf-8")).hexdigest()[:16]
+    return "passage:" + hashlib.sha1(f"{title}\n{text}".encode()).hexdigest()[:16]
 
 
 def parse_qa_corpus(path: str | os.PathLike, corpus: str | None = None) -> Iterator[ParsedDocument | ItemError]:
@@ -45,8 +45,14 @@ def parse_qa_corpus(path: str | os.PathLike, corpus: str | None = None) -> Itera
             continue
         seen.add(identifier)
         yield ParsedDocument(
-            id=identifier, title=title, kind="passage", source=str(path), labels=("Passage",),
-            metadata={"corpus": corpus}, sections=[Section(text=text, title=title, seq=0)], prechunked=True,
+            id=identifier,
+            title=title,
+            kind="passage",
+            source=str(path),
+            labels=("Passage",),
+            metadata={"corpus": corpus},
+            sections=[Section(text=text, title=title, seq=0)],
+            prechunked=True,
         )
 
 

@@ -90,8 +90,13 @@ def _story_from_record(record, corpus: str, source: str) -> ParsedDocument | str
         if key not in ("id", "title", "text") and isinstance(value, (str, int, float, bool)):
             metadata[key] = value
     return ParsedDocument(
-        id=f"story:{corpus}:{record['id']}", title=" ".join(str(record["title"]).split()), kind="story",
-        source=source, labels=("Story",), metadata=metadata, sections=[Section(text=text)],
+        id=f"story:{corpus}:{record['id']}",
+        title=" ".join(str(record["title"]).split()),
+        kind="story",
+        source=source,
+        labels=("Story",),
+        metadata=metadata,
+        sections=[Section(text=text)],
     )
 
 
@@ -119,8 +124,13 @@ def parse_story_book(path: str | os.PathLike, corpus: str | None = None) -> Iter
         title = title_case(printed)
         sections = [Section(text=body, title=f"{title} > {title_case(sub)}" if sub else None) for sub, body in parts]
         yield ParsedDocument(
-            id=f"story:{corpus}:{slug}", title=title, kind="story", source=str(path), labels=("Story",),
-            metadata={"corpus": corpus, "printedTitle": printed}, sections=sections,
+            id=f"story:{corpus}:{slug}",
+            title=title,
+            kind="story",
+            source=str(path),
+            labels=("Story",),
+            metadata={"corpus": corpus, "printedTitle": printed},
+            sections=sections,
         )
 
 
@@ -129,10 +139,10 @@ def strip_gutenberg(text: str) -> str:
     text = text.replace("\r\n", "\n")
     start = _START.search(text)
     if start:
-        text = text[start.end():]
+        text = text[start.end() :]
     end = _END.search(text)
     if end:
-        text = text[:end.start()]
+        text = text[: end.start()]
     return text
 
 
@@ -177,8 +187,12 @@ def _title_blocks(text: str) -> Iterator[tuple[str, str]]:
 def is_title_line(line: str) -> bool:
     stripped = line.strip()
     letters = [c for c in stripped if c.isalpha()]
-    return (0 < len(stripped) <= MAX_TITLE_CHARS and len(letters) >= 2
-            and all(c.isupper() for c in letters) and not stripped.startswith("***"))
+    return (
+        0 < len(stripped) <= MAX_TITLE_CHARS
+        and len(letters) >= 2
+        and all(c.isupper() for c in letters)
+        and not stripped.startswith("***")
+    )
 
 
 def _has_story_text(body: str) -> bool:

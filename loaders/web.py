@@ -56,10 +56,18 @@ class FetchError(Exception):
     """A request that produced no usable response; the message is one line."""
 
 
-def fetch_pages(urls: Iterable[str], crawl: bool = False, max_pages: int = 50, max_depth: int = 2,
-                delay: float = 0.5, user_agent: str = DEFAULT_USER_AGENT, timeout: float = DEFAULT_TIMEOUT,
-                max_bytes: int = DEFAULT_MAX_BYTES, crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
-                max_redirects: int = MAX_REDIRECTS) -> Iterator[ParsedDocument | ItemError]:
+def fetch_pages(
+    urls: Iterable[str],
+    crawl: bool = False,
+    max_pages: int = 50,
+    max_depth: int = 2,
+    delay: float = 0.5,
+    user_agent: str = DEFAULT_USER_AGENT,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
+    max_redirects: int = MAX_REDIRECTS,
+) -> Iterator[ParsedDocument | ItemError]:
     import httpx
 
     queue: deque[tuple[str, int]] = deque()
@@ -72,13 +80,16 @@ def fetch_pages(urls: Iterable[str], crawl: bool = False, max_pages: int = 50, m
     stop_at = time.monotonic() + crawl_timeout if crawl_timeout else float("inf")
     fetched = 0
     # No keep-alive: every request opens its own connection, which the deadline can cut.
-    with httpx.Client(headers={"User-Agent": user_agent}, follow_redirects=False,
-                      limits=httpx.Limits(max_keepalive_connections=0)) as client:
+    with httpx.Client(
+        headers={"User-Agent": user_agent}, follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0)
+    ) as client:
         fetcher = _Fetcher(client, user_agent, timeout, stop_at, max_bytes, max_redirects, crawl)
         while queue and fetched < max_pages:
             if time.monotonic() >= stop_at:
-                yield ItemError(queue[0][0], f"crawl time limit of {crawl_timeout:g} s reached: "
-                                             f"{len(queue)} queued URL(s) not fetched")
+                yield ItemError(
+                    queue[0][0],
+                    f"crawl time limit of {crawl_timeout:g} s reached: {len(queue)} queued URL(s) not fetched",
+                )
                 return
             url, depth = queue.popleft()
             if not url.startswith(("http://", "https://")):
@@ -116,8 +127,10 @@ def _is_local(host: str) -> bool:
         addresses = [ipaddress.ip_address(host)]
     except ValueError:
         try:
-            addresses = [ipaddress.ip_address(info[4][0].split("%")[0])
-                         for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+            addresses = [
+                ipaddress.ip_address(info[4][0].split("%")[0])
+                for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+            ]
         except (OSError, ValueError):
             return False  # cannot be resolved: the request itself will fail
     return any(not a.is_global for a in addresses)
@@ -176,8 +189,9 @@ class _Watchdog:
 
 
 class _Fetcher:
-    def __init__(self, client, user_agent: str, timeout: float, stop_at: float, max_bytes: int,
-                 max_redirects: int, crawl: bool):
+    def __init__(
+        self, client, user_agent: str, timeout: float, stop_at: float, max_bytes: int, max_redirects: int, crawl: bool
+    ):
         self.client, self.user_agent, self.timeout, self.stop_at = client, user_agent, timeout, stop_at
         self.max_bytes, self.max_redirects, self.crawl = max_bytes, max_redirects, crawl
         self.robots: dict[str, RobotFileParser] = {}
@@ -193,11 +207,15 @@ class _Fetcher:
             raise FetchError("no time left before the crawl time limit")
         watchdog = _Watchdog(remaining)
         try:
-            with self.client.stream("GET", url, timeout=httpx.Timeout(remaining),
-                                    extensions={"trace": watchdog.trace}) as response:
-                result = _Response(response.status_code, url,
-                                   response.headers.get("content-type", "").split(";")[0].strip().lower(),
-                                   response.headers.get("location"))
+            with self.client.stream(
+                "GET", url, timeout=httpx.Timeout(remaining), extensions={"trace": watchdog.trace}
+            ) as response:
+                result = _Response(
+                    response.status_code,
+                    url,
+                    response.headers.get("content-type", "").split(";")[0].strip().lower(),
+                    response.headers.get("location"),
+                )
                 if 200 <= response.status_code < 300:
                     result.data = _read_bounded(response, max_bytes, deadline, truncate)
                 return result
@@ -227,7 +245,9 @@ class _Fetcher:
                 if response.is_redirect():
                     nxt = normalise_url(urljoin(target, response.location))
                     # robots.txt may move within its host (http -> https, /robots.txt -> /en/robots.txt)
-                    if urlsplit(nxt).hostname != urlsplit(target).hostname or not nxt.startswith(("http://", "https://")):
+                    if urlsplit(nxt).hostname != urlsplit(target).hostname or not nxt.startswith(
+                        ("http://", "https://")
+                    ):
                         break
                     target = nxt
                     continue
@@ -312,11 +332,14 @@ def _document(url: str, content_type: str, data: bytes) -> tuple[ParsedDocument,
         from .html_content import parse_html
 
         page = parse_html(data, base_url=url)
-        return ParsedDocument(title=page.title or url, metadata=page.metadata, sections=page.sections, **base), page.links
+        return ParsedDocument(
+            title=page.title or url, metadata=page.metadata, sections=page.sections, **base
+        ), page.links
     if content_type in PDF_TYPES or data.startswith(b"%PDF"):
         from .pdf_content import parse_pdf
 
         pdf = parse_pdf(data)
-        return ParsedDocument(title=pdf.title or url.rsplit("/", 1)[-1], metadata=pdf.metadata,
-                              sections=pdf.sections, **base), []
+        return ParsedDocument(
+            title=pdf.title or url.rsplit("/", 1)[-1], metadata=pdf.metadata, sections=pdf.sections, **base
+        ), []
     raise ContentError(f"unsupported content type {content_type or 'unknown'!r}")

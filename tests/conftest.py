@@ -34,9 +34,19 @@ def graphrag_exe() -> str:
 def _isolated_env(monkeypatch, tmp_path):
     """No `.env` of the developer's leaks into a test; each test runs in its own folder."""
     monkeypatch.setenv("GRAPHRAG_ENV_FILE", str(tmp_path / "no.env"))
-    for name in ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE", "OPENAI_BASE_URL",
-                 "OPENAI_API_KEY", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_EMBEDDER", "GRAPHRAG_EMBEDDING_DIMENSIONS",
-                 "GRAPHRAG_MIGRATIONS_DIR", "GRAPHRAG_NEO4J_HOME"):
+    for name in (
+        "NEO4J_URI",
+        "NEO4J_USERNAME",
+        "NEO4J_PASSWORD",
+        "NEO4J_DATABASE",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+        "GRAPHRAG_LLM_MODEL",
+        "GRAPHRAG_EMBEDDER",
+        "GRAPHRAG_EMBEDDING_DIMENSIONS",
+        "GRAPHRAG_MIGRATIONS_DIR",
+        "GRAPHRAG_NEO4J_HOME",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 
@@ -64,8 +74,9 @@ def neo4j_server():
     """A running Neo4j for the whole session."""
     uri = os.environ.get("GRAPHRAG_TEST_NEO4J_URI")
     if uri:
-        yield Neo4jServer(uri, os.environ.get("GRAPHRAG_TEST_NEO4J_USERNAME", "neo4j"),
-                          os.environ["GRAPHRAG_TEST_NEO4J_PASSWORD"])
+        yield Neo4jServer(
+            uri, os.environ.get("GRAPHRAG_TEST_NEO4J_USERNAME", "neo4j"), os.environ["GRAPHRAG_TEST_NEO4J_PASSWORD"]
+        )
         return
     from graphrag_cypher import neo4j_local
 

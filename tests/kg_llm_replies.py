@@ -8,8 +8,14 @@ from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "kg"
 # A phrase from each tale's text that picks its recorded reply.
-MARKERS = {"T1": "Tansy Mill. It belonged", "T2": "Pell was a shepherd boy", "T3": "It was an iron key",
-           "T4": "bronze bell that rang", "T5": "a troll called Grumhold", "T6": "sat alone in the dark"}
+MARKERS = {
+    "T1": "Tansy Mill. It belonged",
+    "T2": "Pell was a shepherd boy",
+    "T3": "It was an iron key",
+    "T4": "bronze bell that rang",
+    "T5": "a troll called Grumhold",
+    "T6": "sat alone in the dark",
+}
 
 
 def recorded(story_id: str) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 
 class LLMServer:
@@ -41,17 +41,33 @@ class LLMServer:
                     self.send_header("Content-Type", "text/event-stream")
                     self.end_headers()
                     for i in range(0, len(text), 7):
-                        chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body.get("model"),
-                                 "choices": [{"index": 0, "delta": {"content": text[i:i + 7]}, "finish_reason": None}]}
+                        chunk = {
+                            "id": "c1",
+                            "object": "chat.completion.chunk",
+                            "created": 0,
+                            "model": body.get("model"),
+                            "choices": [{"index": 0, "delta": {"content": text[i : i + 7]}, "finish_reason": None}],
+                        }
                         self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    done = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body.get("model"),
-                            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                    done = {
+                        "id": "c1",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": body.get("model"),
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                    }
                     self.wfile.write(f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode())
                     return
-                payload = {"id": "c1", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                           "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                        "finish_reason": "stop"}],
-                           "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                payload = {
+                    "id": "c1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model"),
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }
                 data = json.dumps(payload).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

@@ -34,8 +34,14 @@ def find_chunks(rows: list[dict], chunks: list[dict]) -> dict[int, str | None]:
         by_article.setdefault(article, []).append(chunk)
     found = {}
     for i, row in enumerate(rows):
-        found[i] = next((c["id"] for c in by_article.get(row["article"], [])
-                         if " ".join((c["text"] or "").split()).startswith(row["opening"])), None)
+        found[i] = next(
+            (
+                c["id"]
+                for c in by_article.get(row["article"], [])
+                if " ".join((c["text"] or "").split()).startswith(row["opening"])
+            ),
+            None,
+        )
     return found
 
 
@@ -72,6 +78,14 @@ def score(rows: list[dict], chunks: list[dict], edges: dict) -> dict:
             found += hit
             if not hit:
                 missed.append((row["sample"], place["mention"], place["ids"]))
-    return {"precision": round(right / total, 3) if total else None, "recall": round(found / places, 3) if places else None,
-            "edges": total, "right": right, "places": places, "found": found,
-            "missing_chunks": sum(1 for c in where.values() if c is None), "wrong": wrong, "missed": missed}
+    return {
+        "precision": round(right / total, 3) if total else None,
+        "recall": round(found / places, 3) if places else None,
+        "edges": total,
+        "right": right,
+        "places": places,
+        "found": found,
+        "missing_chunks": sum(1 for c in where.values() if c is None),
+        "wrong": wrong,
+        "missed": missed,
+    }

@@ -90,8 +90,11 @@ def field_values(value: str, spec: dict) -> list[str]:
 
 def is_name(value: str, spec: dict) -> bool:
     words = value.split()
-    return 0 < len(words) <= spec.get("max_words", DEFAULT_MAX_WORDS) and not value.endswith(".") \
+    return (
+        0 < len(words) <= spec.get("max_words", DEFAULT_MAX_WORDS)
+        and not value.endswith(".")
         and (value[0].isupper() or value[0].isdigit())
+    )
 
 
 def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
@@ -118,15 +121,34 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
         label = fields.get("name") or fields.get("Name")
         if label and norm_name(label) != norm and is_name(label, {}):
             aliases.append(label)
-        out.entity({
-            "id": entity_id, "type": typing.type, "name": page["title"], "normName": norm,
-            "aliases": sorted(set(aliases)), "confidence": typing.confidence, "reason": typing.reason,
-            "typeScores": typing.scores, "needsReview": typing.doubtful, "typedBy": "infobox",
-            "infoboxType": page["infoboxType"], "source": source, "schema": schema.name,
-        })
+        out.entity(
+            {
+                "id": entity_id,
+                "type": typing.type,
+                "name": page["title"],
+                "normName": norm,
+                "aliases": sorted(set(aliases)),
+                "confidence": typing.confidence,
+                "reason": typing.reason,
+                "typeScores": typing.scores,
+                "needsReview": typing.doubtful,
+                "typedBy": "infobox",
+                "infoboxType": page["infoboxType"],
+                "source": source,
+                "schema": schema.name,
+            }
+        )
         out.describes.append({"documentId": page["id"], "entityId": entity_id, "source": source})
-        out.mentions.append({"documentId": page["id"], "entityId": entity_id, "name": page["title"],
-                             "rule": "infobox-subject", "source": source, "fromChunk": False})
+        out.mentions.append(
+            {
+                "documentId": page["id"],
+                "entityId": entity_id,
+                "name": page["title"],
+                "rule": "infobox-subject",
+                "source": source,
+                "fromChunk": False,
+            }
+        )
         typed[entity_id] = (page, fields, typing)
 
     properties = schema.infobox.get("properties") or {}
@@ -149,18 +171,48 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
                 src, dst = (target_id, entity_id) if spec.get("reverse") else (entity_id, target_id)
                 src_type, dst_type = (target_type, typing.type) if spec.get("reverse") else (typing.type, target_type)
                 if not schema.allows(src_type, relation, dst_type):
-                    out.skip(f"schema: {schema.why_not(src_type, relation, dst_type)}",
-                             f"{page['title']}: {field_name} = {value}")
+                    out.skip(
+                        f"schema: {schema.why_not(src_type, relation, dst_type)}",
+                        f"{page['title']}: {field_name} = {value}",
+                    )
                     continue
                 if not known:
-                    out.entity({"id": target_id, "type": target_type, "name": value, "normName": target_norm,
-                                "aliases": [], "confidence": "Low", "typedBy": "relation",
-                                "reason": f"named in '{field_name}' of {page['title']}", "source": source,
-                                "schema": schema.name}, implied=True)
-                out.relation(src, relation, dst, {"source": source, "property": field_name,
-                                                  "documentId": page["id"], "confidence": typing.confidence})
-                out.mentions.append({"documentId": page["id"], "entityId": target_id, "name": value,
-                                     "rule": f"infobox-{field_name}", "source": source, "fromChunk": False})
+                    out.entity(
+                        {
+                            "id": target_id,
+                            "type": target_type,
+                            "name": value,
+                            "normName": target_norm,
+                            "aliases": [],
+                            "confidence": "Low",
+                            "typedBy": "relation",
+                            "reason": f"named in '{field_name}' of {page['title']}",
+                            "source": source,
+                            "schema": schema.name,
+                        },
+                        implied=True,
+                    )
+                out.relation(
+                    src,
+                    relation,
+                    dst,
+                    {
+                        "source": source,
+                        "property": field_name,
+                        "documentId": page["id"],
+                        "confidence": typing.confidence,
+                    },
+                )
+                out.mentions.append(
+                    {
+                        "documentId": page["id"],
+                        "entityId": target_id,
+                        "name": value,
+                        "rule": f"infobox-{field_name}",
+                        "source": source,
+                        "fromChunk": False,
+                    }
+                )
     return out
 
 
@@ -171,8 +223,7 @@ def run(graph, schema: KGSchema, corpus: str | None = None) -> dict:
     extraction = extract(schema, pages)
     stats = store.write(graph, extraction, schema.labels)
     result = store.summary(extraction, stats)
-    result.update(pages=len(pages), schema=schema.name, extractor="infobox",
-                  confidence=_confidences(extraction))
+    result.update(pages=len(pages), schema=schema.name, extractor="infobox", confidence=_confidences(extraction))
     return result
 
 

@@ -35,13 +35,16 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
 def system_prompt(schema: KGSchema) -> str:
     types = "\n".join(f"- {t}: {d}" for t, d in schema.entity_types.items())
-    rels = "\n".join(f"- {r.name} ({', '.join(sorted(r.sources))} -> {', '.join(sorted(r.targets))})"
-                     + (f": {r.description}" if r.description else "") for r in schema.relation_types.values())
+    rels = "\n".join(
+        f"- {r.name} ({', '.join(sorted(r.sources))} -> {', '.join(sorted(r.targets))})"
+        + (f": {r.description}" if r.description else "")
+        for r in schema.relation_types.values()
+    )
     return (
         "You extract a knowledge graph from a story. Return only a JSON object with two lists:\n"
         '"entities": [{"id": "E1", "type": ..., "name": ..., "original_name": ..., "description": ...}] and\n'
         '"relations": [{"source": "E1", "target": "E2", "type": ..., "description": ...}].\n'
-        "Ids are E1, E2, ... in order of first appearance. `name` is the canonical name (\"Reynold\"),"
+        'Ids are E1, E2, ... in order of first appearance. `name` is the canonical name ("Reynold"),'
         " `original_name` the words used in the text. Relations may only join ids you listed.\n"
         f"Entity types (use exactly these):\n{types}\n"
         f"Relation types (source types -> target types; use exactly these):\n{rels}"
@@ -49,20 +52,42 @@ def system_prompt(schema: KGSchema) -> str:
 
 
 def response_schema(schema: KGSchema) -> dict:
-    entity = {"type": "object", "additionalProperties": False,
-              "required": ["id", "type", "name", "original_name", "description"],
-              "properties": {"id": {"type": "string"}, "type": {"type": "string", "enum": schema.labels},
-                             "name": {"type": "string"}, "original_name": {"type": "string"},
-                             "description": {"type": "string"}}}
-    relation = {"type": "object", "additionalProperties": False,
-                "required": ["source", "target", "type", "description"],
-                "properties": {"source": {"type": "string"}, "target": {"type": "string"},
-                               "type": {"type": "string", "enum": sorted(schema.relation_types)},
-                               "description": {"type": "string"}}}
-    return {"name": "knowledge_graph", "strict": True,
-            "schema": {"type": "object", "additionalProperties": False, "required": ["entities", "relations"],
-                       "properties": {"entities": {"type": "array", "items": entity},
-                                      "relations": {"type": "array", "items": relation}}}}
+    entity = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "type", "name", "original_name", "description"],
+        "properties": {
+            "id": {"type": "string"},
+            "type": {"type": "string", "enum": schema.labels},
+            "name": {"type": "string"},
+            "original_name": {"type": "string"},
+            "description": {"type": "string"},
+        },
+    }
+    relation = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["source", "target", "type", "description"],
+        "properties": {
+            "source": {"type": "string"},
+            "target": {"type": "string"},
+            "type": {"type": "string", "enum": sorted(schema.relation_types)},
+            "description": {"type": "string"},
+        },
+    }
+    return {
+        "name": "knowledge_graph",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["entities", "relations"],
+            "properties": {
+                "entities": {"type": "array", "items": entity},
+                "relations": {"type": "array", "items": relation},
+            },
+        },
+    }
 
 
 def parse_reply(text: str) -> dict:
@@ -75,11 +100,14 @@ def parse_reply(text: str) -> dict:
         if start < 0 or end <= start:
             raise ValueError("the reply holds no JSON object") from None
         try:
-            data = json.loads(cleaned[start:end + 1])
+            data = json.loads(cleaned[start : end + 1])
         except json.JSONDecodeError as exc:
             raise ValueError(f"invalid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("entities", []), list) \
-            or not isinstance(data.get("relations", []), list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("entities", []), list)
+        or not isinstance(data.get("relations", []), list)
+    ):
         raise ValueError('expected {"entities": [...], "relations": [...]}')
     return data
 
@@ -119,15 +147,22 @@ class LLM:
 
     def extract(self, text: str) -> tuple[dict, bool]:
         """The parsed reply for one text, and whether a repair was needed."""
-        messages = [{"role": "system", "content": system_prompt(self.schema)},
-                    {"role": "user", "content": f"Story:\n\n{text}"}]
+        messages = [
+            {"role": "system", "content": system_prompt(self.schema)},
+            {"role": "user", "content": f"Story:\n\n{text}"},
+        ]
         reply = self.complete(messages)
         try:
             return parse_reply(reply), False
         except ValueError as first:
-            messages += [{"role": "assistant", "content": reply},
-                         {"role": "user", "content": f"That reply was not usable ({first}). Reply again with only "
-                                                     "the JSON object, complete and valid."}]
+            messages += [
+                {"role": "assistant", "content": reply},
+                {
+                    "role": "user",
+                    "content": f"That reply was not usable ({first}). Reply again with only "
+                    "the JSON object, complete and valid.",
+                },
+            ]
             return parse_reply(self.complete(messages)), True
 
 
@@ -172,18 +207,50 @@ def add_story(out: Extraction, schema: KGSchema, story: dict, replies: list[dict
             scoped = by_key[key]
             local[local_id] = (scoped, type_name)
             original = _text(item.get("original_name"), MAX_NAME).strip()
-            out.entity({"id": scoped, "type": type_name, "name": name, "normName": norm,
-                        "aliases": [original] if original and norm_name(original) != norm else [],
-                        "description": _text(item.get("description"), MAX_DESCRIPTION), "originalName": original,
-                        "storyId": sid, "documentId": story["id"], "scope": "story", "typedBy": "llm",
-                        "source": source, "schema": schema.name})
+            out.entity(
+                {
+                    "id": scoped,
+                    "type": type_name,
+                    "name": name,
+                    "normName": norm,
+                    "aliases": [original] if original and norm_name(original) != norm else [],
+                    "description": _text(item.get("description"), MAX_DESCRIPTION),
+                    "originalName": original,
+                    "storyId": sid,
+                    "documentId": story["id"],
+                    "scope": "story",
+                    "typedBy": "llm",
+                    "source": source,
+                    "schema": schema.name,
+                }
+            )
             canonical = schema.entity_id(norm)
-            out.entity({"id": canonical, "type": type_name, "name": name, "normName": norm, "aliases": [],
-                        "canonical": True, "scope": "global", "typedBy": "llm", "source": source,
-                        "schema": schema.name}, implied=True)
+            out.entity(
+                {
+                    "id": canonical,
+                    "type": type_name,
+                    "name": name,
+                    "normName": norm,
+                    "aliases": [],
+                    "canonical": True,
+                    "scope": "global",
+                    "typedBy": "llm",
+                    "source": source,
+                    "schema": schema.name,
+                },
+                implied=True,
+            )
             out.instance_of.append({"id": scoped, "canonicalId": canonical, "source": source})
-            out.mentions.append({"documentId": story["id"], "entityId": scoped, "name": name, "rule": "llm",
-                                 "source": source, "fromChunk": True})
+            out.mentions.append(
+                {
+                    "documentId": story["id"],
+                    "entityId": scoped,
+                    "name": name,
+                    "rule": "llm",
+                    "source": source,
+                    "fromChunk": True,
+                }
+            )
         for item in reply.get("relations") or []:
             if not isinstance(item, dict):
                 out.skip("relation is not an object", sid)
@@ -191,8 +258,10 @@ def add_story(out: Extraction, schema: KGSchema, story: dict, replies: list[dict
             rel = schema.relation_type(item.get("type"))
             src, dst = local.get(item.get("source")), local.get(item.get("target"))
             if src is None or dst is None:
-                out.skip("relation between unknown ids",
-                         f"{sid}: {str(item.get('source'))[:20]} -> {str(item.get('target'))[:20]}")
+                out.skip(
+                    "relation between unknown ids",
+                    f"{sid}: {str(item.get('source'))[:20]} -> {str(item.get('target'))[:20]}",
+                )
                 continue
             if rel is None:
                 out.skip("relation type not in schema", f"{sid}: {str(item.get('type'))[:40]!r}")
@@ -200,8 +269,17 @@ def add_story(out: Extraction, schema: KGSchema, story: dict, replies: list[dict
             if not schema.allows(src[1], rel, dst[1]):
                 out.skip(f"schema: {schema.why_not(src[1], rel, dst[1])}", f"{sid}: {src[0]} -> {dst[0]}")
                 continue
-            out.relation(src[0], rel, dst[0], {"source": source, "storyId": sid, "documentId": story["id"],
-                                               "description": _text(item.get("description"), MAX_DESCRIPTION)})
+            out.relation(
+                src[0],
+                rel,
+                dst[0],
+                {
+                    "source": source,
+                    "storyId": sid,
+                    "documentId": story["id"],
+                    "description": _text(item.get("description"), MAX_DESCRIPTION),
+                },
+            )
 
 
 def checksum(model: str, schema: KGSchema, text: str, max_chars: int) -> str:
@@ -225,16 +303,27 @@ def units(story: dict, max_chars: int) -> list[str]:
     return parts + ([current] if current else [])
 
 
-def run(graph, settings, schema: KGSchema, corpus: str | None = None, resume: bool = False,
-        limit: int | None = None, max_chars: int = 12000, progress=None) -> dict:
+def run(
+    graph,
+    settings,
+    schema: KGSchema,
+    corpus: str | None = None,
+    resume: bool = False,
+    limit: int | None = None,
+    max_chars: int = 12000,
+    progress=None,
+) -> dict:
     from . import store
 
     if not settings.llm_configured:
         raise GraphragError("no LLM configured: set GRAPHRAG_LLM_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY)")
     stories = graph.read("kg/stories", corpus=corpus)
     if not stories:
-        raise GraphragError("no stories loaded" + (f" in corpus {corpus!r}" if corpus else "")
-                            + ": run `graphrag load stories FILE` or `graphrag load sample` first")
+        raise GraphragError(
+            "no stories loaded"
+            + (f" in corpus {corpus!r}" if corpus else "")
+            + ": run `graphrag load stories FILE` or `graphrag load sample` first"
+        )
     llm = LLM(settings, schema)
     source = f"llm:{settings.llm_model}"
     totals = Extraction()
@@ -265,19 +354,32 @@ def run(graph, settings, schema: KGSchema, corpus: str | None = None, resume: bo
         extraction = Extraction()
         add_story(extraction, schema, story, replies, source)
         part = store.write(graph, extraction, schema.labels)
-        graph.write("kg/mark_extracted", rows=[{"documentId": story["id"], "checksum": mark,
-                                                 "extractedBy": f"{source} {schema.name} {PROMPT_VERSION}"}])
+        graph.write(
+            "kg/mark_extracted",
+            rows=[
+                {"documentId": story["id"], "checksum": mark, "extractedBy": f"{source} {schema.name} {PROMPT_VERSION}"}
+            ],
+        )
         for attr in ("nodes_created", "relationships_created", "labels_added", "properties_set"):
             setattr(stats, attr, getattr(stats, attr) + getattr(part, attr))
         _merge(totals, extraction)
         counts["extracted"] += 1
         done_now += 1
         if progress:
-            progress(f"extract llm: {story['id']} ({len(extraction.entities)} entities, "
-                     f"{len(extraction.relations)} relations)")
+            progress(
+                f"extract llm: {story['id']} ({len(extraction.entities)} entities, "
+                f"{len(extraction.relations)} relations)"
+            )
     result = store.summary(totals, stats)
-    result.update(schema=schema.name, extractor="llm", model=settings.llm_model, stories=counts,
-                  llmCalls=llm.calls, responseFormat=LLM.FORMATS[llm.format_index], errors=errors)
+    result.update(
+        schema=schema.name,
+        extractor="llm",
+        model=settings.llm_model,
+        stories=counts,
+        llmCalls=llm.calls,
+        responseFormat=LLM.FORMATS[llm.format_index],
+        errors=errors,
+    )
     result["entitiesRejected"] = sum(n for r, n in totals.skipped.items() if r.startswith("entity"))
     result["relationsRejected"] = sum(n for r, n in totals.skipped.items() if not r.startswith("entity"))
     return result

@@ -42,7 +42,9 @@ def load_mapping(name_or_path: str | Path, schema: str | None = None) -> Mapping
     else:
         builtin = resources.files("graphrag_cypher.kg").joinpath("mappings", f"{name_or_path}.yaml")
         if not builtin.is_file():
-            raise SchemaError(f"unknown mapping {name_or_path!r}: use one of {', '.join(builtin_mappings())} or a YAML path")
+            raise SchemaError(
+                f"unknown mapping {name_or_path!r}: use one of {', '.join(builtin_mappings())} or a YAML path"
+            )
         text, where = builtin.read_text(encoding="utf-8"), str(name_or_path)
     try:
         data = yaml.safe_load(text)
@@ -146,8 +148,15 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
         type_name = overrides.get(norm, entity.get("type"))
         entity_id = schema.entity_id(norm)
         aliases = [a for f in entity.get("aliases") or [] for a in values_at(record, f) if isinstance(a, str)]
-        props = {"name": name, "normName": norm, "confidence": "High", "typedBy": "mapping", "source": source,
-                 "schema": schema.name, "reason": f"record mapped by {mapping.where}"}
+        props = {
+            "name": name,
+            "normName": norm,
+            "confidence": "High",
+            "typedBy": "mapping",
+            "source": source,
+            "schema": schema.name,
+            "reason": f"record mapped by {mapping.where}",
+        }
         for prop, field in (entity.get("properties") or {}).items():
             found = values_at(record, field)
             if found and all(isinstance(v, (str, int, float, bool)) for v in found):
@@ -174,14 +183,26 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
                 src, dst = (target_id, entity_id) if reverse else (entity_id, target_id)
                 src_type, dst_type = (target_type, subject_type) if reverse else (subject_type, target_type)
                 if not schema.allows(src_type, relation, dst_type):
-                    out.skip(f"schema: {schema.why_not(src_type, relation, dst_type)}",
-                             f"{name}: {rel['field']} = {value}")
+                    out.skip(
+                        f"schema: {schema.why_not(src_type, relation, dst_type)}", f"{name}: {rel['field']} = {value}"
+                    )
                     continue
                 if target_id not in subjects:
-                    out.entity({"id": target_id, "type": target_type, "name": target_name, "normName": target_norm,
-                                "aliases": [], "confidence": "Medium", "typedBy": "relation", "source": source,
-                                "schema": schema.name, "reason": f"named in '{rel['field']}' of {name}"},
-                               implied=True)
+                    out.entity(
+                        {
+                            "id": target_id,
+                            "type": target_type,
+                            "name": target_name,
+                            "normName": target_norm,
+                            "aliases": [],
+                            "confidence": "Medium",
+                            "typedBy": "relation",
+                            "source": source,
+                            "schema": schema.name,
+                            "reason": f"named in '{rel['field']}' of {name}",
+                        },
+                        implied=True,
+                    )
                 out.relation(src, relation, dst, {"source": source, "property": rel["field"]})
     return out
 
@@ -193,6 +214,7 @@ def run(graph, mapping: Mapping, path: Path) -> dict:
     extraction = extract(mapping, records, f"records:{path.name}")
     stats = store.write(graph, extraction, mapping.schema.labels)
     result = store.summary(extraction, stats)
-    result.update(records=len(records), schema=mapping.schema.name, mapping=mapping.where,
-                  failed=len(errors), errors=errors)
+    result.update(
+        records=len(records), schema=mapping.schema.name, mapping=mapping.where, failed=len(errors), errors=errors
+    )
     return result

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-
 _DIGITS = re.compile(r"\d+")
 
 
@@ -30,7 +29,7 @@ def similarity(a: str, b: str) -> float:
         return 0.0
     ta, tb = a.split(), b.split()
     if len(ta) == len(tb):
-        return min(fuzz.ratio(x, y) for x, y in zip(ta, tb))
+        return min(fuzz.ratio(x, y) for x, y in zip(ta, tb, strict=True))
     return fuzz.ratio(a.replace(" ", ""), b.replace(" ", ""))
 
 
@@ -56,9 +55,15 @@ def candidates(entities: list[dict], threshold: int) -> list[dict]:
                 if score >= threshold:
                     a, b = members[i], members[j]
                     keep, merge = (a, b) if (a["degree"], -len(a["id"])) >= (b["degree"], -len(b["id"])) else (b, a)
-                    pairs.append({"type": type_name, "schema": schema, "score": round(score, 1),
-                                  "keep": {"id": keep["id"], "name": keep["name"]},
-                                  "merge": {"id": merge["id"], "name": merge["name"]}})
+                    pairs.append(
+                        {
+                            "type": type_name,
+                            "schema": schema,
+                            "score": round(score, 1),
+                            "keep": {"id": keep["id"], "name": keep["name"]},
+                            "merge": {"id": merge["id"], "name": merge["name"]},
+                        }
+                    )
     return sorted(pairs, key=lambda p: (-p["score"], p["keep"]["id"]))
 
 
@@ -85,8 +90,7 @@ def run(graph, schema: str | None = None, threshold: int = 90, dry_run: bool = F
     if pairs and not dry_run:
         rows = merge_rows(pairs)
         for start in range(0, len(rows), 200):
-            merged += graph.write("kg/merge_entity_pairs", rows=rows[start:start + 200])[0]["merged"]
+            merged += graph.write("kg/merge_entity_pairs", rows=rows[start : start + 200])[0]["merged"]
     elif dry_run:
         merged = len(merge_rows(pairs))
-    return {"entities": len(entities), "threshold": threshold, "dryRun": dry_run, "candidates": pairs,
-            "merged": merged}
+    return {"entities": len(entities), "threshold": threshold, "dryRun": dry_run, "candidates": pairs, "merged": merged}

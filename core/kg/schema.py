@@ -17,9 +17,26 @@ from ..errors import GraphragError
 
 IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 # Labels and types the graph itself uses: a schema may not claim them.
-RESERVED = {"__Entity__", "__Migration", "__KGBuilder__", "Document", "Chunk", "Story", "WikiPage", "Article",
-            "Place", "WikidataEntity", "MENTIONS", "FROM_CHUNK", "FROM_DOCUMENT", "NEXT_CHUNK", "INSTANCE_OF",
-            "DESCRIBES", "SAME_AS", "CO_OCCURS"}
+RESERVED = {
+    "__Entity__",
+    "__Migration",
+    "__KGBuilder__",
+    "Document",
+    "Chunk",
+    "Story",
+    "WikiPage",
+    "Article",
+    "Place",
+    "WikidataEntity",
+    "MENTIONS",
+    "FROM_CHUNK",
+    "FROM_DOCUMENT",
+    "NEXT_CHUNK",
+    "INSTANCE_OF",
+    "DESCRIBES",
+    "SAME_AS",
+    "CO_OCCURS",
+}
 # `Place` and `Article` are also graph labels (gazetteer places, ISAW articles), but a schema
 # may type entities with them: the entity keeps the __Entity__ label and its own id.
 SHARED_LABELS = {"Place", "Article"}
@@ -90,10 +107,14 @@ class KGSchema:
 
     def describe(self) -> dict:
         return {
-            "name": self.name, "scope": self.scope, "idPrefix": self.id_prefix, "path": self.path,
+            "name": self.name,
+            "scope": self.scope,
+            "idPrefix": self.id_prefix,
+            "path": self.path,
             "entityTypes": self.labels,
-            "relationTypes": {r.name: {"source": sorted(r.sources), "target": sorted(r.targets)}
-                              for r in self.relation_types.values()},
+            "relationTypes": {
+                r.name: {"source": sorted(r.sources), "target": sorted(r.targets)} for r in self.relation_types.values()
+            },
         }
 
 
@@ -122,7 +143,9 @@ def _schema_text(name: str) -> tuple[str, str]:
         return path.read_text(encoding="utf-8"), str(path)
     builtin = resources.files("graphrag_cypher.kg").joinpath("schemas", f"{name}.yaml")
     if not builtin.is_file():
-        raise SchemaError(f"unknown schema {name!r}: use one of {', '.join(builtin_schemas())} or a path to a YAML file")
+        raise SchemaError(
+            f"unknown schema {name!r}: use one of {', '.join(builtin_schemas())} or a path to a YAML file"
+        )
     return builtin.read_text(encoding="utf-8"), name
 
 
@@ -148,8 +171,9 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
         raise SchemaError(f"schema {where}: entity_types must name at least one type")
     entity_types = {}
     for key, spec in entities.items():
-        entity_types[_identifier(key, "entity type", where)] = (spec or {}).get("description", "") \
-            if isinstance(spec, dict) else str(spec or "")
+        entity_types[_identifier(key, "entity type", where)] = (
+            (spec or {}).get("description", "") if isinstance(spec, dict) else str(spec or "")
+        )
     relations = data.get("relation_types") or {}
     if isinstance(relations, list):
         relations = {r: {} for r in relations}
@@ -160,7 +184,9 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
         ends = []
         for end in ("source", "target"):
             listed = spec.get(end, "*")
-            listed = sorted(entity_types) if listed in ("*", None) else ([listed] if isinstance(listed, str) else listed)
+            listed = (
+                sorted(entity_types) if listed in ("*", None) else ([listed] if isinstance(listed, str) else listed)
+            )
             unknown = [t for t in listed if t not in entity_types]
             if unknown:
                 raise SchemaError(f"schema {where}: relation {rel} names unknown {end} type {unknown[0]!r}")
@@ -171,8 +197,16 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
     prefix = str(data.get("id_prefix") or name)
     if not re.match(r"^[A-Za-z0-9_\-]+$", prefix):
         raise SchemaError(f"schema {where}: id_prefix {prefix!r} must be letters, digits, '-' and '_'")
-    return KGSchema(name=str(name), entity_types=entity_types, relation_types=relation_types, scope=scope,
-                    id_prefix=prefix, description=data.get("description", ""), infobox=infobox, path=where)
+    return KGSchema(
+        name=str(name),
+        entity_types=entity_types,
+        relation_types=relation_types,
+        scope=scope,
+        id_prefix=prefix,
+        description=data.get("description", ""),
+        infobox=infobox,
+        path=where,
+    )
 
 
 def _check_infobox(infobox: dict, entity_types: dict, relation_types: dict, where: str) -> None:
@@ -192,6 +226,10 @@ def _check_infobox(infobox: dict, entity_types: dict, relation_types: dict, wher
         check_scores(scores, f"field {fname!r}")
     for fname, spec in (infobox.get("properties") or {}).items():
         if spec.get("relation") not in relation_types:
-            raise SchemaError(f"schema {where}: infobox property {fname!r} maps to unknown relation {spec.get('relation')!r}")
+            raise SchemaError(
+                f"schema {where}: infobox property {fname!r} maps to unknown relation {spec.get('relation')!r}"
+            )
         if spec.get("target") not in entity_types:
-            raise SchemaError(f"schema {where}: infobox property {fname!r} has unknown target type {spec.get('target')!r}")
+            raise SchemaError(
+                f"schema {where}: infobox property {fname!r} has unknown target type {spec.get('target')!r}"
+            )

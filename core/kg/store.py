@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..db import Graph
 from ..queries import query
@@ -32,17 +31,20 @@ class WriteStats:
         self.properties_set += counters.properties_set
 
     def to_dict(self) -> dict:
-        return {"nodesCreated": self.nodes_created, "relationshipsCreated": self.relationships_created,
-                "labelsAdded": self.labels_added}
+        return {
+            "nodesCreated": self.nodes_created,
+            "relationshipsCreated": self.relationships_created,
+            "labelsAdded": self.labels_added,
+        }
 
 
 def run_batched(graph: Graph, name: str, rows: list[dict], stats: WriteStats, batch: int = BATCH, **params) -> None:
     """The named write query over `rows` in batches, one transaction each."""
     text = query(name)
     for start in range(0, len(rows), batch):
-        part = rows[start:start + batch]
+        part = rows[start : start + batch]
 
-        def work(tx):
+        def work(tx, part=part):
             return tx.run(text, rows=part, **params).consume().counters
 
         with graph.session() as session:
@@ -52,6 +54,7 @@ def run_batched(graph: Graph, name: str, rows: list[dict], stats: WriteStats, ba
 @dataclass
 class Extraction:
     """What one extraction run wants in the graph, checked against the schema."""
+
     entities: dict[str, dict] = field(default_factory=dict)
     relations: dict[tuple, dict] = field(default_factory=dict)
     describes: list[dict] = field(default_factory=list)
@@ -95,8 +98,15 @@ def entity_rows(extraction: Extraction) -> list[dict]:
         props = {k: v for k, v in e.items() if k not in {"id", "type", "implied", "aliases"} and v is not None}
         if isinstance(props.get("typeScores"), dict):
             props["typeScores"] = json.dumps(props["typeScores"], sort_keys=True)
-        rows.append({"id": e["id"], "type": e["type"], "implied": e["implied"], "aliases": e.get("aliases") or [],
-                     "props": props})
+        rows.append(
+            {
+                "id": e["id"],
+                "type": e["type"],
+                "implied": e["implied"],
+                "aliases": e.get("aliases") or [],
+                "props": props,
+            }
+        )
     return rows
 
 

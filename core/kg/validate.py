@@ -18,22 +18,48 @@ BATCH = 20
 
 
 def _json_schema(schema: KGSchema) -> dict:
-    item = {"type": "object", "additionalProperties": False, "required": ["id", "type", "reason"],
-            "properties": {"id": {"type": "string"}, "type": {"type": "string", "enum": schema.labels},
-                           "reason": {"type": "string"}}}
-    return {"name": "type_validation", "strict": True,
-            "schema": {"type": "object", "additionalProperties": False, "required": ["results"],
-                       "properties": {"results": {"type": "array", "items": item}}}}
+    item = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "type", "reason"],
+        "properties": {
+            "id": {"type": "string"},
+            "type": {"type": "string", "enum": schema.labels},
+            "reason": {"type": "string"},
+        },
+    }
+    return {
+        "name": "type_validation",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["results"],
+            "properties": {"results": {"type": "array", "items": item}},
+        },
+    }
 
 
 def _messages(schema: KGSchema, batch: list[dict]) -> list[dict]:
     types = "\n".join(f"- {t}: {d}" for t, d in schema.entity_types.items())
-    items = [{"id": e["id"], "name": e["name"], "guessed_type": e["type"], "infobox": e.get("infoboxType"),
-              "type_scores": e.get("typeScores"), "reason": e.get("reason")} for e in batch]
+    items = [
+        {
+            "id": e["id"],
+            "name": e["name"],
+            "guessed_type": e["type"],
+            "infobox": e.get("infoboxType"),
+            "type_scores": e.get("typeScores"),
+            "reason": e.get("reason"),
+        }
+        for e in batch
+    ]
     return [
-        {"role": "system", "content": "You check the types a heuristic gave to wiki pages. For each item answer "
-                                      'with the right type from this list. Reply with only JSON {"results": '
-                                      '[{"id": ..., "type": ..., "reason": ...}]}.\n' + types},
+        {
+            "role": "system",
+            "content": "You check the types a heuristic gave to wiki pages. For each item answer "
+            'with the right type from this list. Reply with only JSON {"results": '
+            '[{"id": ..., "type": ..., "reason": ...}]}.\n' + types,
+        },
         {"role": "user", "content": json.dumps(items, ensure_ascii=False)},
     ]
 
@@ -46,7 +72,7 @@ def run(graph, settings, schema: KGSchema, progress=None) -> dict:
     llm = LLM(settings, schema, _json_schema(schema))
     counts = {"checked": 0, "confirmed": 0, "retyped": 0, "unanswered": 0, "batches": 0}
     for start in range(0, len(todo), BATCH):
-        batch = todo[start:start + BATCH]
+        batch = todo[start : start + BATCH]
         try:
             reply = parse_reply(llm.complete(_messages(schema, batch)))
         except ValueError:
@@ -62,8 +88,15 @@ def run(graph, settings, schema: KGSchema, progress=None) -> dict:
                 continue
             verdict = "confirmed" if new_type == entity["type"] else "retyped"
             counts[verdict] += 1
-            rows.append({"id": entity["id"], "type": new_type, "verdict": verdict, "validatedBy": validated_by,
-                         "reason": str(answer.get("reason") or "")[:1000]})
+            rows.append(
+                {
+                    "id": entity["id"],
+                    "type": new_type,
+                    "verdict": verdict,
+                    "validatedBy": validated_by,
+                    "reason": str(answer.get("reason") or "")[:1000],
+                }
+            )
         if rows:
             graph.write("kg/set_validation", rows=rows, schemaLabels=schema.labels)
         counts["checked"] += len(batch)

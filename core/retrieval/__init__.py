@@ -26,8 +26,11 @@ from .ppr import PPRRetriever
 from .vector import VectorRetriever
 
 RETRIEVERS: dict[str, type[Retriever]] = {
-    "vector": VectorRetriever, "fulltext": FulltextRetriever, "hybrid": HybridRetriever,
-    "graph": GraphRetriever, "ppr": PPRRetriever,
+    "vector": VectorRetriever,
+    "fulltext": FulltextRetriever,
+    "hybrid": HybridRetriever,
+    "graph": GraphRetriever,
+    "ppr": PPRRetriever,
 }
 
 
@@ -40,6 +43,22 @@ def retriever(mode: str, graph, embedder, weights: dict | None = None, timings: 
     return RETRIEVERS[mode](graph, embedder, weights, timings)
 
 
-__all__ = ["DEFAULT_MODE", "MODES", "RETRIEVERS", "WEIGHTS", "Analysis", "Evidence", "Filters", "FulltextRetriever",
-           "GraphRetriever", "HybridRetriever", "PPRRetriever", "QuestionAnalyzer", "Retriever", "VectorRetriever",
-           "escape_lucene", "lucene_query", "retriever"]
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "RETRIEVERS",
+    "WEIGHTS",
+    "Analysis",
+    "Evidence",
+    "Filters",
+    "FulltextRetriever",
+    "GraphRetriever",
+    "HybridRetriever",
+    "PPRRetriever",
+    "QuestionAnalyzer",
+    "Retriever",
+    "VectorRetriever",
+    "escape_lucene",
+    "lucene_query",
+    "retriever",
+]

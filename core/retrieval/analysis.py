@@ -19,8 +19,14 @@ class QuestionAnalyzer:
         self.timings: dict[str, float] = timings if timings is not None else {}
         self._dated: dict[str | None, bool] = {}
 
-    def analyze(self, question: str, corpus: str | None = None, date_from: str | None = None,
-                date_to: str | None = None, today: date | None = None) -> Analysis:
+    def analyze(
+        self,
+        question: str,
+        corpus: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        today: date | None = None,
+    ) -> Analysis:
         started = time.perf_counter()
         rng = parse_time_range(question, today or date.today())
         filters = Filters(corpus=corpus, date_from=date_from, date_to=date_to)
@@ -35,8 +41,15 @@ class QuestionAnalyzer:
             filters.time_expression = rng.expression
         search_text = strip_time_expression(question, rng) if rng else question
         words = keywords(search_text)
-        analysis = Analysis(question, search_text, words, self.entities(search_text, keywords(search_text, 40)),
-                            route(question), detect_language(question), filters)
+        analysis = Analysis(
+            question,
+            search_text,
+            words,
+            self.entities(search_text, keywords(search_text, 40)),
+            route(question),
+            detect_language(question),
+            filters,
+        )
         self.timings["analyze_ms"] = (time.perf_counter() - started) * 1000
         return analysis
 
@@ -59,16 +72,28 @@ class QuestionAnalyzer:
         folded = fold(text)
         found: dict[str, dict] = {}
         for row in self.graph.read("retrieval/question_entities", query=query, limit=100):
-            hits = [name for name in dict.fromkeys(row["names"] or [row["name"]])
-                    if isinstance(name, str) and len(name.strip()) >= 3
-                    and re.search(rf"(?<!\w){re.escape(fold(name.strip()))}(?!\w)", folded)]
+            hits = [
+                name
+                for name in dict.fromkeys(row["names"] or [row["name"]])
+                if isinstance(name, str)
+                and len(name.strip()) >= 3
+                and re.search(rf"(?<!\w){re.escape(fold(name.strip()))}(?!\w)", folded)
+            ]
             if hits and row["id"] not in found:
-                found[row["id"]] = {"id": row["id"], "name": row["name"], "type": row.get("type"),
-                                    "matched": max(hits, key=len).strip(), "documentId": row.get("documentId"),
-                                    "labels": [label for label in row["labels"] if label != "__Entity__"]}
+                found[row["id"]] = {
+                    "id": row["id"],
+                    "name": row["name"],
+                    "type": row.get("type"),
+                    "matched": max(hits, key=len).strip(),
+                    "documentId": row.get("documentId"),
+                    "labels": [label for label in row["labels"] if label != "__Entity__"],
+                }
         kept = list(found.values())
         keys = {e["id"]: name_key(e["matched"]) for e in kept}
-        kept = [e for e in kept if not any(keys[e["id"]] != keys[o["id"]] and keys[e["id"]] in keys[o["id"]]
-                                           for o in kept if o is not e)]
+        kept = [
+            e
+            for e in kept
+            if not any(keys[e["id"]] != keys[o["id"]] and keys[e["id"]] in keys[o["id"]] for o in kept if o is not e)
+        ]
         # in the order the question names them; one name's entities together, by id
         return sorted(kept, key=lambda e: (folded.find(fold(e["matched"])), e["id"]))

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
-from ..errors import GraphragError
 from ..terminal import safe_text
 
 _SHORT_ID = re.compile(r"^[A-Za-z0-9_-]{1,12}$")
@@ -67,6 +66,7 @@ def sources_for(evidence: list) -> list[Source]:
 @dataclass
 class Context:
     """What the answer is written from, and every id it may cite."""
+
     text: str
     cites: dict[str, Source]  # a source's id (T2, D1) or a NODES id (T2::E4) -> the source it came from
     node_ids: dict[str, str] = field(default_factory=dict)  # entity id -> the id it has in the context
@@ -117,8 +117,12 @@ def build_context(sources: list[Source], graph_context: dict | None = None, max_
         lines.append("NODES")
         for node in nodes:
             desc = f": {neutral(node['description'])}" if node.get("description") else ""
-            lines.append(f"  {node_ids[node['id']]} {neutral(node.get('name'))} ({neutral(node.get('type')) or 'Entity'}){desc}")
-    relationships = list({(r["start"], r["type"], r["end"]): r for r in graph_context.get("relationships", [])}.values())
+            lines.append(
+                f"  {node_ids[node['id']]} {neutral(node.get('name'))} ({neutral(node.get('type')) or 'Entity'}){desc}"
+            )
+    relationships = list(
+        {(r["start"], r["type"], r["end"]): r for r in graph_context.get("relationships", [])}.values()
+    )
     if relationships:
         lines.append("RELATIONSHIPS")
         for rel in relationships:
@@ -245,8 +249,10 @@ def check_citations(answer: str, context: Context) -> Checked:
 
 # --- without an LLM -----------------------------------------------------------------------
 
-def extractive_answer(question: str, sources: list[Source], embed: Callable | None, max_sentences: int = 4,
-                      per_source: int = 2) -> str:
+
+def extractive_answer(
+    question: str, sources: list[Source], embed: Callable | None, max_sentences: int = 4, per_source: int = 2
+) -> str:
     """The most relevant sentences of the top evidence, each with its citation."""
     from graphrag_cypher.text import split_sentences
 
@@ -262,7 +268,7 @@ def extractive_answer(question: str, sources: list[Source], embed: Callable | No
     if embed is not None:
         vectors = embed([question] + [c[0] for c in candidates])
         q = vectors[0]
-        scores = [sum(a * b for a, b in zip(q, v)) for v in vectors[1:]]
+        scores = [sum(a * b for a, b in zip(q, v, strict=True)) for v in vectors[1:]]
     else:
         words = {w for w in re.findall(r"\w+", question.lower()) if len(w) > 2}
         scores = [len(words & set(re.findall(r"\w+", c[0].lower()))) for c in candidates]
@@ -315,12 +321,16 @@ LANGUAGES = {"en": "English", "zh": "Chinese", "de": "German", "fr": "French", "
 
 def llm_messages(question: str, context: str, language: str, history: Iterable[dict] = ()) -> list[dict]:
     system = SYSTEM_PROMPT.format(language_name=LANGUAGES.get(language, "the language of the question"))
-    return [{"role": "system", "content": system}, *history,
-            {"role": "user", "content": f"{context}\n\nQUESTION: {question}"}]
+    return [
+        {"role": "system", "content": system},
+        *history,
+        {"role": "user", "content": f"{context}\n\nQUESTION: {question}"},
+    ]
 
 
 def mermaid(graph_context: dict, sources: list[Source]) -> str:
     """The evidence subgraph as a Mermaid flowchart."""
+
     def node_id(raw: str) -> str:
         return "n" + re.sub(r"\W", "_", raw)
 

@@ -70,8 +70,13 @@ class Filters:
         return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to}
 
     def to_dict(self) -> dict:
-        return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to,
-                "time_expression": self.time_expression, "ignored_time_expression": self.ignored_time_expression}
+        return {
+            "corpus": self.corpus,
+            "from": self.date_from,
+            "to": self.date_to,
+            "time_expression": self.time_expression,
+            "ignored_time_expression": self.ignored_time_expression,
+        }
 
 
 @dataclass
@@ -97,14 +102,28 @@ class Evidence:
     via: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_row(cls, row: dict, via: list[str] | None = None) -> "Evidence":
+    def from_row(cls, row: dict, via: list[str] | None = None) -> Evidence:
         """A chunk row of a retrieval query (chunkId, documentId, title, uri, text, score, via)."""
-        return cls(row["chunkId"], row["documentId"], row.get("title"), row.get("uri"), row.get("text") or "",
-                   float(row.get("score") or 0.0), via or list(row.get("via") or []))
+        return cls(
+            row["chunkId"],
+            row["documentId"],
+            row.get("title"),
+            row.get("uri"),
+            row.get("text") or "",
+            float(row.get("score") or 0.0),
+            via or list(row.get("via") or []),
+        )
 
     def to_dict(self) -> dict:
-        return {"chunk_id": self.chunk_id, "document_id": self.document_id, "title": self.title, "uri": self.uri,
-                "score": round(float(self.score), 6), "text": self.text, "via": self.via}
+        return {
+            "chunk_id": self.chunk_id,
+            "document_id": self.document_id,
+            "title": self.title,
+            "uri": self.uri,
+            "score": round(float(self.score), 6),
+            "text": self.text,
+            "via": self.via,
+        }
 
 
 def fetch_size(k: int, filters: Filters) -> int:
@@ -155,8 +174,14 @@ class Retriever(GraphragRetriever):
         return analysis.embedding
 
     # -- neo4j-graphrag's retriever interface -------------------------------------------------
-    def get_search_results(self, query_text: str, top_k: int = 5, corpus: str | None = None,
-                           date_from: str | None = None, date_to: str | None = None) -> RawSearchResult:
+    def get_search_results(
+        self,
+        query_text: str,
+        top_k: int = 5,
+        corpus: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+    ) -> RawSearchResult:
         """Analyse `query_text` (entities, time expressions) and rank its `top_k` chunks.
 
         Args:
@@ -175,9 +200,10 @@ class Retriever(GraphragRetriever):
             self._analyzer = QuestionAnalyzer(self.graph, self.timings)
         analysis = self._analyzer.analyze(query_text, corpus=corpus, date_from=date_from, date_to=date_to)
         evidence = self.retrieve(analysis, top_k)
-        return RawSearchResult(records=[neo4j.Record(ev.to_dict()) for ev in evidence],
-                               metadata={"mode": self.name, "filters": analysis.filters.to_dict(),
-                                         "entities": analysis.entities})
+        return RawSearchResult(
+            records=[neo4j.Record(ev.to_dict()) for ev in evidence],
+            metadata={"mode": self.name, "filters": analysis.filters.to_dict(), "entities": analysis.entities},
+        )
 
     def default_record_formatter(self, record: neo4j.Record) -> RetrieverResultItem:
         """The chunk's text as content; ids, title, uri, score and trace as metadata."""

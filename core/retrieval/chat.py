@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from collections import deque
 
-_ELLIPTICAL = re.compile(r"^(and|but|what about|how about|also|then|so)\b|\b(it|its|he|she|him|her|his|they|them|their|that|this|those|there)\b",
-                         re.IGNORECASE)
+_ELLIPTICAL = re.compile(
+    r"^(and|but|what about|how about|also|then|so)\b|\b(it|its|he|she|him|her|his|they|them|their|that|this|those|there)\b",
+    re.IGNORECASE,
+)
 
-REWRITE_PROMPT = ("Rewrite the user's last message as one standalone question that can be understood without the "
-                  "conversation. Keep names, places and time expressions. Reply with the question only.")
+REWRITE_PROMPT = (
+    "Rewrite the user's last message as one standalone question that can be understood without the "
+    "conversation. Keep names, places and time expressions. Reply with the question only."
+)
 
 
 class Conversation:
@@ -27,9 +31,15 @@ class Conversation:
 
     def add(self, said: str, question: str, answer) -> None:
         """Remember a turn: what was said, the standalone question and its `qa.Answer`."""
-        self.turns.append({"said": said, "question": question, "answer": answer.text,
-                           "entities": _distinct(e.get("matched") or e["name"] for e in answer.analysis.entities),
-                           "time": answer.filters.time_expression})
+        self.turns.append(
+            {
+                "said": said,
+                "question": question,
+                "answer": answer.text,
+                "entities": _distinct(e.get("matched") or e["name"] for e in answer.analysis.entities),
+                "time": answer.filters.time_expression,
+            }
+        )
 
     def standalone(self, line: str) -> str:
         if not self.turns:
@@ -38,10 +48,13 @@ class Conversation:
             from .. import llm
 
             history = "\n".join(f"User: {t['question']}\nAssistant: {t['answer'][:300]}" for t in self.turns)
-            rewritten = llm.complete(self.settings, [
-                {"role": "system", "content": REWRITE_PROMPT},
-                {"role": "user", "content": f"{history}\nUser: {line}"},
-            ]).strip()
+            rewritten = llm.complete(
+                self.settings,
+                [
+                    {"role": "system", "content": REWRITE_PROMPT},
+                    {"role": "user", "content": f"{history}\nUser: {line}"},
+                ],
+            ).strip()
             return rewritten or line
         return carry_over(line, self.turns[-1])
 

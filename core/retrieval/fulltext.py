@@ -10,6 +10,11 @@ class FulltextRetriever(Retriever):
     name = "fulltext"
 
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
-        rows = self.graph.read("retrieval/fulltext", query=fulltext_query(analysis), k=k,
-                               fetch=fetch_size(k, analysis.filters), **analysis.filters.params())
+        rows = self.graph.read(
+            "retrieval/fulltext",
+            query=fulltext_query(analysis),
+            k=k,
+            fetch=fetch_size(k, analysis.filters),
+            **analysis.filters.params(),
+        )
         return [Evidence.from_row(r, [f"fulltext#{i + 1}"]) for i, r in enumerate(rows)]

@@ -31,9 +31,15 @@ class GraphRetriever(Retriever):
         params = analysis.filters.params()
         top = [s.chunk_id for s in seeds[: w["linkSeeds"]]]
         leads: dict[str, list[tuple[float, str, dict]]] = {}
-        for row in self.graph.read("retrieval/seed_neighbours", seedIds=top, embedding=embedding,
-                                   maxPhraseChunks=w["maxPhraseChunks"], aboutRules=sorted(ABOUT_RULES),
-                                   aboutWeight=w["aboutWeight"], **params):
+        for row in self.graph.read(
+            "retrieval/seed_neighbours",
+            seedIds=top,
+            embedding=embedding,
+            maxPhraseChunks=w["maxPhraseChunks"],
+            aboutRules=sorted(ABOUT_RULES),
+            aboutWeight=w["aboutWeight"],
+            **params,
+        ):
             strength = float(row["similarity"] or 0.0) + w["linkWeight"] * float(row["weight"] or 0.0)
             leads.setdefault(row["seedId"], []).append((-strength, row["chunkId"], row))
         ranked: list[Evidence] = []
@@ -52,15 +58,25 @@ class GraphRetriever(Retriever):
                     break
                 if chunk_id in placed:
                     continue
-                place(Evidence.from_row(dict(row, score=seed.score),
-                                        [f"linked by {', '.join(row['via'])} from {seed.chunk_id}"]))
+                place(
+                    Evidence.from_row(
+                        dict(row, score=seed.score), [f"linked by {', '.join(row['via'])} from {seed.chunk_id}"]
+                    )
+                )
                 followed += 1
         if analysis.entities:
-            for row in self.graph.read("retrieval/entity_chunks", entityIds=[e["id"] for e in analysis.entities],
-                                       embedding=embedding, perEntity=w["perEntity"], **params):
+            for row in self.graph.read(
+                "retrieval/entity_chunks",
+                entityIds=[e["id"] for e in analysis.entities],
+                embedding=embedding,
+                perEntity=w["perEntity"],
+                **params,
+            ):
                 if row["chunkId"] not in placed and row["rule"] in ABOUT_RULES:
                     # the passage about an entity the question names: just after the first seed
-                    ranked.insert(1, Evidence.from_row(dict(row, score=seeds[0].score),
-                                                       [f"about question entity {row['entity']}"]))
+                    ranked.insert(
+                        1,
+                        Evidence.from_row(dict(row, score=seeds[0].score), [f"about question entity {row['entity']}"]),
+                    )
                     placed.add(row["chunkId"])
         return ranked[:k]

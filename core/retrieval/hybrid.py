@@ -12,7 +12,14 @@ class HybridRetriever(Retriever):
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
         w = self.weights
         rows = self.graph.read(
-            "retrieval/hybrid", embedding=self.embedding(analysis), query=fulltext_query(analysis), k=k,
-            fetch=fetch_size(k, analysis.filters), vectorWeight=w["vectorWeight"],
-            fulltextWeight=w["fulltextWeight"], rrfK=w["rrfK"], **analysis.filters.params())
+            "retrieval/hybrid",
+            embedding=self.embedding(analysis),
+            query=fulltext_query(analysis),
+            k=k,
+            fetch=fetch_size(k, analysis.filters),
+            vectorWeight=w["vectorWeight"],
+            fulltextWeight=w["fulltextWeight"],
+            rrfK=w["rrfK"],
+            **analysis.filters.params(),
+        )
         return [Evidence.from_row(r) for r in rows]

@@ -15,8 +15,9 @@ def fuse(lists: list[tuple[float, list[Evidence]]], rrf_k: float) -> list[Eviden
     fused: dict[str, Evidence] = {}
     for weight, items in lists:
         for rank, ev in enumerate(items):
-            target = fused.setdefault(ev.chunk_id, Evidence(ev.chunk_id, ev.document_id, ev.title, ev.uri, ev.text,
-                                                            0.0, []))
+            target = fused.setdefault(
+                ev.chunk_id, Evidence(ev.chunk_id, ev.document_id, ev.title, ev.uri, ev.text, 0.0, [])
+            )
             target.score += weight / (rrf_k + rank + 1)
             target.via += ev.via
     return sorted(fused.values(), key=lambda e: -e.score)
@@ -30,8 +31,14 @@ class PPRRetriever(Retriever):
         sources = [s.chunk_id for s in seeds] + [e["id"] for e in analysis.entities]
         if not sources or not self._ensure_projection():
             return seeds  # nothing to walk from, or no entities linked yet: hybrid is the answer
-        rows = self.graph.read("retrieval/ppr", name=PPR_GRAPH, sourceIds=sources, k=max(k * 3, 15), damping=0.5,
-                               **analysis.filters.params())
+        rows = self.graph.read(
+            "retrieval/ppr",
+            name=PPR_GRAPH,
+            sourceIds=sources,
+            k=max(k * 3, 15),
+            damping=0.5,
+            **analysis.filters.params(),
+        )
         walked = list({r["chunkId"]: Evidence.from_row(r, ["ppr"]) for r in rows}.values())
         # Seeds keep their place; PPR adds what the graph walk reaches; rank fusion of both lists.
         return fuse([(1.0, seeds), (1.0, walked)], self.weights["rrfK"])[:k]

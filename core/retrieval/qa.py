@@ -6,21 +6,31 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from .. import llm
 from ..errors import GraphragError
 from . import retriever
 from .analysis import QuestionAnalyzer
-from .answer import (CitationFilter, Source, build_context, describe_paths, extractive_answer, llm_messages, mermaid,
-                     sources_for)
+from .answer import (
+    CitationFilter,
+    Source,
+    build_context,
+    describe_paths,
+    extractive_answer,
+    llm_messages,
+    mermaid,
+    sources_for,
+)
 from .base import DEFAULT_MODE, Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
 from .relation import relation
 
-NO_LLM_NOTE = ("No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
-               "this answer quotes the most relevant sentences of the evidence.")
+NO_LLM_NOTE = (
+    "No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
+    "this answer quotes the most relevant sentences of the evidence."
+)
 
 
 @dataclass
@@ -87,14 +97,26 @@ class Answer:
         return out
 
 
-def ask(graph, embedder, settings, question: str, mode: str = DEFAULT_MODE, k: int = 5, corpus: str | None = None,
-        date_from: str | None = None, date_to: str | None = None, use_llm: bool = True, history=(),
-        on_token: Callable[[str], None] | None = None, today=None) -> Answer:
+def ask(
+    graph,
+    embedder,
+    settings,
+    question: str,
+    mode: str = DEFAULT_MODE,
+    k: int = 5,
+    corpus: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    use_llm: bool = True,
+    history=(),
+    on_token: Callable[[str], None] | None = None,
+    today=None,
+) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
     gave and written as its sources' titles; an unknown one never reaches `on_token`."""
     if not question or not question.strip():
-        raise GraphragError("the question is empty: ask something, e.g. graphrag ask \"Who made the silver lantern?\"")
+        raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     started = time.perf_counter()
     today = today or _today()
     timings: dict[str, float] = {}
@@ -127,12 +149,22 @@ def ask(graph, embedder, settings, question: str, mode: str = DEFAULT_MODE, k: i
     timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
     timings["total_ms"] = (time.perf_counter() - started) * 1000
     return Answer(
-        question=question, text=checked.text, text_with_titles=checked.titled,
-        citations=[s for s in sources if s.cite in checked.cited], dropped_citations=checked.dropped,
-        sources=sources, evidence=evidence, mode=mode if route_used == "search" else "relation", route=route_used,
-        paths=[_path_with_ids(p, context.node_ids) for p in paths], analysis=analysis,
-        llm=LLMUse(llm_used, settings.llm_model if llm_used else None, note), context=context.text,
-        mermaid=mermaid(graph_context, sources), timings_ms={key: round(value, 1) for key, value in timings.items()})
+        question=question,
+        text=checked.text,
+        text_with_titles=checked.titled,
+        citations=[s for s in sources if s.cite in checked.cited],
+        dropped_citations=checked.dropped,
+        sources=sources,
+        evidence=evidence,
+        mode=mode if route_used == "search" else "relation",
+        route=route_used,
+        paths=[_path_with_ids(p, context.node_ids) for p in paths],
+        analysis=analysis,
+        llm=LLMUse(llm_used, settings.llm_model if llm_used else None, note),
+        context=context.text,
+        mermaid=mermaid(graph_context, sources),
+        timings_ms={key: round(value, 1) for key, value in timings.items()},
+    )
 
 
 def _path_with_ids(path: dict, node_ids: dict[str, str]) -> dict:

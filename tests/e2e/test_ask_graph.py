@@ -46,12 +46,15 @@ def kg(graph, monkeypatch):
     return graph
 
 
-@pytest.mark.parametrize("question, entity_id, matched", [
-    ("Who is Edric Varn?", "got:edric varn", "Edric Varn"),  # an entity with aliases, by its name
-    ("Who is Edric the Young Stag?", "got:edric varn", "Edric the Young Stag"),  # by an alias (a redirect)
-    ("what did ÉDRIC VARN carry?", "got:edric varn", "Edric Varn"),  # accents and case folded
-    ("Where does the giant Brannock live?", "T3::E4", "the giant Brannock"),
-])
+@pytest.mark.parametrize(
+    "question, entity_id, matched",
+    [
+        ("Who is Edric Varn?", "got:edric varn", "Edric Varn"),  # an entity with aliases, by its name
+        ("Who is Edric the Young Stag?", "got:edric varn", "Edric the Young Stag"),  # by an alias (a redirect)
+        ("what did ÉDRIC VARN carry?", "got:edric varn", "Edric Varn"),  # accents and case folded
+        ("Where does the giant Brannock live?", "T3::E4", "the giant Brannock"),
+    ],
+)
 def test_entities_are_found_by_every_name_with_their_types(kg, run_cli, question, entity_id, matched):
     out = ask_json(run_cli, question)
     found = {e["id"]: e for e in out["entities"]}
@@ -60,8 +63,9 @@ def test_entities_are_found_by_every_name_with_their_types(kg, run_cli, question
     assert found[entity_id]["type"] == ("Character" if entity_id.startswith("got:") else "CREATURE")
 
 
-@pytest.mark.parametrize("question", ["What stood at the harbour of Alexandria?",
-                                      "Where did Hannibal's final defeat take place?"])
+@pytest.mark.parametrize(
+    "question", ["What stood at the harbour of Alexandria?", "Where did Hannibal's final defeat take place?"]
+)
 def test_ppr_walks_from_seeds_outside_the_entity_graph(kg, run_cli, question):
     # the top hybrid chunks of an article mention no extracted entity, so the PPR projection
     # does not hold them: they seed nothing (GDS refused the whole query before)
@@ -110,8 +114,12 @@ def test_relation_question_answers_from_the_typed_path(kg, run_cli):
 
 
 def test_relation_context_and_node_citations_with_an_llm(kg, run_cli):
-    server = LLMServer(lambda body: "Reynold tricked the giant into throwing the boulder away [T1::E1]; "
-                                    "the giant was his enemy [T1::E99] [T2::E4] [T1].")
+    server = LLMServer(
+        lambda body: (
+            "Reynold tricked the giant into throwing the boulder away [T1::E1]; "
+            "the giant was his enemy [T1::E99] [T2::E4] [T1]."
+        )
+    )
     try:
         env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "m"}
         out = ask_json(run_cli, "How are Reynold and Brannock related?", env=env)
@@ -123,10 +131,13 @@ def test_relation_context_and_node_citations_with_an_llm(kg, run_cli):
     assert "  T1::E1 -[DEFEATS]-> T1::E4: " in prompt and "  T1::E4 Brannock (CREATURE)" in prompt
     # node ids are checked whole: T1::E99 and T2::E4 were not given, though T1 was
     assert out["dropped_citations"] == ["T1::E99", "T2::E4"]
-    assert out["answer"] == ("Reynold tricked the giant into throwing the boulder away [T1::E1]; "
-                             "the giant was his enemy [T1].")
-    assert shown.stdout.startswith("Reynold tricked the giant into throwing the boulder away "
-                                   "[The Fox Who Moved the Boulder]; the giant was his enemy [The Fox Who Moved the Boulder].")
+    assert out["answer"] == (
+        "Reynold tricked the giant into throwing the boulder away [T1::E1]; the giant was his enemy [T1]."
+    )
+    assert shown.stdout.startswith(
+        "Reynold tricked the giant into throwing the boulder away "
+        "[The Fox Who Moved the Boulder]; the giant was his enemy [The Fox Who Moved the Boulder]."
+    )
     assert "E99" not in shown.stdout and "T2::E4" not in shown.stdout
 
 
@@ -135,7 +146,9 @@ def test_chat_follow_up_carries_names_once_and_finds_the_second_hop(kg):
 
     from graphrag_cypher.cli.main import cli
 
-    result = CliRunner().invoke(cli, ["chat"], input="Who made the silver lantern?\nAnd who stole it?\n/explain\n/quit\n")
+    result = CliRunner().invoke(
+        cli, ["chat"], input="Who made the silver lantern?\nAnd who stole it?\n/explain\n/quit\n"
+    )
     assert result.exit_code == 0, result.output
     assert "(And who stole it (the silver lantern)?)" in result.stderr
     trace = result.stdout.split("Retrieval trace")[-1]

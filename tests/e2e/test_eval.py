@@ -10,9 +10,21 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
 
 
 def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
-    result = run_exe("eval", "retrieval", "--questions", str(FIXTURES / "musique_questions.json"),
-                     "--passages", str(FIXTURES / "corpus.json"), "--k", "2", "--peers", "--json",
-                     "--report", str(tmp_path / "report"), timeout=600)
+    result = run_exe(
+        "eval",
+        "retrieval",
+        "--questions",
+        str(FIXTURES / "musique_questions.json"),
+        "--passages",
+        str(FIXTURES / "corpus.json"),
+        "--k",
+        "2",
+        "--peers",
+        "--json",
+        "--report",
+        str(tmp_path / "report"),
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["questions"] == 3 and out["k"] == 2 and out["dataset"].startswith("musique")
@@ -34,6 +46,12 @@ def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
 
 
 def test_eval_answers_without_llm_says_so(run_exe):
-    result = run_exe("eval", "answers", "--questions", str(FIXTURES / "musique_questions.json"),
-                     "--passages", str(FIXTURES / "corpus.json"))
+    result = run_exe(
+        "eval",
+        "answers",
+        "--questions",
+        str(FIXTURES / "musique_questions.json"),
+        "--passages",
+        str(FIXTURES / "corpus.json"),
+    )
     assert result.returncode == 0 and "no LLM is configured" in result.stdout

@@ -10,8 +10,8 @@ import pytest
 
 from graphrag_cypher.text import fold, norm_name
 
-from .test_migrations import rows, shipped_migrations_copy
 from ..unit.test_fold_cases import fold_cases
+from .test_migrations import rows, shipped_migrations_copy
 
 pytestmark = pytest.mark.e2e
 
@@ -35,11 +35,16 @@ def test_v0006_recomputes_every_stored_norm_name_to_the_python_value(neo4j, run_
     folder = shipped_migrations_copy(tmp_path)
     (folder / "V0006__One_normName.cypher").unlink()
     assert run_cli("apply-schema", "--migrations-dir", str(folder)).exit_code == 0
-    entities = [{"id": f"e{i}", "name": n, "normName": (_old_kg_norm if i % 2 else fold)(n)} for i, n in enumerate(NAMES)]
+    entities = [
+        {"id": f"e{i}", "name": n, "normName": (_old_kg_norm if i % 2 else fold)(n)} for i, n in enumerate(NAMES)
+    ]
     rows(neo4j, "UNWIND $rows AS r CREATE (e:__Entity__ {id: r.id}) SET e += r", rows=entities)
     rows(neo4j, "CREATE (:__Entity__ {id: 'no-norm', name: 'Straße'}), (:__Entity__ {id: 'no-name', normName: 'kept'})")
-    stale = rows(neo4j, "MATCH (e:__Entity__) WHERE e.name IS NOT NULL AND e.normName IS NOT NULL "
-                        "RETURN e.name AS name, e.normName AS norm")
+    stale = rows(
+        neo4j,
+        "MATCH (e:__Entity__) WHERE e.name IS NOT NULL AND e.normName IS NOT NULL "
+        "RETURN e.name AS name, e.normName AS norm",
+    )
     assert any(r["norm"] != norm_name(r["name"]) for r in stale), "the old writers' values differ"
 
     assert run_cli("load", "pleiades", str(PLEIADES)).exit_code in (0, 3)  # the sample holds bad lines on purpose

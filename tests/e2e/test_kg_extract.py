@@ -35,11 +35,18 @@ def test_infobox_extraction_types_pages_and_respects_the_schema(sample, run_cli)
     assert out["nodesByType"]["Character"] >= 4 and out["nodesByType"]["House"] == 2
     assert out["skipped"]["schema: CHILD_OF not allowed from Object to Character"] == 1  # the sword's "father"
     assert out["edgesSkippedBySchema"] == 1 and out["edgesBuilt"] > 20
-    rows = cypher(sample, "MATCH (e:Character {id: 'got:edric varn'}) RETURN e.confidence AS c, e.typeScores AS s, "
-                          "e.reason AS r, [(e)-[:CHILD_OF]->(p) | p.name] AS parents, "
-                          "[(d:WikiPage)-[:DESCRIBES]->(e) | d.title] AS pages, COUNT { (:Chunk)-[:MENTIONS]->(e) } AS m")
+    rows = cypher(
+        sample,
+        "MATCH (e:Character {id: 'got:edric varn'}) RETURN e.confidence AS c, e.typeScores AS s, "
+        "e.reason AS r, [(e)-[:CHILD_OF]->(p) | p.name] AS parents, "
+        "[(d:WikiPage)-[:DESCRIBES]->(e) | d.title] AS pages, COUNT { (:Chunk)-[:MENTIONS]->(e) } AS m",
+    )
     assert rows[0]["c"] == "High" and json.loads(rows[0]["s"])["Character"] > 5 and "template" in rows[0]["r"]
-    assert sorted(rows[0]["parents"]) == ["Hild Moray", "Osgar Varn"] and rows[0]["pages"] == ["Edric Varn"] and rows[0]["m"] >= 1
+    assert (
+        sorted(rows[0]["parents"]) == ["Hild Moray", "Osgar Varn"]
+        and rows[0]["pages"] == ["Edric Varn"]
+        and rows[0]["m"] >= 1
+    )
     assert cypher(sample, "MATCH (:Object {id: 'got:dawnfang'})-[r:CHILD_OF]->() RETURN r") == []
     again = extract_json(run_cli, "--schema", "got", "--extractor", "infobox")
     assert again["written"] == {"nodesCreated": 0, "relationshipsCreated": 0, "labelsAdded": 0}
@@ -62,23 +69,35 @@ def test_llm_extraction_end_to_end_with_429_malformed_reply_and_resume(sample, r
         replies.broken.clear()
         replies.asked.clear()
         out = extract_json(run_cli, "--schema", "folktale", "--extractor", "llm", "--resume", env=llm_env(server))
-        assert replies.asked == ["T4"] and out["stories"] == {"extracted": 1, "skipped": 5, "failed": 0,
-                                                              "repaired": 0, "total": 6}
+        assert replies.asked == ["T4"] and out["stories"] == {
+            "extracted": 1,
+            "skipped": 5,
+            "failed": 0,
+            "repaired": 0,
+            "total": 6,
+        }
         replies.asked.clear()
         out = extract_json(run_cli, "--schema", "folktale", "--extractor", "llm", "--resume", env=llm_env(server))
         assert replies.asked == [] and out["stories"]["skipped"] == 6
     finally:
         server.close()
-    rows = cypher(sample, "MATCH (e:__Entity__ {id: 'T2::E3'}) RETURN e.name AS name, e.documentId AS doc, "
-                          "labels(e) AS labels, [(e)-[:INSTANCE_OF]->(c {canonical: true}) | c.id] AS canon, "
-                          "[(c:Chunk)-[:MENTIONS]->(e) | c.id] AS chunks, COUNT { (e)-[:FROM_CHUNK]->(:Chunk) } AS fc")
+    rows = cypher(
+        sample,
+        "MATCH (e:__Entity__ {id: 'T2::E3'}) RETURN e.name AS name, e.documentId AS doc, "
+        "labels(e) AS labels, [(e)-[:INSTANCE_OF]->(c {canonical: true}) | c.id] AS canon, "
+        "[(c:Chunk)-[:MENTIONS]->(e) | c.id] AS chunks, COUNT { (e)-[:FROM_CHUNK]->(:Chunk) } AS fc",
+    )
     assert rows[0]["name"] == "Old Maren" and rows[0]["doc"] == "story:sample:T2"
     assert "CHARACTER" in rows[0]["labels"] and rows[0]["canon"] == ["folktale:old maren"]
     assert rows[0]["chunks"] and rows[0]["fc"] == len(rows[0]["chunks"])
     # the lantern of T2 and of T5 are one canonical entity
-    lanterns = cypher(sample, "MATCH (s)-[:INSTANCE_OF]->(:__Entity__ {id: 'folktale:silver lantern'}) RETURN s.id AS id")
+    lanterns = cypher(
+        sample, "MATCH (s)-[:INSTANCE_OF]->(:__Entity__ {id: 'folktale:silver lantern'}) RETURN s.id AS id"
+    )
     assert {r["id"] for r in lanterns} == {"T2::E4", "T5::E2"}
-    assert cypher(sample, "MATCH ()-[r:MARRIES]->() RETURN r") == [] and cypher(sample, "MATCH (n:PERSON) RETURN n") == []
+    assert (
+        cypher(sample, "MATCH ()-[r:MARRIES]->() RETURN r") == [] and cypher(sample, "MATCH (n:PERSON) RETURN n") == []
+    )
 
 
 def test_a_partial_run_resumes_where_it_stopped(sample, run_cli):
@@ -99,17 +118,36 @@ HOSTILE = "Eve`}) DETACH DELETE n //\" ' MATCH (m) SET m:Owned RETURN m; " + "x"
 
 
 def test_hostile_llm_output_is_stored_as_data_and_changes_nothing_else(sample, run_cli):
-    reply = json.dumps({"entities": [
-        {"id": "E1", "type": "CHARACTER", "name": HOSTILE, "original_name": "`backtick`", "description": HOSTILE},
-        {"id": "E2", "type": "CHARACTER`) DETACH DELETE n //", "name": "Mallory", "description": "bad type"},
-        {"id": "E3 }) MATCH (n) DETACH DELETE n //", "type": "CREATURE", "name": "Trudy", "description": "bad id"},
-        {"id": "E4", "type": "CREATURE", "name": "Trent", "description": "'; CALL dbms.killQueries([]) //"},
-    ], "relations": [
-        {"source": "E1", "target": "E4", "type": "FIGHTS]->(x) DETACH DELETE x //", "description": "bad type"},
-        {"source": "E1", "target": "E4", "type": "FIGHTS", "description": HOSTILE},
-    ]})
+    reply = json.dumps(
+        {
+            "entities": [
+                {
+                    "id": "E1",
+                    "type": "CHARACTER",
+                    "name": HOSTILE,
+                    "original_name": "`backtick`",
+                    "description": HOSTILE,
+                },
+                {"id": "E2", "type": "CHARACTER`) DETACH DELETE n //", "name": "Mallory", "description": "bad type"},
+                {
+                    "id": "E3 }) MATCH (n) DETACH DELETE n //",
+                    "type": "CREATURE",
+                    "name": "Trudy",
+                    "description": "bad id",
+                },
+                {"id": "E4", "type": "CREATURE", "name": "Trent", "description": "'; CALL dbms.killQueries([]) //"},
+            ],
+            "relations": [
+                {"source": "E1", "target": "E4", "type": "FIGHTS]->(x) DETACH DELETE x //", "description": "bad type"},
+                {"source": "E1", "target": "E4", "type": "FIGHTS", "description": HOSTILE},
+            ],
+        }
+    )
     labels_before = {r["l"] for r in cypher(sample, "CALL db.labels() YIELD label RETURN label AS l")}
-    types_before = {r["t"] for r in cypher(sample, "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS t")}
+    types_before = {
+        r["t"]
+        for r in cypher(sample, "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS t")
+    }
     docs_before = cypher(sample, "MATCH (d:Document) RETURN count(d) AS n")[0]["n"]
     server = LLMServer(reply=reply)
     try:
@@ -120,10 +158,15 @@ def test_hostile_llm_output_is_stored_as_data_and_changes_nothing_else(sample, r
     assert out["skipped"]["relation type not in schema"] == 6
     stored = cypher(sample, "MATCH (e:CHARACTER {id: 'T1::E1'}) RETURN e.name AS name, e.description AS d")
     assert stored[0]["name"] == HOSTILE[:500] and stored[0]["d"] == HOSTILE[:2000]
-    rel = cypher(sample, "MATCH (:__Entity__ {id: 'T1::E1'})-[r:FIGHTS]->(:__Entity__ {id: 'T1::E4'}) RETURN r.description AS d")
+    rel = cypher(
+        sample, "MATCH (:__Entity__ {id: 'T1::E1'})-[r:FIGHTS]->(:__Entity__ {id: 'T1::E4'}) RETURN r.description AS d"
+    )
     assert rel[0]["d"] == HOSTILE[:2000]
     labels_after = {r["l"] for r in cypher(sample, "CALL db.labels() YIELD label RETURN label AS l")}
-    types_after = {r["t"] for r in cypher(sample, "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS t")}
+    types_after = {
+        r["t"]
+        for r in cypher(sample, "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS t")
+    }
     assert labels_after - labels_before <= {"__Entity__", "CHARACTER", "CREATURE"}
     assert types_after - types_before <= {"FIGHTS", "INSTANCE_OF", "MENTIONS", "FROM_CHUNK"}
     assert "Owned" not in labels_after
@@ -132,17 +175,23 @@ def test_hostile_llm_output_is_stored_as_data_and_changes_nothing_else(sample, r
 
 def test_resolve_merges_fuzzy_duplicates_and_keeps_aliases(sample, run_cli):
     assert run_cli("extract", "--schema", "got").exit_code == 0
-    cypher(sample, "MATCH (h:__Entity__ {id: 'got:house varn'}) "
-                   "CREATE (:__Entity__:Character {id: 'got:edrick varn', name: 'Edrick Varn', normName: 'edrick varn', "
-                   "type: 'Character', schema: 'got'})-[:SWORN_TO]->(h)")
+    cypher(
+        sample,
+        "MATCH (h:__Entity__ {id: 'got:house varn'}) "
+        "CREATE (:__Entity__:Character {id: 'got:edrick varn', name: 'Edrick Varn', normName: 'edrick varn', "
+        "type: 'Character', schema: 'got'})-[:SWORN_TO]->(h)",
+    )
     dry = run_cli("resolve", "--dry-run", "--json")
     pairs = json.loads(dry.stdout)["candidates"]
     assert [(p["keep"]["id"], p["merge"]["id"]) for p in pairs] == [("got:edric varn", "got:edrick varn")]
     assert cypher(sample, "MATCH (e {id: 'got:edrick varn'}) RETURN e")  # dry run changed nothing
     out = json.loads(run_cli("resolve", "--json").stdout)
     assert out["merged"] == 1
-    row = cypher(sample, "MATCH (e {id: 'got:edric varn'}) RETURN e.aliases AS a, e.mergedIds AS m, "
-                         "COUNT { (e)-[:SWORN_TO]->() } AS sworn")[0]
+    row = cypher(
+        sample,
+        "MATCH (e {id: 'got:edric varn'}) RETURN e.aliases AS a, e.mergedIds AS m, "
+        "COUNT { (e)-[:SWORN_TO]->() } AS sworn",
+    )[0]
     assert "Edrick Varn" in row["a"] and row["m"] == ["got:edrick varn"] and row["sworn"] >= 1
     assert json.loads(run_cli("resolve", "--json").stdout)["candidates"] == []
 
@@ -176,8 +225,18 @@ def test_validated_types_decide_which_edges_are_built(sample, run_cli, tmp_path)
 
     def validator(body):
         items = json.loads(body["messages"][-1]["content"])
-        return json.dumps({"results": [{"id": i["id"], "type": "Creature" if i["name"] == "Ashfang" else i["guessed_type"],
-                                        "reason": "a wolf"} for i in items]})
+        return json.dumps(
+            {
+                "results": [
+                    {
+                        "id": i["id"],
+                        "type": "Creature" if i["name"] == "Ashfang" else i["guessed_type"],
+                        "reason": "a wolf",
+                    }
+                    for i in items
+                ]
+            }
+        )
 
     server = LLMServer(reply=validator)
     try:
@@ -190,7 +249,11 @@ def test_validated_types_decide_which_edges_are_built(sample, run_cli, tmp_path)
     again = extract_json(run_cli, "--schema", "got")
     assert again["skipped"][OBJECT_CHILD] == 1, "only the sword's 'father' is refused now"
     assert "CHILD_OF not allowed from Object" not in run_cli("extract", "--schema", "got").stdout.replace(
-        "skipped 1: " + OBJECT_CHILD, "")
-    rows = cypher(sample, "MATCH (a:__Entity__ {id: 'got:ashfang'}) RETURN labels(a) AS labels, a.type AS type, "
-                          "[(a)-[:CHILD_OF]->(p) | p.name] AS parents")
+        "skipped 1: " + OBJECT_CHILD, ""
+    )
+    rows = cypher(
+        sample,
+        "MATCH (a:__Entity__ {id: 'got:ashfang'}) RETURN labels(a) AS labels, a.type AS type, "
+        "[(a)-[:CHILD_OF]->(p) | p.name] AS parents",
+    )
     assert rows[0]["type"] == "Creature" and "Object" not in rows[0]["labels"] and rows[0]["parents"] == ["Smoke"]

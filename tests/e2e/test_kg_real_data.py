@@ -41,8 +41,10 @@ def test_awoiaf_chapters_are_typed_and_linked_to_their_pov(schema, run_cli):
     out = twice(run_cli, "extract", "--schema", "got", "--extractor", "infobox")
     assert out["pages"] == 352 and out["nodesByType"]["Chapter"] == 352
     assert out["edgesByType"]["POV_CHARACTER"] == 352 and out["confidence"] == {"High": 352}
-    rows = cypher(schema, "MATCH (c:Chapter {name: 'A Game of Thrones-Chapter 61'})-[:POV_CHARACTER]->(p:Character) "
-                          "RETURN p.name AS pov")
+    rows = cypher(
+        schema,
+        "MATCH (c:Chapter {name: 'A Game of Thrones-Chapter 61'})-[:POV_CHARACTER]->(p:Character) RETURN p.name AS pov",
+    )
     assert rows == [{"pov": "Daenerys Targaryen"}]
 
 
@@ -50,8 +52,9 @@ def test_enwiki_infobox_articles_with_the_generic_schema(schema, run_cli):
     assert run_cli("load", "mediawiki", str(real("wiki/enwiki-sample-pages-articles.xml")), "--no-embed").exit_code == 0
     out = twice(run_cli, "extract", "--schema", "generic", "--extractor", "infobox")
     assert out["pages"] == 45
-    typed = cypher(schema, "MATCH (:WikiPage)-[:DESCRIBES]->(e:__Entity__) RETURN e.name AS n, e.type AS t, "
-                           "e.confidence AS c")
+    typed = cypher(
+        schema, "MATCH (:WikiPage)-[:DESCRIBES]->(e:__Entity__) RETURN e.name AS n, e.type AS t, e.confidence AS c"
+    )
     by_name = {r["n"]: r["t"] for r in typed}
     assert len(typed) == 45 and all(r["c"] in {"High", "Medium", "Low"} for r in typed)
     assert by_name["Abraham Lincoln"] == "Person" and by_name["Algeria"] == "Place"

@@ -18,10 +18,13 @@ def query(neo4j, text, **params):
 @pytest.fixture
 def entities(schema, run_cli):
     assert run_cli("load", "files", str(FIXTURES / "articles"), "--no-embed").exit_code == 0
-    query(schema, "CREATE (:__Entity__:Person {id: 'person:cleopatra', name: 'Cleopatra', aliases: ['Cleopatra VII']}), "
-                  "(:__Entity__:Person {id: 'person:arsinoe', name: 'Arsinoe', aliases: []}), "
-                  "(:__Entity__:Deity {id: 'deity:memphis', name: 'Memphis'}), "
-                  "(:__Entity__:Thing {id: 'thing:road', name: 'the road'})")
+    query(
+        schema,
+        "CREATE (:__Entity__:Person {id: 'person:cleopatra', name: 'Cleopatra', aliases: ['Cleopatra VII']}), "
+        "(:__Entity__:Person {id: 'person:arsinoe', name: 'Arsinoe', aliases: []}), "
+        "(:__Entity__:Deity {id: 'deity:memphis', name: 'Memphis'}), "
+        "(:__Entity__:Thing {id: 'thing:road', name: 'the road'})",
+    )
     doc = query(schema, "MATCH (d:Document {title: 'Cities of Mesopotamia'}) RETURN d.id AS id")[0]["id"]
     query(schema, "CREATE (:__Entity__:Character {id: 'story::uruk', name: 'Uruk', documentId: $doc})", doc=doc)
     return schema
@@ -31,9 +34,14 @@ def test_links_mentions_and_co_occurrences(entities, run_cli):
     result = run_cli("link", "entities", "--json")
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    got = {(r["doc"], r["entity"], tuple(r["matched"])) for r in query(
-        entities, "MATCH (d:Document)<-[:FROM_DOCUMENT]-(c:Chunk)-[m:MENTIONS]->(e:__Entity__) "
-                  "RETURN d.title AS doc, e.id AS entity, m.matched AS matched")}
+    got = {
+        (r["doc"], r["entity"], tuple(r["matched"]))
+        for r in query(
+            entities,
+            "MATCH (d:Document)<-[:FROM_DOCUMENT]-(c:Chunk)-[m:MENTIONS]->(e:__Entity__) "
+            "RETURN d.title AS doc, e.id AS entity, m.matched AS matched",
+        )
+    }
     assert got == {
         ("Roman Egypt", "person:cleopatra", ("Cleopatra",)),
         ("Roman Egypt", "person:arsinoe", ("Arsinoe",)),

@@ -14,7 +14,9 @@ def _phrase(schema, name):
     with schema.driver() as driver:
         rows = driver.execute_query(
             "MATCH (p:Phrase {id: $id}) OPTIONAL MATCH (c:Chunk)-[:HAS_PHRASE]->(p) "
-            "MATCH (c)-[:FROM_DOCUMENT]->(d) RETURN p.chunks AS chunks, collect(d.title) AS titles", id=name).records
+            "MATCH (c)-[:FROM_DOCUMENT]->(d) RETURN p.chunks AS chunks, collect(d.title) AS titles",
+            id=name,
+        ).records
     return rows[0] if rows else None
 
 

@@ -24,11 +24,15 @@ def query(neo4j, text, **params):
 
 
 def links(neo4j):
-    return {(r["doc"], r["chunk"], r["place"], tuple(r["matched"]), r["rule"], r["confidence"], tuple(r["candidates"]))
-            for r in query(
-        neo4j, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place), (c)-[:FROM_DOCUMENT]->(d) "
-               "RETURN d.title AS doc, c.id AS chunk, p.pleiadesId AS place, m.matched AS matched, m.rule AS rule, "
-               "m.confidence AS confidence, m.candidates AS candidates")}
+    return {
+        (r["doc"], r["chunk"], r["place"], tuple(r["matched"]), r["rule"], r["confidence"], tuple(r["candidates"]))
+        for r in query(
+            neo4j,
+            "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place), (c)-[:FROM_DOCUMENT]->(d) "
+            "RETURN d.title AS doc, c.id AS chunk, p.pleiadesId AS place, m.matched AS matched, m.rule AS rule, "
+            "m.confidence AS confidence, m.candidates AS candidates",
+        )
+    }
 
 
 def delete_links(neo4j):
@@ -58,8 +62,17 @@ def test_load_pleiades_twice_changes_nothing(loaded, run_cli):
 def test_fast_engine_links_with_provenance_and_precision(loaded, run_cli):
     code, out = run_json(run_cli, "link", "places")
     assert code == 0, out
-    assert {"engine", "names", "chunks_scanned", "mentions_created", "mentions_total", "undecided", "not_a_place",
-            "overlapped", "rules"} <= set(out)
+    assert {
+        "engine",
+        "names",
+        "chunks_scanned",
+        "mentions_created",
+        "mentions_total",
+        "undecided",
+        "not_a_place",
+        "overlapped",
+        "rules",
+    } <= set(out)
     assert out["engine"] == "fast" and out["chunks_skipped"] == 1, "the bibliography section is not scanned"
     assert out["stoplisted"] == 3, "This (Lucene stop word), Well and London (stop-list)"
     assert out["too_short"] == 1, "Ur"
@@ -75,13 +88,19 @@ def test_fast_engine_links_with_provenance_and_precision(loaded, run_cli):
         ("Roman Egypt", "648710", ("Meydancıkkale",), "unique-name"),
     }, "one place per mention: the described Alexandria, not both candidates"
     assert out["mentions_created"] == out["mentions_total"] == 8 and out["undecided"] == 0
-    edge = query(loaded, "MATCH (c:Chunk)-[m:MENTIONS]->(:Place {pleiadesId: '727070'}), (c)-[:FROM_DOCUMENT]->(d) "
-                         "WHERE d.title = 'Cities of Mesopotamia' RETURN m {.*} AS m")[0]["m"]
+    edge = query(
+        loaded,
+        "MATCH (c:Chunk)-[m:MENTIONS]->(:Place {pleiadesId: '727070'}), (c)-[:FROM_DOCUMENT]->(d) "
+        "WHERE d.title = 'Cities of Mesopotamia' RETURN m {.*} AS m",
+    )[0]["m"]
     assert edge["source"] == "aho-corasick" and edge["linker"] == "places"
     assert edge["candidates"] == ["pleiades:727070", "pleiades:501338"] and 0.5 <= edge["confidence"] < 1
     assert edge["at"] is not None and edge["keys"] == ["alexandria"]
-    per_mention = query(loaded, "MATCH (c:Chunk)-[m:MENTIONS]->(:Place) UNWIND m.keys AS key "
-                                "WITH c, key, count(m) AS edges WHERE edges > 1 RETURN count(*) AS n")
+    per_mention = query(
+        loaded,
+        "MATCH (c:Chunk)-[m:MENTIONS]->(:Place) UNWIND m.keys AS key "
+        "WITH c, key, count(m) AS edges WHERE edges > 1 RETURN count(*) AS n",
+    )
     assert per_mention[0]["n"] == 0, "no mention has more than one edge"
 
     code, strict = run_json(run_cli, "link", "places", "--min-confidence", "0.99", "--dry-run")
@@ -145,18 +164,27 @@ def test_real_data_fast_twice_parity_and_babylon(schema, run_cli):
     code, first = run_json(run_cli, "link", "places")
     assert code == 0 and first["mentions_created"] > 2000 and first["chunks_scanned"] > 3000
     assert first["undecided"] > 0 and first["not_a_place"]["person-epithet"] > 0 and first["overlapped"] > 0
-    [row] = query(schema, "MATCH (:Chunk)-[m:MENTIONS]->(:Place) RETURN sum(m.mentions) AS linked, "
-                          "count(m) AS edges, sum(size(m.candidates)) >= count(m) AS listed")
+    [row] = query(
+        schema,
+        "MATCH (:Chunk)-[m:MENTIONS]->(:Place) RETURN sum(m.mentions) AS linked, "
+        "count(m) AS edges, sum(size(m.candidates)) >= count(m) AS listed",
+    )
     assert row["linked"] == first["linked"] and row["edges"] == first["mentions_created"] and row["listed"]
     code, second = run_json(run_cli, "link", "places")
     assert second["mentions_created"] == second["mentions_removed"] == 0
     assert second["mentions_total"] == first["mentions_total"]
-    babylon = query(schema, "MATCH (d:Document)<-[:FROM_DOCUMENT]-(:Chunk)-[:MENTIONS]->(p:Place {pleiadesId: '893951'}) "
-                            "RETURN count(DISTINCT d) AS docs")
+    babylon = query(
+        schema,
+        "MATCH (d:Document)<-[:FROM_DOCUMENT]-(:Chunk)-[:MENTIONS]->(p:Place {pleiadesId: '893951'}) "
+        "RETURN count(DISTINCT d) AS docs",
+    )
     assert babylon[0]["docs"] >= 1, "an ISAW article on Babylon links Pleiades 893951"
-    bad = query(schema, "MATCH (:Chunk)-[m:MENTIONS]->(:Place) WHERE any(s IN m.matched WHERE toLower(s) IN "
-                        "['this', 'are', 'well', 'same', 'london', 'paris', 'york', 'van', 'die', 'coin', 'school', "
-                        "'cleopatra', 'isis', 'hermes', 'saros', 'taurus']) RETURN count(m) AS n")
+    bad = query(
+        schema,
+        "MATCH (:Chunk)-[m:MENTIONS]->(:Place) WHERE any(s IN m.matched WHERE toLower(s) IN "
+        "['this', 'are', 'well', 'same', 'london', 'paris', 'york', 'van', 'die', 'coin', 'school', "
+        "'cleopatra', 'isis', 'hermes', 'saros', 'taurus']) RETURN count(m) AS n",
+    )
     assert bad[0]["n"] == 0
 
     fast = links(schema)

@@ -31,8 +31,12 @@ def link(run_cli, *args):
 
 
 def edges(neo4j):
-    return {(r["chunk"], r["place"]): r["m"] for r in query(
-        neo4j, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place) RETURN c.id AS chunk, p.id AS place, m {.*} AS m")}
+    return {
+        (r["chunk"], r["place"]): r["m"]
+        for r in query(
+            neo4j, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place) RETURN c.id AS chunk, p.id AS place, m {.*} AS m"
+        )
+    }
 
 
 @pytest.fixture
@@ -52,8 +56,9 @@ def test_the_cached_names_follow_loads_extracted_places_and_deletions(loaded, ru
     # A load that changes a place: Uruk is no longer also called Warka.
     lines = (FIXTURES / "pleiades-sample.geojsonl").read_text("utf-8").splitlines()
     changed = tmp_path / "pleiades.geojsonl"
-    changed.write_text("\n".join(line.replace('"names":["Uruk","Warka"]', '"names":["Uruk"]') for line in lines),
-                       "utf-8")
+    changed.write_text(
+        "\n".join(line.replace('"names":["Uruk","Warka"]', '"names":["Uruk"]') for line in lines), "utf-8"
+    )
     assert run_cli("load", "pleiades", str(changed)).exit_code == 3
     third = link(run_cli)
     assert not third["names_cached"]
@@ -99,15 +104,24 @@ def test_a_run_writes_only_the_difference(loaded, run_cli):
     before = edges(loaded)
     memphis, babylon = ("pleiades:736963", "pleiades:893951")
     query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) DELETE m", p=memphis)
-    query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) SET m.rule = 'tampered', m.note = 'kept'",
-          p=babylon)
-    query(loaded, "MATCH (c:Chunk), (p:Place {id: 'pleiades:79574'}) WITH c, p LIMIT 1 "  # London: stop-listed
-                  "CREATE (c)-[:MENTIONS {linker: 'places', rule: 'unique-name'}]->(p)")
-    query(loaded, "MATCH (c:Chunk), (p:Place {id: 'pleiades:123456'}) WITH c, p LIMIT 1 "
-                  "CREATE (c)-[:MENTIONS {linker: 'entities', rule: 'other linker'}]->(p)")
+    query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) SET m.rule = 'tampered', m.note = 'kept'", p=babylon)
+    query(
+        loaded,
+        "MATCH (c:Chunk), (p:Place {id: 'pleiades:79574'}) WITH c, p LIMIT 1 "  # London: stop-listed
+        "CREATE (c)-[:MENTIONS {linker: 'places', rule: 'unique-name'}]->(p)",
+    )
+    query(
+        loaded,
+        "MATCH (c:Chunk), (p:Place {id: 'pleiades:123456'}) WITH c, p LIMIT 1 "
+        "CREATE (c)-[:MENTIONS {linker: 'entities', rule: 'other linker'}]->(p)",
+    )
     uruk = "pleiades:912986"  # an extracted mention of Uruk where the linker finds one: taken over, not doubled
-    query(loaded, "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place {id: $p}) DELETE m "
-                  "CREATE (c)-[:MENTIONS {source: 'llm', at: datetime('2020-01-01T00:00:00Z')}]->(p)", p=uruk)
+    query(
+        loaded,
+        "MATCH (c:Chunk)-[m:MENTIONS]->(p:Place {id: $p}) DELETE m "
+        "CREATE (c)-[:MENTIONS {source: 'llm', at: datetime('2020-01-01T00:00:00Z')}]->(p)",
+        p=uruk,
+    )
     out = link(run_cli)
     babylon_edges = sum(1 for (_, p) in before if p == babylon)
     assert (out["mentions_created"], out["mentions_updated"], out["mentions_removed"]) == (1, babylon_edges, 1)
@@ -116,12 +130,15 @@ def test_a_run_writes_only_the_difference(loaded, run_cli):
     assert len(other) == 1, "another linker's edge is not this linker's to remove"
     for key, m in before.items():
         assert {k: v for k, v in after[key].items() if k not in ("at", "note")} == {
-            k: v for k, v in m.items() if k != "at"}
+            k: v for k, v in m.items() if k != "at"
+        }
         if key[1] not in (memphis, uruk):
             assert after[key]["at"] == m["at"]
     [(_, taken)] = [(k, m) for k, m in after.items() if k[1] == uruk]
-    assert str(taken["at"]).startswith("2020-01-01") and len(query(
-        loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) RETURN m", p=uruk)) == 1
+    assert (
+        str(taken["at"]).startswith("2020-01-01")
+        and len(query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place {id: $p}) RETURN m", p=uruk)) == 1
+    )
     assert all(after[k].get("note") == "kept" for k in before if k[1] == babylon), "other properties stay"
     again = link(run_cli)
     assert again["mentions_created"] == again["mentions_updated"] == again["mentions_removed"] == 0
@@ -151,8 +168,10 @@ def test_an_unchanged_gazetteer_is_linked_without_reading_a_name(loaded, tmp_pat
     with graph_reads() as (graph, asked):
         first = link_places(graph, PlaceLinkOptions(cache_dir=cache, dry_run=True, progress=said.append))
         assert not first.names_cached and "places/names" in asked
-        assert said == [f"{first.names} names of {first.places} places ({first.stoplisted} stop-listed, "
-                        f"{first.too_short} too short)"], "the one progress callback"
+        assert said == [
+            f"{first.names} names of {first.places} places ({first.stoplisted} stop-listed, "
+            f"{first.too_short} too short)"
+        ], "the one progress callback"
         assert first.found == len(first.edges) == first.to_dict()["mentions"] > 0
         [path] = cache_files(cache)
         asked.clear()
@@ -183,7 +202,7 @@ def test_a_damaged_cache_file_is_built_again_and_links_the_same(loaded, tmp_path
         if damage == "garbage":
             path.write_bytes(b"\x00 not a table")
         elif damage == "truncated":
-            path.write_bytes(data[:len(data) // 2])
+            path.write_bytes(data[: len(data) // 2])
         elif damage == "missing keys":
             path.write_bytes(marshal.dumps({"fingerprint": [1, "x"]}))
         else:  # a file that reads, with an automaton that does not load

@@ -21,7 +21,8 @@ def run_json(run_cli, *args):
 def edges(neo4j):
     with neo4j.driver() as driver:
         records = driver.execute_query(
-            "MATCH (:Chunk)-[m:MENTIONS]->(p:Place) RETURN p.id AS place, m {.*, at: null} AS m").records
+            "MATCH (:Chunk)-[m:MENTIONS]->(p:Place) RETURN p.id AS place, m {.*, at: null} AS m"
+        ).records
     return {r["place"]: r["m"] for r in records}
 
 
@@ -38,7 +39,10 @@ def test_one_place_per_mention_in_context(loaded, run_cli):
     out = run_json(run_cli, "link", "places")
     got = edges(loaded)
     assert {place: (m["matched"], m["rule"]) for place, m in got.items()} == {
-        "pleiades:727070": (["Alexandria"], "document-sense"),  # as the harbour of Alexandria; "Heron of Alexandria" is a person
+        "pleiades:727070": (
+            ["Alexandria"],
+            "document-sense",
+        ),  # as the harbour of Alexandria; "Heron of Alexandria" is a person
         "pleiades:981503": (["Egypt"], "exonym"),  # Egypt → Ancient Egypt, not the modern country
         "geonames:357994": (["Egypt"], "modern-name"),  # "modern Egypt"
         "pleiades:736963": (["Memphis"], "exonym"),
@@ -60,8 +64,9 @@ def test_one_place_per_mention_in_context(loaded, run_cli):
 
     ref = run_json(run_cli, "link", "places", "--engine", "cypher")
     assert ref["mentions_updated"] == len(got) and ref["mentions_created"] == ref["mentions_removed"] == 0
-    assert {p: {k: v for k, v in m.items() if k != "source"} for p, m in edges(loaded).items()} == \
-        {p: {k: v for k, v in m.items() if k != "source"} for p, m in got.items()}, "the reference decides alike"
+    assert {p: {k: v for k, v in m.items() if k != "source"} for p, m in edges(loaded).items()} == {
+        p: {k: v for k, v in m.items() if k != "source"} for p, m in got.items()
+    }, "the reference decides alike"
 
     strict = run_json(run_cli, "link", "places", "--min-confidence", "0.95", "--dry-run")
     assert strict["mentions"] < len(got) and strict["undecided"] > 0

@@ -33,11 +33,17 @@ def sparql(tmp_path_factory):
     """Oxigraph serving wikidata-sample.ttl; yields its query URL."""
     store = tmp_path_factory.mktemp("oxigraph")
     exe = oxigraph_exe()
-    subprocess.run([exe, "load", "--location", str(store), "--file", str(FIXTURES / "wikidata-sample.ttl")],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [exe, "load", "--location", str(store), "--file", str(FIXTURES / "wikidata-sample.ttl")],
+        check=True,
+        capture_output=True,
+    )
     port = free_port()
-    server = subprocess.Popen([exe, "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [exe, "serve-read-only", "--location", str(store), "--bind", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/query"
     try:
         for _ in range(100):
@@ -69,8 +75,11 @@ class FlakyProxy(BaseHTTPRequestHandler):
                 self.send_header("Retry-After", "0")
             self.end_headers()
             return
-        answer = httpx.post(self.target, content=body, headers={"Content-Type": self.headers["Content-Type"],
-                                                                "Accept": self.headers["Accept"]})
+        answer = httpx.post(
+            self.target,
+            content=body,
+            headers={"Content-Type": self.headers["Content-Type"], "Accept": self.headers["Accept"]},
+        )
         self.send_response(answer.status_code)
         self.send_header("Content-Type", answer.headers.get("content-type", "application/json"))
         self.end_headers()
@@ -98,13 +107,17 @@ def test_links_places_to_wikidata_idempotently(places, run_cli, sparql):
     out = json.loads(result.stdout)
     assert out["places_queried"] == 12 and out["queries"] == 3
     assert out["matched"] == 3 and out["entities_created"] == 3 and out["links_created"] == 3
-    [babylon] = query(places, "MATCH (p:Place {pleiadesId: '893951'})-[s:SAME_AS]->(w:WikidataEntity) "
-                              "RETURN w {.*} AS w, s {.*} AS s")
+    [babylon] = query(
+        places, "MATCH (p:Place {pleiadesId: '893951'})-[s:SAME_AS]->(w:WikidataEntity) RETURN w {.*} AS w, s {.*} AS s"
+    )
     w, s = babylon["w"], babylon["s"]
     assert w["qid"] == "Q5684" and w["uri"] == "http://www.wikidata.org/entity/Q5684" and w["label"] == "Babylon"
     assert w["instanceOf"] == ["Q15661340", "Q839954"] and (w["lat"], w["lon"]) == (32.536389, 44.420833)
     assert {k: s[k] for k in ("property", "source", "matchedBy")} == {
-        "property": "P1584", "source": "wikidata", "matchedBy": "pleiadesId"}
+        "property": "P1584",
+        "source": "wikidata",
+        "matchedBy": "pleiadesId",
+    }
     assert query(places, "MATCH (w:WikidataEntity {qid: 'Q87'}) RETURN w.lat AS lat")[0]["lat"] is None
 
     again = json.loads(run_cli("link", "wikidata", "--endpoint", sparql, "--delay", "0", "--json").stdout)
@@ -115,8 +128,11 @@ def test_links_places_to_wikidata_idempotently(places, run_cli, sparql):
 
 
 def test_resumes_after_an_interrupted_run(places, run_cli, sparql):
-    first = json.loads(run_cli("link", "wikidata", "--endpoint", sparql, "--batch", "4", "--limit", "4",
-                               "--delay", "0", "--json").stdout)
+    first = json.loads(
+        run_cli(
+            "link", "wikidata", "--endpoint", sparql, "--batch", "4", "--limit", "4", "--delay", "0", "--json"
+        ).stdout
+    )
     assert first["places_queried"] == 4
     rest = json.loads(run_cli("link", "wikidata", "--endpoint", sparql, "--delay", "0", "--json").stdout)
     assert rest["places_queried"] == 8 and rest["aligned_total"] == 3
@@ -133,8 +149,11 @@ def test_retries_429_and_503_then_succeeds(places, sparql):
     waits = []
     try:
         with connect(load_settings()) as graph:
-            out = link_wikidata(graph, WikidataOptions(endpoint=f"http://127.0.0.1:{server.server_port}/sparql",
-                                                       delay=0.5, retries=5), sleep=waits.append)
+            out = link_wikidata(
+                graph,
+                WikidataOptions(endpoint=f"http://127.0.0.1:{server.server_port}/sparql", delay=0.5, retries=5),
+                sleep=waits.append,
+            )
     finally:
         server.shutdown()
     assert out["matched"] == 3 and out["queries"] == 1
@@ -144,6 +163,7 @@ def test_retries_429_and_503_then_succeeds(places, sparql):
 
 def test_gives_up_with_one_line_after_the_retries(places, run_cli):
     port = free_port()  # nothing listens there
-    result = run_cli("link", "wikidata", "--endpoint", f"http://127.0.0.1:{port}/sparql", "--retries", "1",
-                     "--delay", "0")
+    result = run_cli(
+        "link", "wikidata", "--endpoint", f"http://127.0.0.1:{port}/sparql", "--retries", "1", "--delay", "0"
+    )
     assert result.exit_code == 1 and "failed 2 time(s)" in result.output and "Traceback" not in result.output

@@ -13,10 +13,18 @@ from ..conftest import graphrag_exe
 pytestmark = pytest.mark.e2e
 
 TALES = [
-    {"id": "t1", "title": "The Fox and the Well", "text": "A fox fell into a well. A goat came by and asked whether "
-     "the water was good. The fox praised it, and the goat jumped in. The fox climbed out on the goat's back."},
-    {"id": "t2", "title": "The Lantern", "text": "A girl carried a silver lantern through the Birch Wood at night. "
-     "The owls followed its light to the mill, where the miller was waiting."},
+    {
+        "id": "t1",
+        "title": "The Fox and the Well",
+        "text": "A fox fell into a well. A goat came by and asked whether "
+        "the water was good. The fox praised it, and the goat jumped in. The fox climbed out on the goat's back.",
+    },
+    {
+        "id": "t2",
+        "title": "The Lantern",
+        "text": "A girl carried a silver lantern through the Birch Wood at night. "
+        "The owls followed its light to the mill, where the miller was waiting.",
+    },
 ]
 
 
@@ -38,7 +46,8 @@ def counts(neo4j) -> dict:
             "CALL { MATCH (:Chunk)-[r:FROM_DOCUMENT]->(:Document) RETURN count(r) AS from_document } "
             "CALL { MATCH (:Chunk)-[r:NEXT_CHUNK]->(:Chunk) RETURN count(r) AS next_chunk } "
             "CALL { MATCH (c:Chunk) WHERE c.embedding IS NOT NULL RETURN count(c) AS embedded } "
-            "RETURN documents, chunks, from_document, next_chunk, embedded").records[0]
+            "RETURN documents, chunks, from_document, next_chunk, embedded"
+        ).records[0]
     return dict(row)
 
 
@@ -56,12 +65,23 @@ def test_stories_become_documents_with_embedded_chunks(schema, run_cli, tmp_path
     assert c["documents"] == 2 and c["chunks"] == out["chunks"]["created"] >= 3
     assert c["from_document"] == c["chunks"] == c["embedded"]
     assert c["next_chunk"] == c["chunks"] - 2, "chunks of each story are chained in order"
-    story = query(schema, "MATCH (d:Story {id: 'story:tales:t1'}) RETURN d.title AS title, d.kind AS kind, "
-                          "d.corpus AS corpus, labels(d) AS labels")[0]
-    assert story == {"title": "The Fox and the Well", "kind": "story", "corpus": "tales", "labels": ["Document", "Story"]}
-    hits = query(schema, "MATCH (c:Chunk {id: 'story:tales:t2::0'}) "
-                         "CALL db.index.vector.queryNodes('chunk_embedding', 1, c.embedding) YIELD node, score "
-                         "RETURN node.id AS id, score")
+    story = query(
+        schema,
+        "MATCH (d:Story {id: 'story:tales:t1'}) RETURN d.title AS title, d.kind AS kind, "
+        "d.corpus AS corpus, labels(d) AS labels",
+    )[0]
+    assert story == {
+        "title": "The Fox and the Well",
+        "kind": "story",
+        "corpus": "tales",
+        "labels": ["Document", "Story"],
+    }
+    hits = query(
+        schema,
+        "MATCH (c:Chunk {id: 'story:tales:t2::0'}) "
+        "CALL db.index.vector.queryNodes('chunk_embedding', 1, c.embedding) YIELD node, score "
+        "RETURN node.id AS id, score",
+    )
     assert hits[0]["id"] == "story:tales:t2::0" and hits[0]["score"] > 0.99
 
 
@@ -80,8 +100,13 @@ def test_second_run_changes_nothing_and_edits_replace_only_that_document(schema,
     assert out["chunks"]["vectors_reused"] >= 1, "unchanged chunk texts keep their vectors"
     after = counts(schema)
     assert after["documents"] == 2 and after["chunks"] == after["embedded"] == after["from_document"]
-    texts = [r["t"] for r in query(schema, "MATCH (c:Chunk)-[:FROM_DOCUMENT]->(:Document {id: 'story:tales:t2'}) "
-                                           "RETURN c.text AS t ORDER BY c.index")]
+    texts = [
+        r["t"]
+        for r in query(
+            schema,
+            "MATCH (c:Chunk)-[:FROM_DOCUMENT]->(:Document {id: 'story:tales:t2'}) RETURN c.text AS t ORDER BY c.index",
+        )
+    ]
     assert "lit his own lamp" in " ".join(texts)
 
 
@@ -101,8 +126,10 @@ def test_folder_of_mixed_files_and_prune(schema, run_cli, tmp_path):
     (folder / "sub").mkdir(parents=True)
     (folder / "a.md").write_text("# Harbours\n\n## Alexandria\n\nThe Pharos stood at the harbour entrance.\n")
     (folder / "sub" / "b.txt").write_text("Ephesus lay near the mouth of the Cayster river.\n")
-    (folder / "page.html").write_text("<html><head><title>Carthage</title></head><body><nav>menu</nav>"
-                                      "<main><h1>Carthage</h1><p>Byrsa hill overlooked the harbour.</p></main></body></html>")
+    (folder / "page.html").write_text(
+        "<html><head><title>Carthage</title></head><body><nav>menu</nav>"
+        "<main><h1>Carthage</h1><p>Byrsa hill overlooked the harbour.</p></main></body></html>"
+    )
     (folder / "blob.txt").write_bytes(b"\x00\x01\x02binary" * 100)
     code, out = load(run_cli, "files", str(folder))
     assert code == 3 and out["documents"]["created"] == 3 and out["documents"]["failed"] == 1
@@ -120,9 +147,15 @@ def test_folder_of_mixed_files_and_prune(schema, run_cli, tmp_path):
 
 def test_qa_corpus_one_document_and_chunk_per_passage(schema, run_cli, tmp_path):
     corpus = tmp_path / "corpus.json"
-    corpus.write_text(json.dumps([{"title": "Ostia", "text": "Ostia was the harbour city of ancient Rome."},
-                                  {"title": "Ostia", "text": "Ostia Antica is an archaeological site."},
-                                  {"title": "Tiber", "text": "The Tiber flows through Rome to the sea at Ostia."}]))
+    corpus.write_text(
+        json.dumps(
+            [
+                {"title": "Ostia", "text": "Ostia was the harbour city of ancient Rome."},
+                {"title": "Ostia", "text": "Ostia Antica is an archaeological site."},
+                {"title": "Tiber", "text": "The Tiber flows through Rome to the sea at Ostia."},
+            ]
+        )
+    )
     code, out = load(run_cli, "qa-corpus", str(corpus), "--corpus", "qa")
     assert code == 0 and out["documents"]["created"] == 3
     c = counts(schema)
@@ -151,8 +184,14 @@ def test_no_embed_then_embed(schema, run_cli, tmp_path):
 
 def test_kill_9_then_rerun_equals_a_clean_load(schema, tmp_path):
     """A load killed mid-way and run again ends exactly like an uninterrupted one."""
-    passages = [{"title": f"Place {i}", "text": f"Place {i} lies on the road from town {i % 17} to town {i % 29}. "
-                 f"It is known for its {['wells', 'olives', 'bridges', 'mills'][i % 4]}."} for i in range(3000)]
+    passages = [
+        {
+            "title": f"Place {i}",
+            "text": f"Place {i} lies on the road from town {i % 17} to town {i % 29}. "
+            f"It is known for its {['wells', 'olives', 'bridges', 'mills'][i % 4]}.",
+        }
+        for i in range(3000)
+    ]
     corpus = tmp_path / "big.json"
     corpus.write_text(json.dumps(passages))
     cmd = [graphrag_exe(), "load", "qa-corpus", str(corpus), "--no-embed", "--json"]

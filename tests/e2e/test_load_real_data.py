@@ -56,7 +56,9 @@ def test_awoiaf_export(schema, run_cli):
     out = load_twice(run_cli, "mediawiki", str(real("got/awoiaf-chapters-export.xml")), "--corpus", "awoiaf")
     assert out["documents"]["created"] == 354
     with schema.driver() as driver:
-        n = driver.execute_query("MATCH (d:WikiPage) WHERE d.infoboxType IS NOT NULL RETURN count(d) AS n").records[0]["n"]
+        n = driver.execute_query("MATCH (d:WikiPage) WHERE d.infoboxType IS NOT NULL RETURN count(d) AS n").records[0][
+            "n"
+        ]
     assert n == 352
 
 
@@ -65,7 +67,9 @@ def test_enwiki_sample(schema, run_cli):
     assert out["documents"]["created"] == 106
     assert {"Anarchism", "Abraham Lincoln", "Aristotle"} <= titles(schema, "WikiPage")
     with schema.driver() as driver:
-        aliased = driver.execute_query("MATCH (d:WikiPage) WHERE size(d.aliases) > 0 RETURN count(d) AS n").records[0]["n"]
+        aliased = driver.execute_query("MATCH (d:WikiPage) WHERE size(d.aliases) > 0 RETURN count(d) AS n").records[0][
+            "n"
+        ]
     assert aliased > 0, "redirects become aliases of the pages they point at"
 
 
@@ -73,7 +77,9 @@ def test_debian_reference_pdf(schema, run_cli):
     out = load_twice(run_cli, "files", str(real("pdf/debian-reference.pdf")))
     assert out["documents"]["created"] == 1
     with schema.driver() as driver:
-        pages = driver.execute_query("MATCH (c:Chunk) RETURN min(c.page) AS lo, max(c.page) AS hi, count(c) AS n").records[0]
+        pages = driver.execute_query(
+            "MATCH (c:Chunk) RETURN min(c.page) AS lo, max(c.page) AS hi, count(c) AS n"
+        ).records[0]
     assert pages["lo"] >= 1 and pages["hi"] >= 250 and pages["n"] > 300
 
 

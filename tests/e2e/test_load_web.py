@@ -12,9 +12,9 @@ pytestmark = pytest.mark.e2e
 PAGES = {
     "robots.txt": "User-agent: *\nDisallow: /private/\n",
     "index.html": "<html><head><title>Harbours</title></head><body><nav>Home | About</nav><main><h1>Harbours</h1>"
-                  "<p>Ostia served Rome.</p><a href='ostia.html'>Ostia</a> <a href='private/x.html'>x</a></main></body></html>",
+    "<p>Ostia served Rome.</p><a href='ostia.html'>Ostia</a> <a href='private/x.html'>x</a></main></body></html>",
     "ostia.html": "<html><head><title>Ostia</title><meta name='author' content='A. Writer'></head><body><main>"
-                  "<h1>Ostia</h1><p>Ostia lay at the mouth of the Tiber.</p></main></body></html>",
+    "<h1>Ostia</h1><p>Ostia lay at the mouth of the Tiber.</p></main></body></html>",
     "private/x.html": "<html><body><p>Hidden from robots.</p></body></html>",
 }
 
@@ -39,8 +39,10 @@ def site(tmp_path):
 
 def titles(neo4j):
     with neo4j.driver() as driver:
-        return {r["t"]: r["topics"] for r in driver.execute_query(
-            "MATCH (d:Document) RETURN d.title AS t, d.topics AS topics").records}
+        return {
+            r["t"]: r["topics"]
+            for r in driver.execute_query("MATCH (d:Document) RETURN d.title AS t, d.topics AS topics").records
+        }
 
 
 def test_crawl_respects_robots_and_stays_incremental(schema, run_cli, site):
@@ -56,10 +58,12 @@ def test_crawl_respects_robots_and_stays_incremental(schema, run_cli, site):
 def test_learn_records_topics(schema, run_cli, site, tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "roads.md").write_text("# Roads\n\nThe Via Appia ran from Rome to Brundisium; grain from Ostia went "
-                                    "inland.\n")
-    result = run_cli("learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
-                     "--no-crawl", "--json")
+    (notes / "roads.md").write_text(
+        "# Roads\n\nThe Via Appia ran from Rome to Brundisium; grain from Ostia went inland.\n"
+    )
+    result = run_cli(
+        "learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html", "--no-crawl", "--json"
+    )
     assert result.exit_code == 0, result.output
     docs = titles(schema)
     assert set(docs) == {"Roads", "Ostia"}
@@ -69,8 +73,9 @@ def test_learn_records_topics(schema, run_cli, site, tmp_path):
     with schema.driver() as driver:
         links = driver.execute_query("MATCH (:Chunk)-[r:HAS_PHRASE]->(:Phrase) RETURN count(r) AS n").records[0]["n"]
     assert links == phrases["links"] == phrases["links_created"] >= 2  # "Ostia" in both
-    again = run_cli("learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
-                    "--no-crawl", "--json")
+    again = run_cli(
+        "learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html", "--no-crawl", "--json"
+    )
     assert "phrases" not in json.loads(again.stdout), "nothing changed, nothing re-linked"
 
 
@@ -80,8 +85,13 @@ def test_chat_learns_then_answers_from_what_it_learned(schema, run_cli, tmp_path
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "tides.md").write_text("# Tides\n\nThe harbour master of Portus kept a ledger of the tides.\n")
-    lines = [f"learn: harbours | path: {notes / 'missing'}", f"learn: harbours | path: {notes}",
-             "Who kept a ledger of the tides?", "/sources", "/quit"]
+    lines = [
+        f"learn: harbours | path: {notes / 'missing'}",
+        f"learn: harbours | path: {notes}",
+        "Who kept a ledger of the tides?",
+        "/sources",
+        "/quit",
+    ]
     from click.testing import CliRunner
 
     from graphrag_cypher.cli.main import cli

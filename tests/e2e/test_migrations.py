@@ -1,7 +1,6 @@
 """apply-schema and schema status against a real Neo4j."""
 
 import json
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -34,13 +33,18 @@ def test_empty_database_gets_the_whole_schema_online(neo4j, run_cli):
     assert result.exit_code == 0, result.output
     applied = json.loads(result.stdout)["applied"]
     assert [m["file"] for m in applied][:3] == [
-        "V0001__Constraints.cypher", "V0002__Lookup_indexes.cypher", "V0003__Fulltext_indexes.cypher"]
+        "V0001__Constraints.cypher",
+        "V0002__Lookup_indexes.cypher",
+        "V0003__Fulltext_indexes.cypher",
+    ]
     assert applied[-1]["type"] == "REPEATABLE"
 
     constraints = {r["name"] for r in rows(neo4j, "SHOW CONSTRAINTS YIELD name RETURN name")}
     assert CONSTRAINTS <= constraints
-    indexes = {r["name"]: r for r in rows(
-        neo4j, "SHOW INDEXES YIELD name, type, state, options RETURN name, type, state, options")}
+    indexes = {
+        r["name"]: r
+        for r in rows(neo4j, "SHOW INDEXES YIELD name, type, state, options RETURN name, type, state, options")
+    }
     assert INDEXES <= set(indexes)
     assert all(r["state"] == "ONLINE" for r in indexes.values())
     vector = indexes["chunk_embedding"]["options"]["indexConfig"]
@@ -108,7 +112,9 @@ def test_edited_applied_migration_is_refused_and_never_rerun(neo4j, run_cli, tmp
 
 def test_repeatable_migration_reapplies_when_dimensions_change(neo4j, run_cli):
     assert run_cli("apply-schema").exit_code == 0
-    result = run_cli("apply-schema", "--json", env={"GRAPHRAG_EMBEDDING_DIMENSIONS": "16", "GRAPHRAG_EMBEDDER": "test/tiny"})
+    result = run_cli(
+        "apply-schema", "--json", env={"GRAPHRAG_EMBEDDING_DIMENSIONS": "16", "GRAPHRAG_EMBEDDER": "test/tiny"}
+    )
     assert [m["file"] for m in json.loads(result.stdout)["applied"]] == ["R__Vector_indexes.cypher"]
     config = rows(neo4j, "SHOW INDEXES YIELD name, options WHERE name = 'chunk_embedding' RETURN options")[0]
     assert config["options"]["indexConfig"]["vector.dimensions"] == 16
@@ -120,7 +126,9 @@ def test_failing_statement_names_file_and_statement(neo4j, run_cli, tmp_path):
     folder = tmp_path / "m"
     folder.mkdir()
     (folder / "V1__Good.cypher").write_text("CREATE INDEX good IF NOT EXISTS FOR (d:Document) ON (d.good);\n")
-    (folder / "V2__Bad.cypher").write_text("CREATE INDEX good2 IF NOT EXISTS FOR (d:Document) ON (d.x);\nCREATE NONSENSE;\n")
+    (folder / "V2__Bad.cypher").write_text(
+        "CREATE INDEX good2 IF NOT EXISTS FOR (d:Document) ON (d.x);\nCREATE NONSENSE;\n"
+    )
     result = run_cli("apply-schema", "--migrations-dir", str(folder))
     assert result.exit_code == 1
     assert "V2__Bad.cypher, statement 2" in result.output

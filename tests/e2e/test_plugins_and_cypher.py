@@ -23,8 +23,11 @@ def test_gds_page_rank_on_three_nodes(neo4j, run_cli):
     # A projection stays in the server's heap: it takes --write; streaming from it is a read.
     cypher_json(run_cli, "CALL gds.graph.project('three', 'P', 'L') YIELD graphName RETURN graphName", "--write")
     try:
-        out = cypher_json(run_cli, "CALL gds.pageRank.stream('three') YIELD nodeId, score "
-                                   "RETURN gds.util.asNode(nodeId).name AS name, score ORDER BY name")
+        out = cypher_json(
+            run_cli,
+            "CALL gds.pageRank.stream('three') YIELD nodeId, score "
+            "RETURN gds.util.asNode(nodeId).name AS name, score ORDER BY name",
+        )
     finally:
         cypher_json(run_cli, "CALL gds.graph.drop('three') YIELD graphName RETURN graphName", "--write")
     scores = {r["name"]: r["score"] for r in out["rows"]}

@@ -26,8 +26,9 @@ def test_our_embedder_serves_neo4j_graphrags_vector_retriever(parts):
     graph, embedder = parts
     assert isinstance(embedder, GraphragEmbedder)
     assert embedder.embed_query("lantern") == embedder.embed(["lantern"])[0]
-    peer = VectorRetriever(graph.driver, "chunk_embedding", embedder, return_properties=["id", "text"],
-                           neo4j_database=graph.database)
+    peer = VectorRetriever(
+        graph.driver, "chunk_embedding", embedder, return_properties=["id", "text"], neo4j_database=graph.database
+    )
     result = peer.search(query_text="Who made the silver lantern?", top_k=3)
     assert len(result.items) == 3
     assert any("lantern" in item.content.lower() for item in result.items)

@@ -42,13 +42,18 @@ def test_validate_names_each_changed_missing_and_malformed_file(neo4j, run_cli, 
     report = json.loads(run_cli("schema", "validate", "--json", "--migrations-dir", str(folder)).stdout)
     assert report["valid"] is False
     assert {(p["kind"], p["file"]) for p in report["problems"]} == {
-        ("changed", "V0002__Lookup_indexes.cypher"), ("missing", "V0003__Fulltext_indexes.cypher"),
-        ("malformed", "V7_bad name.cypher"), ("empty", "V0010__Empty.cypher")}
+        ("changed", "V0002__Lookup_indexes.cypher"),
+        ("missing", "V0003__Fulltext_indexes.cypher"),
+        ("malformed", "V7_bad name.cypher"),
+        ("empty", "V0010__Empty.cypher"),
+    }
 
 
 def test_clean_refuses_without_yes_and_then_removes_everything(schema, run_cli):
     rows(schema, "CREATE (:Document {id: 'd1'})-[:HAS_CHUNK]->(:Chunk {id: 'c1', text: 'x'})")
-    before_indexes = {r["name"] for r in rows(schema, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name")}
+    before_indexes = {
+        r["name"] for r in rows(schema, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name")
+    }
     before_constraints = {r["name"] for r in rows(schema, "SHOW CONSTRAINTS YIELD name RETURN name")}
     migrations = rows(schema, "MATCH (m:__Migration) RETURN count(m) AS n")[0]["n"]
     assert before_indexes and before_constraints and migrations
@@ -60,11 +65,14 @@ def test_clean_refuses_without_yes_and_then_removes_everything(schema, run_cli):
     result = run_cli("schema", "clean", "--yes")
     assert result.exit_code == 0, result.output
     lines = result.output.strip().splitlines()
-    assert {line.removeprefix("dropped constraint ") for line in lines if line.startswith("dropped constraint ")} \
-        == before_constraints
+    assert {
+        line.removeprefix("dropped constraint ") for line in lines if line.startswith("dropped constraint ")
+    } == before_constraints
     dropped_indexes = {line.removeprefix("dropped index ") for line in lines if line.startswith("dropped index ")}
     assert dropped_indexes and dropped_indexes <= before_indexes
-    assert lines[-1] == f"deleted {migrations + 2} node(s) and 1 relationship(s), {migrations} of them migration records"
+    assert (
+        lines[-1] == f"deleted {migrations + 2} node(s) and 1 relationship(s), {migrations} of them migration records"
+    )
     assert rows(schema, "MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
     assert rows(schema, "SHOW CONSTRAINTS YIELD name RETURN name") == []
     assert rows(schema, "SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name") == []

@@ -20,8 +20,11 @@ COMMANDS = [
 
 @pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a) for a in COMMANDS])
 def test_one_line_and_non_zero_exit(run_exe, tmp_path, args):
-    env = {"NEO4J_URI": f"bolt://127.0.0.1:{free_port()}", "NEO4J_PASSWORD": "irrelevant-here",
-           "GRAPHRAG_NEO4J_HOME": str(tmp_path / "never-started")}
+    env = {
+        "NEO4J_URI": f"bolt://127.0.0.1:{free_port()}",
+        "NEO4J_PASSWORD": "irrelevant-here",
+        "GRAPHRAG_NEO4J_HOME": str(tmp_path / "never-started"),
+    }
     result = run_exe(*args, env=env, timeout=60)
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout

@@ -20,8 +20,13 @@ from ..conftest import graphrag_exe
 pytestmark = pytest.mark.e2e
 
 DEEP = "[" * 300_000 + "]" * 300_000
-PLACE = {"id": "1001", "title": "Ostia", "names": ["Ostia"], "placeTypes": ["settlement"],
-         "features": [{"geometry": {"type": "Point", "coordinates": [12.29, 41.75]}}]}
+PLACE = {
+    "id": "1001",
+    "title": "Ostia",
+    "names": ["Ostia"],
+    "placeTypes": ["settlement"],
+    "features": [{"geometry": {"type": "Point", "coordinates": [12.29, 41.75]}}],
+}
 
 
 def place(pid: str, title: str) -> str:
@@ -116,8 +121,11 @@ def test_not_gzip_bad_utf8_and_long_lines_are_one_error_each(neo4j, run_cli, tmp
 
 def test_pleiades_csv_with_a_huge_field_and_bad_bytes(neo4j, run_cli, tmp_path):
     csv_file = tmp_path / "pleiades-places.csv"
-    csv_file.write_bytes(b"id,title,reprLat,reprLong\n1,Ostia,41.75,12.29\n2,\"" + b"y" * 200_000
-                         + b"\",1,1\n3,Bad \xff,1,1\n4,Portus,41.78,12.26\n")
+    csv_file.write_bytes(
+        b'id,title,reprLat,reprLong\n1,Ostia,41.75,12.29\n2,"'
+        + b"y" * 200_000
+        + b'",1,1\n3,Bad \xff,1,1\n4,Portus,41.78,12.26\n'
+    )
     code, out, _ = cli_json(run_cli, "load", "pleiades", str(csv_file))
     assert code == 3 and out["places"]["created"] == 2 and out["places"]["failed"] == 2
 
@@ -137,8 +145,10 @@ def test_deep_json_dump_and_unknown_format(neo4j, run_cli, tmp_path):
 
 
 def wiki(text_member: bytes) -> bytes:
-    return (b"<mediawiki><siteinfo><sitename>W</sitename></siteinfo><page><title>Bomb</title><ns>0</ns><id>1</id>"
-            b"<revision><id>2</id><text>" + text_member)
+    return (
+        b"<mediawiki><siteinfo><sitename>W</sitename></siteinfo><page><title>Bomb</title><ns>0</ns><id>1</id>"
+        b"<revision><id>2</id><text>" + text_member
+    )
 
 
 def test_a_bz2_mediawiki_bomb_is_refused_with_flat_memory(neo4j, run_cli, tmp_path):
@@ -183,8 +193,9 @@ def test_every_json_loader_refuses_deep_nesting_as_one_item(neo4j, run_cli, tmp_
 
     for name in ("deep.json", "deep.jsonl"):
         (tmp_path / f"records-{name}").write_text(DEEP + "\n")
-        code, out, _ = cli_json(run_cli, "load", "records", str(tmp_path / f"records-{name}"),
-                                "--mapping", "got-characters")
+        code, out, _ = cli_json(
+            run_cli, "load", "records", str(tmp_path / f"records-{name}"), "--mapping", "got-characters"
+        )
         assert code == 3 and out["failed"] == 1 and "nested too deeply" in out["errors"][0]["error"], out
 
 

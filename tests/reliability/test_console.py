@@ -110,9 +110,13 @@ def test_terminate_transactions_is_refused_and_the_other_transaction_lives(neo4j
     with neo4j.driver() as driver, driver.session() as session:
         victim = session.begin_transaction(metadata={"victim": tag})
         victim.run("CREATE (:Victim {tag: $tag})", tag=tag).consume()
-        ids = [r["transactionId"] for r in driver.execute_query(
-            "SHOW TRANSACTIONS YIELD transactionId, metaData WHERE metaData.victim = $tag RETURN transactionId",
-            tag=tag).records]
+        ids = [
+            r["transactionId"]
+            for r in driver.execute_query(
+                "SHOW TRANSACTIONS YIELD transactionId, metaData WHERE metaData.victim = $tag RETURN transactionId",
+                tag=tag,
+            ).records
+        ]
         assert len(ids) == 1
         line = refused(run_cli, f"TERMINATE TRANSACTIONS '{ids[0]}'")
         assert "TERMINATE TRANSACTIONS" in line
@@ -129,11 +133,16 @@ def test_url_loading_is_refused_before_any_request(neo4j, run_cli, local_http):
     assert "LOAD CSV" in refused(run_cli, f"LOAD CSV FROM '{url}/b.csv' AS row RETURN row")
     assert "LOAD CSV" in refused(run_cli, f"CALL {{ LOAD CSV FROM '{url}/c.csv' AS row RETURN row }} RETURN row")
     # Nested Cypher run by a function would hide the call from the plan: the function is refused.
-    line = refused(run_cli, "RETURN apoc.cypher.runFirstColumnSingle('CALL apoc.load.json($u) YIELD value "
-                            "RETURN value', {u: $u}) AS v", "-p", f"u={url}/d.json")
+    line = refused(
+        run_cli,
+        "RETURN apoc.cypher.runFirstColumnSingle('CALL apoc.load.json($u) YIELD value RETURN value', {u: $u}) AS v",
+        "-p",
+        f"u={url}/d.json",
+    )
     assert "apoc.cypher.runFirstColumnSingle" in line
     assert "apoc.load.json" in refused(
-        run_cli, f"RETURN COLLECT {{ CALL apoc.load.json('{url}/e.json') YIELD value RETURN value }} AS v")
+        run_cli, f"RETURN COLLECT {{ CALL apoc.load.json('{url}/e.json') YIELD value RETURN value }} AS v"
+    )
     assert requests == []
 
 
@@ -142,16 +151,20 @@ def test_url_loading_from_this_machine_is_blocked_even_with_write(neo4j, run_cli
     if neo4j.instance is None:
         pytest.skip("the test Neo4j was not started by this session (GRAPHRAG_TEST_NEO4J_URI is set)")
     url, requests = local_http
-    for query in (f"CALL apoc.load.json('{url}/a.json') YIELD value RETURN value",
-                  f"LOAD CSV FROM '{url}/b.csv' AS row RETURN row",
-                  f"LOAD CSV FROM '{url.replace('127.0.0.1', 'localhost')}/c.csv' AS row RETURN row"):
+    for query in (
+        f"CALL apoc.load.json('{url}/a.json') YIELD value RETURN value",
+        f"LOAD CSV FROM '{url}/b.csv' AS row RETURN row",
+        f"LOAD CSV FROM '{url.replace('127.0.0.1', 'localhost')}/c.csv' AS row RETURN row",
+    ):
         result = run_cli("cypher", query, "--write")
         assert result.exit_code == 1 and "blocklist" in one_line(result), result.output
     assert requests == []
     # No file URLs either, and APOC neither reads nor writes server files.
-    for query, why in (("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 1", "allow_csv_import_from_file_urls"),
-                       ("CALL apoc.load.json('file:///etc/passwd') YIELD value RETURN value", "apoc.import.file.enabled"),
-                       ("CALL apoc.export.json.all('graph.json', {})", "apoc.export.file.enabled")):
+    for query, why in (
+        ("LOAD CSV FROM 'file:///etc/passwd' AS row RETURN row LIMIT 1", "allow_csv_import_from_file_urls"),
+        ("CALL apoc.load.json('file:///etc/passwd') YIELD value RETURN value", "apoc.import.file.enabled"),
+        ("CALL apoc.export.json.all('graph.json', {})", "apoc.export.file.enabled"),
+    ):
         result = run_cli("cypher", query, "--write")
         assert result.exit_code == 1 and why in result.output, result.output
 
@@ -167,7 +180,8 @@ def test_gds_projection_export_and_mutate_need_write(neo4j, run_cli):
 
     assert "gds.graph.project" in refused(run_cli, f"CALL gds.graph.project('{name}', 'P', 'L')")
     assert "gds.graph.project" in refused(
-        run_cli, f"MATCH (s:P)-[:L]->(t:P) RETURN gds.graph.project('{name}', s, t).graphName AS g")
+        run_cli, f"MATCH (s:P)-[:L]->(t:P) RETURN gds.graph.project('{name}', s, t).graphName AS g"
+    )
     assert all(g["graphName"] != name for g in graphs())
 
     made = run_cli("cypher", f"CALL gds.graph.project('{name}', 'P', 'L')", "--write")
@@ -175,13 +189,18 @@ def test_gds_projection_export_and_mutate_need_write(neo4j, run_cli):
     try:
         assert "gds.graph.export" in refused(run_cli, f"CALL gds.graph.export('{name}', {{dbName: 'stolen'}})")
         assert "gds.pageRank.mutate" in refused(
-            run_cli, f"CALL gds.pageRank.mutate('{name}', {{mutateProperty: 'pr'}}) YIELD nodePropertiesWritten")
+            run_cli, f"CALL gds.pageRank.mutate('{name}', {{mutateProperty: 'pr'}}) YIELD nodePropertiesWritten"
+        )
         assert "gds.graph.drop" in refused(run_cli, f"CALL gds.graph.drop('{name}')")
         (graph,) = [g for g in graphs() if g["graphName"] == name]
         assert "pr" not in json.dumps(graph["schema"])
         # Reading a projection is allowed: streamed results change nothing.
-        streamed = run_cli("cypher", f"CALL gds.pageRank.stream('{name}') YIELD nodeId, score "
-                                     "RETURN gds.util.asNode(nodeId).n AS n, score ORDER BY n", "--json")
+        streamed = run_cli(
+            "cypher",
+            f"CALL gds.pageRank.stream('{name}') YIELD nodeId, score "
+            "RETURN gds.util.asNode(nodeId).n AS n, score ORDER BY n",
+            "--json",
+        )
         assert streamed.exit_code == 0, streamed.output
         assert [r["n"] for r in json.loads(streamed.stdout)["rows"]] == [1, 2, 3]
     finally:
@@ -196,8 +215,9 @@ def test_a_failing_read_runs_once_not_retried(neo4j, run_cli):
     host_port = int(neo4j.uri.rsplit(":", 1)[1])
     relay = BoltRelay(host_port)
     try:
-        query = (f"UNWIND range(1, 400000000) AS x WITH x, '{secrets.token_hex(6)}' AS tag "
-                 "RETURN tag, size(collect(x)) AS n")
+        query = (
+            f"UNWIND range(1, 400000000) AS x WITH x, '{secrets.token_hex(6)}' AS tag RETURN tag, size(collect(x)) AS n"
+        )
         result = run_cli("cypher", query, env={"NEO4J_URI": f"bolt://127.0.0.1:{relay.port}"})
         assert result.exit_code == 1
         assert "MemoryPoolOutOfMemoryError" in one_line(result)
@@ -210,7 +230,9 @@ def test_schema_writes_and_admin_commands_are_refused(neo4j, run_cli):
     assert "writes" in refused(run_cli, "MERGE (n:Scratch {x: 1}) RETURN n")
     assert "schema" in refused(run_cli, "CREATE INDEX scratch FOR (n:Scratch) ON (n.x)")
     assert "administration" in refused(run_cli, "CREATE USER mallory SET PASSWORD 'secret-secret'")
-    assert "IN TRANSACTIONS" in refused(run_cli, "UNWIND [1, 2] AS x CALL (x) { RETURN x AS y } IN TRANSACTIONS RETURN y")
+    assert "IN TRANSACTIONS" in refused(
+        run_cli, "UNWIND [1, 2] AS x CALL (x) { RETURN x AS y } IN TRANSACTIONS RETURN y"
+    )
     assert "db.clearQueryCaches" in refused(run_cli, "CALL db.clearQueryCaches()")
     assert "dbms.killConnections" in refused(run_cli, "CALL dbms.killConnections(['bolt-1'])")
     components = run_cli("cypher", "CALL dbms.components() YIELD name RETURN name", "--json")
@@ -219,15 +241,17 @@ def test_schema_writes_and_admin_commands_are_refused(neo4j, run_cli):
 
 def test_reads_still_run(neo4j, run_cli):
     run_cli("cypher", "CREATE (:Doc {title: 'Ostia'})", "--write")
-    for query in ("MATCH (d:Doc) RETURN d.title AS t",
-                  "PROFILE MATCH (d:Doc) RETURN d.title AS t",
-                  "CYPHER runtime=slotted MATCH (d:Doc) RETURN d.title AS t",
-                  "CALL db.labels() YIELD label WHERE label = 'Doc' RETURN label AS t",
-                  "SHOW INDEXES YIELD name RETURN count(name) > 0 AS t",
-                  "CALL apoc.meta.stats() YIELD labels RETURN labels.Doc AS t",
-                  "RETURN apoc.text.join(['a', 'b'], '-') AS t, date.truncate('month', date('2024-03-05')) AS d",
-                  "RETURN gds.version() AS t, graphrag.version() AS v",
-                  "// a comment naming apoc.load.json('x')\nRETURN 'CALL apoc.load.json(1)' AS t"):
+    for query in (
+        "MATCH (d:Doc) RETURN d.title AS t",
+        "PROFILE MATCH (d:Doc) RETURN d.title AS t",
+        "CYPHER runtime=slotted MATCH (d:Doc) RETURN d.title AS t",
+        "CALL db.labels() YIELD label WHERE label = 'Doc' RETURN label AS t",
+        "SHOW INDEXES YIELD name RETURN count(name) > 0 AS t",
+        "CALL apoc.meta.stats() YIELD labels RETURN labels.Doc AS t",
+        "RETURN apoc.text.join(['a', 'b'], '-') AS t, date.truncate('month', date('2024-03-05')) AS d",
+        "RETURN gds.version() AS t, graphrag.version() AS v",
+        "// a comment naming apoc.load.json('x')\nRETURN 'CALL apoc.load.json(1)' AS t",
+    ):
         result = run_cli("cypher", query, "--json")
         assert result.exit_code == 0, (query, result.output)
         assert json.loads(result.stdout)["rows"], query
@@ -237,8 +261,12 @@ def test_reads_still_run(neo4j, run_cli):
 
 def test_values_are_printed_as_text_not_markup(neo4j, run_cli):
     escape = "\x1b]8;;http://evil.example\x07click\x1b]8;;\x07 \x1b[31mred\x1b[0m \x1b]0;title\x07"
-    result = run_cli("cypher", "RETURN '[/bold] x' AS a, ':x: :smile:' AS b, "
-                               "'[link=http://evil.example]here[/link]' AS c, $e AS `[red]d`", "-p", f"e={escape}")
+    result = run_cli(
+        "cypher",
+        "RETURN '[/bold] x' AS a, ':x: :smile:' AS b, '[link=http://evil.example]here[/link]' AS c, $e AS `[red]d`",
+        "-p",
+        f"e={escape}",
+    )
     assert result.exit_code == 0, result.output
     out = result.stdout
     for literal in ("[/bold] x", ":x: :smile:", "[link=http://evil.example]here[/link]", "[red]d", "click red"):

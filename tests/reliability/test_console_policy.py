@@ -11,22 +11,28 @@ def plan(*operators: tuple[str, str]) -> dict:
     """A one-branch plan: [(operatorType, Details), ...] from the root down."""
     node: dict = {}
     for operator, details in reversed(operators):
-        node = {"operatorType": f"{operator}@neo4j", "args": {"Details": details},
-                "children": [node] if node else []}
+        node = {"operatorType": f"{operator}@neo4j", "args": {"Details": details}, "children": [node] if node else []}
     return node
 
 
-@pytest.mark.parametrize("text, procedures, functions", [
-    ("CALL db.labels", {"db.labels"}, set()),
-    ("CALL apoc.load.json('http://x') YIELD value RETURN value", {"apoc.load.json"}, set()),
-    ("RETURN `apoc`.`load`.json(1), `apoc.cypher.run`(2)", set(), {"apoc.load.json", "apoc.cypher.run"}),
-    ("RETURN apoc /* hidden */ . cypher . runFirstColumnSingle('x', {})", set(), {"apoc.cypher.runFirstColumnSingle"}),
-    ("RETURN 'apoc.load.json(1)' AS s, \"CALL x.y\" AS t // apoc.export.csv.all(", set(), set()),
-    ("RETURN 'it\\'s' + apoc.text.join(['a'], ',')", set(), {"apoc.text.join"}),
-    ("MATCH (n:Doc) WHERE n.x = $p RETURN n {.a}, count(*), toLower(n.t)", set(), set()),
-    ("CALL { MATCH (n) RETURN n } CALL (n) { RETURN n AS m } RETURN m", set(), set()),
-    ("WITH 1 AS terminate RETURN terminate", set(), set()),
-])
+@pytest.mark.parametrize(
+    "text, procedures, functions",
+    [
+        ("CALL db.labels", {"db.labels"}, set()),
+        ("CALL apoc.load.json('http://x') YIELD value RETURN value", {"apoc.load.json"}, set()),
+        ("RETURN `apoc`.`load`.json(1), `apoc.cypher.run`(2)", set(), {"apoc.load.json", "apoc.cypher.run"}),
+        (
+            "RETURN apoc /* hidden */ . cypher . runFirstColumnSingle('x', {})",
+            set(),
+            {"apoc.cypher.runFirstColumnSingle"},
+        ),
+        ("RETURN 'apoc.load.json(1)' AS s, \"CALL x.y\" AS t // apoc.export.csv.all(", set(), set()),
+        ("RETURN 'it\\'s' + apoc.text.join(['a'], ',')", set(), {"apoc.text.join"}),
+        ("MATCH (n:Doc) WHERE n.x = $p RETURN n {.a}, count(*), toLower(n.t)", set(), set()),
+        ("CALL { MATCH (n) RETURN n } CALL (n) { RETURN n AS m } RETURN m", set(), set()),
+        ("WITH 1 AS terminate RETURN terminate", set(), set()),
+    ],
+)
 def test_calls_are_read_from_tokens(text, procedures, functions):
     found = calls(text)
     assert (found.procedures, found.functions) == (procedures, functions)
@@ -40,42 +46,82 @@ def test_a_statement_that_cannot_be_split_is_refused():
 
 def test_explain_text():
     assert explain_text("MATCH (n) RETURN n") == "EXPLAIN MATCH (n) RETURN n"
-    assert explain_text("CYPHER 5 runtime=slotted PROFILE MATCH (n) RETURN n") == \
-        "CYPHER 5 runtime=slotted EXPLAIN MATCH (n) RETURN n"
+    assert (
+        explain_text("CYPHER 5 runtime=slotted PROFILE MATCH (n) RETURN n")
+        == "CYPHER 5 runtime=slotted EXPLAIN MATCH (n) RETURN n"
+    )
     assert explain_text("// why\nexplain MATCH (n) RETURN n") is None
 
 
-@pytest.mark.parametrize("query_type, operators, text, named", [
-    ("rw", [("ProduceResults", "n"), ("Create", "(n)")], "CREATE (n) RETURN n", "writes"),
-    ("s", [("CreateIndex", "RANGE INDEX i FOR (:X) ON (y)")], "CREATE INDEX i FOR (n:X) ON (n.y)", "schema"),
-    ("s", [("AdministrationCommand", "")], "CREATE USER u SET PASSWORD 'p'", "administration"),
-    ("r", [("ProduceResults", "r"), ("LoadCSV", "r")], "LOAD CSV FROM $u AS r RETURN r", "LOAD CSV"),
-    ("r", [("ProduceResults", "t"), ("TerminateTransactions", "transactions(x)")], "TERMINATE TRANSACTIONS 'x'",
-     "TERMINATE TRANSACTIONS"),
-    ("r", [("ProduceResults", "value"), ("ProcedureCall", "apoc.load.json($autostring_0) :: (value :: MAP)")],
-     "CALL apoc.load.json('u') YIELD value RETURN value", "procedure apoc.load.json"),
-    ("r", [("ProduceResults", "x"), ("Projection", "apoc.cypher.runFirstColumnSingle($autostring_0, {}) AS x")],
-     "RETURN apoc.cypher.runFirstColumnSingle('RETURN 1', {}) AS x", "function apoc.cypher.runFirstColumnSingle"),
-    # Seen only in the plan (the text names nothing): still refused.
-    ("r", [("ProduceResults", "v"), ("ProcedureCall", "gds.graph.export($a, $b) :: (x :: MAP)")], "RETURN 1",
-     "procedure gds.graph.export"),
-    ("s", [("ProduceResults", "name"), ("ProcedureCall", "db.clearQueryCaches() :: (value :: STRING)")],
-     "CALL db.clearQueryCaches()", "procedure db.clearQueryCaches"),
-])
+@pytest.mark.parametrize(
+    "query_type, operators, text, named",
+    [
+        ("rw", [("ProduceResults", "n"), ("Create", "(n)")], "CREATE (n) RETURN n", "writes"),
+        ("s", [("CreateIndex", "RANGE INDEX i FOR (:X) ON (y)")], "CREATE INDEX i FOR (n:X) ON (n.y)", "schema"),
+        ("s", [("AdministrationCommand", "")], "CREATE USER u SET PASSWORD 'p'", "administration"),
+        ("r", [("ProduceResults", "r"), ("LoadCSV", "r")], "LOAD CSV FROM $u AS r RETURN r", "LOAD CSV"),
+        (
+            "r",
+            [("ProduceResults", "t"), ("TerminateTransactions", "transactions(x)")],
+            "TERMINATE TRANSACTIONS 'x'",
+            "TERMINATE TRANSACTIONS",
+        ),
+        (
+            "r",
+            [("ProduceResults", "value"), ("ProcedureCall", "apoc.load.json($autostring_0) :: (value :: MAP)")],
+            "CALL apoc.load.json('u') YIELD value RETURN value",
+            "procedure apoc.load.json",
+        ),
+        (
+            "r",
+            [("ProduceResults", "x"), ("Projection", "apoc.cypher.runFirstColumnSingle($autostring_0, {}) AS x")],
+            "RETURN apoc.cypher.runFirstColumnSingle('RETURN 1', {}) AS x",
+            "function apoc.cypher.runFirstColumnSingle",
+        ),
+        # Seen only in the plan (the text names nothing): still refused.
+        (
+            "r",
+            [("ProduceResults", "v"), ("ProcedureCall", "gds.graph.export($a, $b) :: (x :: MAP)")],
+            "RETURN 1",
+            "procedure gds.graph.export",
+        ),
+        (
+            "s",
+            [("ProduceResults", "name"), ("ProcedureCall", "db.clearQueryCaches() :: (value :: STRING)")],
+            "CALL db.clearQueryCaches()",
+            "procedure db.clearQueryCaches",
+        ),
+    ],
+)
 def test_refusals_name_what_was_refused(query_type, operators, text, named):
     with pytest.raises(Refused, match=named):
         check(query_type, plan(*operators), text)
 
 
-@pytest.mark.parametrize("query_type, operators, text", [
-    ("r", [("ProduceResults", "t"), ("Projection", "n.title AS t"), ("NodeByLabelScan", "n:Doc")],
-     "MATCH (n:Doc) RETURN n.title AS t"),
-    ("s", [("ProduceResults", "name"), ("ProcedureCall", "dbms.components() :: (name :: STRING)")],
-     "CALL dbms.components()"),
-    ("r", [("ProduceResults", "s"), ("ProcedureCall", "gds.pageRank.stream($a) :: (nodeId :: INTEGER)")],
-     "CALL gds.pageRank.stream('g') YIELD nodeId RETURN gds.util.asNode(nodeId).name AS s"),
-    ("r", [("ProduceResults", "d"), ("Projection", "date.truncate($autostring_0, date()) AS d")],
-     "RETURN date.truncate('month', date()) AS d, apoc.text.join(['a'], ',') AS j, graphrag.version() AS v"),
-])
+@pytest.mark.parametrize(
+    "query_type, operators, text",
+    [
+        (
+            "r",
+            [("ProduceResults", "t"), ("Projection", "n.title AS t"), ("NodeByLabelScan", "n:Doc")],
+            "MATCH (n:Doc) RETURN n.title AS t",
+        ),
+        (
+            "s",
+            [("ProduceResults", "name"), ("ProcedureCall", "dbms.components() :: (name :: STRING)")],
+            "CALL dbms.components()",
+        ),
+        (
+            "r",
+            [("ProduceResults", "s"), ("ProcedureCall", "gds.pageRank.stream($a) :: (nodeId :: INTEGER)")],
+            "CALL gds.pageRank.stream('g') YIELD nodeId RETURN gds.util.asNode(nodeId).name AS s",
+        ),
+        (
+            "r",
+            [("ProduceResults", "d"), ("Projection", "date.truncate($autostring_0, date()) AS d")],
+            "RETURN date.truncate('month', date()) AS d, apoc.text.join(['a'], ',') AS j, graphrag.version() AS v",
+        ),
+    ],
+)
 def test_reads_pass(query_type, operators, text):
     check(query_type, plan(*operators), text)

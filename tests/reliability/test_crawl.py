@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.web import MAX_ROBOTS_BYTES, fetch_pages
+from graphrag_cypher.model import ItemError, ParsedDocument
 
 PAGE = "<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{text}</p>{links}</main></body></html>"
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
@@ -119,8 +119,9 @@ def elsewhere():
 def hostile(elsewhere):
     routes = {
         "/robots.txt": static(ROBOTS, "text/plain"),
-        "/index.html": static(page("Start", links="<a href='/go'>go</a> <a href='/away'>away</a> "
-                                                  "<a href='/ok'>ok</a>")),
+        "/index.html": static(
+            page("Start", links="<a href='/go'>go</a> <a href='/away'>away</a> <a href='/ok'>ok</a>")
+        ),
         "/go": lambda h: h.redirect("/private/secret.html"),
         "/private/secret.html": static(page("Secret", "Robots may not read this.")),
         "/away": lambda h: h.redirect(elsewhere.url + "/x.html"),
@@ -173,16 +174,20 @@ def test_a_trickling_server_meets_the_deadline(hostile, path):
 
 def test_a_crawl_stops_at_its_own_deadline(hostile):
     started = time.monotonic()
-    out = results([hostile.url + "/slow-body", hostile.url + "/slow-headers", hostile.url + "/public.html"],
-                  timeout=30, crawl_timeout=2)
+    out = results(
+        [hostile.url + "/slow-body", hostile.url + "/slow-headers", hostile.url + "/public.html"],
+        timeout=30,
+        crawl_timeout=2,
+    )
     assert time.monotonic() - started < 6
     assert isinstance(out[0], ItemError) and "within 30 s" in out[0].error
     assert "crawl time limit of 2 s reached" in out[-1].error and "2 queued URL(s) not fetched" in out[-1].error
 
 
 def test_a_huge_robots_txt_is_read_only_up_to_its_cap():
-    site = Site({"/robots.txt": huge_robots, "/page.html": static(page("Fine")),
-                 "/private/x.html": static(page("Hidden"))})
+    site = Site(
+        {"/robots.txt": huge_robots, "/page.html": static(page("Fine")), "/private/x.html": static(page("Hidden"))}
+    )
     try:
         started = time.monotonic()
         ok, hidden = results([site.url + "/page.html", site.url + "/private/x.html"])
@@ -199,8 +204,9 @@ def test_a_huge_robots_txt_is_read_only_up_to_its_cap():
 
 @pytest.mark.e2e
 def test_load_url_crawl_stores_only_what_it_may(schema, run_cli, hostile, elsewhere):
-    result = run_cli("load", "url", hostile.url + "/index.html", "--crawl", "--delay", "0", "--no-embed",
-                     "--timeout", "5", "--json")
+    result = run_cli(
+        "load", "url", hostile.url + "/index.html", "--crawl", "--delay", "0", "--no-embed", "--timeout", "5", "--json"
+    )
     out = json.loads(result.stdout)
     assert result.exit_code == 3 and out["documents"]["created"] == 2
     assert sorted(e["item"].rsplit("/", 1)[-1] for e in out["errors"]) == ["away", "go"]

@@ -18,8 +18,13 @@ pytestmark = pytest.mark.e2e
 
 
 def env_for(uri: str, password: str, tmp_path) -> dict:
-    return dict(os.environ, NEO4J_URI=uri, NEO4J_USERNAME="neo4j", NEO4J_PASSWORD=password,
-                GRAPHRAG_ENV_FILE=str(tmp_path / "no.env"))
+    return dict(
+        os.environ,
+        NEO4J_URI=uri,
+        NEO4J_USERNAME="neo4j",
+        NEO4J_PASSWORD=password,
+        GRAPHRAG_ENV_FILE=str(tmp_path / "no.env"),
+    )
 
 
 def graphrag(*args, env, timeout=600) -> subprocess.CompletedProcess:
@@ -35,6 +40,7 @@ def write_docs(folder, n: int):
 
 def fingerprint(driver) -> dict:
     """Everything a load writes, as sorted lists: equal fingerprints, equal graphs."""
+
     def rows(text):
         return sorted(tuple(r.values()) for r in driver.execute_query(text).records)
 
@@ -49,7 +55,9 @@ def fingerprint(driver) -> dict:
 def clear_data(driver) -> None:
     """Every node but the schema's migration records (CALL IN TRANSACTIONS needs an auto-commit run)."""
     with driver.session() as session:
-        session.run("MATCH (n) WHERE NOT n:__Migration CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS").consume()
+        session.run(
+            "MATCH (n) WHERE NOT n:__Migration CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+        ).consume()
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +65,13 @@ def own_neo4j(tmp_path_factory):
     """A Neo4j of this module's own, which a test may stop and start (~30-60 s to start)."""
     from graphrag_cypher import neo4j_local
 
-    instance = neo4j_local.LocalInstance(home=tmp_path_factory.mktemp("faults-neo4j"), bolt_port=free_port(),
-                                         http_port=None, password=secrets.token_urlsafe(16), heap="512m")
+    instance = neo4j_local.LocalInstance(
+        home=tmp_path_factory.mktemp("faults-neo4j"),
+        bolt_port=free_port(),
+        http_port=None,
+        password=secrets.token_urlsafe(16),
+        heap="512m",
+    )
     neo4j_local.start(instance, timeout=240, echo=lambda *_: None)
     try:
         yield instance
@@ -75,8 +88,13 @@ def test_neo4j_stopped_mid_load_then_rerun_ends_as_a_clean_load(own_neo4j, tmp_p
     env = env_for(uri, own_neo4j.password, tmp_path)
     assert graphrag("apply-schema", env=env).returncode == 0
     docs = write_docs(tmp_path / "docs", 2000)
-    load = subprocess.Popen([graphrag_exe(), "load", "files", str(docs), "--no-embed"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    load = subprocess.Popen(
+        [graphrag_exe(), "load", "files", str(docs), "--no-embed"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     with GraphDatabase.driver(uri, auth=("neo4j", own_neo4j.password)) as driver:
         seen = 0
         while seen < 150 and load.poll() is None:
@@ -113,8 +131,9 @@ def test_two_apply_schema_at_once(neo4j, tmp_path):
     assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
     status = json.loads(graphrag("schema", "status", "--json", env=env).stdout)
     with neo4j.driver() as driver:
-        versions = [r["v"] for r in driver.execute_query(
-            "MATCH (m:__Migration) RETURN m.version AS v ORDER BY v").records]
+        versions = [
+            r["v"] for r in driver.execute_query("MATCH (m:__Migration) RETURN m.version AS v ORDER BY v").records
+        ]
     assert len(versions) == len(set(versions)) >= 6
     assert not status.get("pending"), status
 
@@ -123,8 +142,9 @@ def test_two_loads_of_one_folder_at_once(schema, tmp_path):
     env = env_for(schema.uri, schema.password, tmp_path)
     docs = write_docs(tmp_path / "docs", 300)
     with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(lambda _: graphrag("load", "files", str(docs), "--no-embed", "--json", env=env),
-                                range(2)))
+        results = list(
+            pool.map(lambda _: graphrag("load", "files", str(docs), "--no-embed", "--json", env=env), range(2))
+        )
     assert [r.returncode for r in results] == [0, 0], [r.stderr for r in results]
     with schema.driver() as driver:
         together = fingerprint(driver)

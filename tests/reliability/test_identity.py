@@ -30,15 +30,23 @@ def documents(neo4j) -> dict[str, dict]:
         rows = driver.execute_query(
             "MATCH (d:Document) OPTIONAL MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d) "
             "RETURN d.id AS id, d.corpus AS corpus, collect(DISTINCT c.corpus) AS chunkCorpora, "
-            "collect(c.text) AS texts ORDER BY id").records
-    return {r["id"]: {"corpus": r["corpus"], "chunkCorpora": r["chunkCorpora"], "text": " ".join(r["texts"])}
-            for r in rows}
+            "collect(c.text) AS texts ORDER BY id"
+        ).records
+    return {
+        r["id"]: {"corpus": r["corpus"], "chunkCorpora": r["chunkCorpora"], "text": " ".join(r["texts"])} for r in rows
+    }
 
 
 @pytest.fixture
 def two_collections(tmp_path):
-    a = folder(tmp_path, "colA", {"readme.txt": "Collection A is about harbours of the Aegean.",
-                                  "notes/ships.md": "# Ships\n\nTriremes had three banks of oars."})
+    a = folder(
+        tmp_path,
+        "colA",
+        {
+            "readme.txt": "Collection A is about harbours of the Aegean.",
+            "notes/ships.md": "# Ships\n\nTriremes had three banks of oars.",
+        },
+    )
     b = folder(tmp_path, "colB", {"readme.txt": "Collection B is about roads of Gaul."})
     return a, b
 
@@ -49,8 +57,11 @@ def test_same_file_names_in_two_folders_are_two_documents(schema, run_cli, two_c
     code, out = load(run_cli, str(b), "--corpus", "b", "--no-embed")
     assert code == 0 and out["documents"]["created"] == 1  # was: 1 updated, colA's readme overwritten
     docs = documents(schema)
-    assert docs[f"file:{source_key(a)}:readme.txt"] == {"corpus": "a", "chunkCorpora": ["a"],
-                                                          "text": "Collection A is about harbours of the Aegean."}
+    assert docs[f"file:{source_key(a)}:readme.txt"] == {
+        "corpus": "a",
+        "chunkCorpora": ["a"],
+        "text": "Collection A is about harbours of the Aegean.",
+    }
     assert docs[f"file:{source_key(b)}:readme.txt"]["text"] == "Collection B is about roads of Gaul."
     assert len(docs) == 3
     # a re-run of the same folder finds its own documents
@@ -99,7 +110,9 @@ def test_old_ids_migrate_by_loading_again_with_prune(schema, run_cli, two_collec
         driver.execute_query(
             "MATCH (d:Document) WHERE d.id STARTS WITH $prefix "
             "SET d.id = 'file:' + substring(d.id, size($prefix)) "
-            "WITH d MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d) SET c.id = d.id + '::' + c.index", prefix=prefix)
+            "WITH d MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d) SET c.id = d.id + '::' + c.index",
+            prefix=prefix,
+        )
     assert sorted(documents(schema)) == ["file:notes/ships.md", "file:readme.txt"]
     code, out = load(run_cli, str(a), "--prune")
     assert code == 0

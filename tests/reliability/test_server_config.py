@@ -38,15 +38,17 @@ def instance(tmp_path_factory):
     wrapper = root / "jdk" / "bin" / "java"
     wrapper.parent.mkdir(parents=True)
     # Records each command line (NUL-separated arguments, one line per run), then runs Java.
-    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\0" "$@" >> "{argv_log}"\necho >> "{argv_log}"\n'
-                       f'exec "{real_java}" "$@"\n')
+    wrapper.write_text(
+        f'#!/bin/sh\nprintf "%s\\0" "$@" >> "{argv_log}"\necho >> "{argv_log}"\nexec "{real_java}" "$@"\n'
+    )
     wrapper.chmod(0o755)
     home = root / "home"
     args = ["--home", str(home), "--bolt-port", str(free_port()), "--http-port", str(free_port())]
     env = dict(os.environ, NEO4J_PASSWORD=PASSWORD, GRAPHRAG_JAVA_HOME=str(wrapper.parent.parent))
     exe = str(Path(sys.executable).parent / "graphrag")
-    started = subprocess.run([exe, "neo4j", "start", "--json", *args], capture_output=True, text=True,
-                             env=env, timeout=300)
+    started = subprocess.run(
+        [exe, "neo4j", "start", "--json", *args], capture_output=True, text=True, env=env, timeout=300
+    )
     assert started.returncode == 0, started.stderr
     info = json.loads(started.stdout)
     try:
@@ -96,8 +98,7 @@ def test_only_the_procedures_the_code_needs_leave_the_sandbox(instance):
         assert driver.execute_query("CALL apoc.meta.stats() YIELD nodeCount RETURN nodeCount").records
         assert driver.execute_query("RETURN gds.util.asNode(0) AS n").records
         # Others that would reach outside the sandbox are listed but cannot run.
-        for call in ("CALL apoc.trigger.add('t', 'RETURN 1', {})", "CALL apoc.warmup.run()",
-                     "CALL apoc.meta.schema()"):
+        for call in ("CALL apoc.trigger.add('t', 'RETURN 1', {})", "CALL apoc.warmup.run()", "CALL apoc.meta.schema()"):
             with pytest.raises(ClientError, match="sandboxed"):
                 driver.execute_query(call)
 
@@ -107,8 +108,9 @@ def test_make_writes_env_owner_only(tmp_path):
         pytest.skip("make is not installed")
     for name in ("Makefile", ".env.example"):
         shutil.copy(REPO / name, tmp_path / name)
-    done = subprocess.run(["make", ".env", f"PYTHON={sys.executable}"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        ["make", ".env", f"PYTHON={sys.executable}"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE((tmp_path / ".env").stat().st_mode) == 0o600
     assert "NEO4J_PASSWORD=" in (tmp_path / ".env").read_text()

@@ -16,10 +16,24 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "graphrag_cypher"
 # folder → dotted prefix, as pyproject's package-dir maps them
-FOLDERS = {"core": PACKAGE, "cli": f"{PACKAGE}.cli", "loaders": f"{PACKAGE}.loaders",
-           "linkers": f"{PACKAGE}.linkers", "cypher": f"{PACKAGE}.cypher"}
-LAYERS = {"core": 0, "cypher": 0, "loaders": 1, "linkers": 1, "kg": 1, "retrieval": 1, "evaluation": 2, "server": 3,
-          "cli": 4}
+FOLDERS = {
+    "core": PACKAGE,
+    "cli": f"{PACKAGE}.cli",
+    "loaders": f"{PACKAGE}.loaders",
+    "linkers": f"{PACKAGE}.linkers",
+    "cypher": f"{PACKAGE}.cypher",
+}
+LAYERS = {
+    "core": 0,
+    "cypher": 0,
+    "loaders": 1,
+    "linkers": 1,
+    "kg": 1,
+    "retrieval": 1,
+    "evaluation": 2,
+    "server": 3,
+    "cli": 4,
+}
 
 
 def dotted(path: Path) -> str:
@@ -81,9 +95,15 @@ def test_imports_point_down_the_layers():
     assert not wrong, "imports that point up or sideways:\n" + "\n".join(sorted(set(wrong)))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("graphrag_cypher.db", "core"), ("graphrag_cypher", "core"), ("graphrag_cypher.kg.store", "kg"),
-    ("graphrag_cypher.cli.main", "cli"), ("neo4j", None),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("graphrag_cypher.db", "core"),
+        ("graphrag_cypher", "core"),
+        ("graphrag_cypher.kg.store", "kg"),
+        ("graphrag_cypher.cli.main", "cli"),
+        ("neo4j", None),
+    ],
+)
 def test_part_of(text, expected):
     assert part_of(text) == expected

@@ -27,8 +27,11 @@ def test_every_command_has_help(run_cli, path):
     assert "Usage: graphrag " + " ".join(path) in result.output
 
 
-@pytest.mark.parametrize("path", [p for p, c in COMMANDS if not isinstance(c, click.Group)],
-                         ids=[" ".join(p) for p, c in COMMANDS if not isinstance(c, click.Group)])
+@pytest.mark.parametrize(
+    "path",
+    [p for p, c in COMMANDS if not isinstance(c, click.Group)],
+    ids=[" ".join(p) for p, c in COMMANDS if not isinstance(c, click.Group)],
+)
 def test_every_command_help_has_an_example(run_cli, path):
     assert "Example:" in run_cli(*path, "--help").output
 
@@ -54,7 +57,7 @@ def test_param_parsing():
     from graphrag_cypher.cli.cypher import parse_param
 
     assert parse_param("k=5") == ("k", 5)
-    assert parse_param("$names=[\"a\",\"b\"]") == ("names", ["a", "b"])
+    assert parse_param('$names=["a","b"]') == ("names", ["a", "b"])
     assert parse_param("q=hello world") == ("q", "hello world")
     with pytest.raises(click.BadParameter):
         parse_param("novalue")

@@ -14,11 +14,17 @@ def test_defaults():
 
 
 def test_environment_values():
-    settings = load_settings({
-        "NEO4J_URI": "neo4j://db.example:7688", "NEO4J_USERNAME": "alice", "NEO4J_PASSWORD": "s3cret",
-        "NEO4J_DATABASE": "graph", "GRAPHRAG_NEO4J_HTTP_PORT": "0",
-        "OPENAI_BASE_URL": "http://127.0.0.1:11434/v1", "GRAPHRAG_LLM_MODEL": "llama3.1",
-    })
+    settings = load_settings(
+        {
+            "NEO4J_URI": "neo4j://db.example:7688",
+            "NEO4J_USERNAME": "alice",
+            "NEO4J_PASSWORD": "s3cret",
+            "NEO4J_DATABASE": "graph",
+            "GRAPHRAG_NEO4J_HTTP_PORT": "0",
+            "OPENAI_BASE_URL": "http://127.0.0.1:11434/v1",
+            "GRAPHRAG_LLM_MODEL": "llama3.1",
+        }
+    )
     assert (settings.bolt_port, settings.is_local_uri) == (7688, False)
     assert (settings.neo4j_username, settings.neo4j_password, settings.neo4j_database) == ("alice", "s3cret", "graph")
     assert settings.neo4j_http_port is None
@@ -27,7 +33,10 @@ def test_environment_values():
 
 def test_embedder_dimensions_known_or_explicit():
     assert load_settings({"GRAPHRAG_EMBEDDER": "openai/text-embedding-3-small"}).embedding_dimensions == 1536
-    assert load_settings({"GRAPHRAG_EMBEDDER": "my/model", "GRAPHRAG_EMBEDDING_DIMENSIONS": "768"}).embedding_dimensions == 768
+    assert (
+        load_settings({"GRAPHRAG_EMBEDDER": "my/model", "GRAPHRAG_EMBEDDING_DIMENSIONS": "768"}).embedding_dimensions
+        == 768
+    )
     with pytest.raises(GraphragError, match="GRAPHRAG_EMBEDDING_DIMENSIONS"):
         load_settings({"GRAPHRAG_EMBEDDER": "my/model"})
 

@@ -3,8 +3,7 @@ from pathlib import Path
 import pytest
 
 from graphrag_cypher.errors import GraphragError
-from graphrag_cypher.evaluation import (Question, detect_format, exact_match, f1, normalize_answer, read_questions,
-                                        score)
+from graphrag_cypher.evaluation import Question, detect_format, exact_match, f1, normalize_answer, read_questions, score
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
 

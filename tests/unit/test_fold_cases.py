@@ -13,9 +13,11 @@ CASES = Path(__file__).resolve().parents[1] / "fixtures" / "fold_cases.tsv"
 
 
 def _unescape(field: str) -> str:
-    return re.sub(r"\\(u[0-9a-fA-F]{4}|t|\\)",
-                  lambda m: "\t" if m.group(1) == "t" else "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)),
-                  field)
+    return re.sub(
+        r"\\(u[0-9a-fA-F]{4}|t|\\)",
+        lambda m: "\t" if m.group(1) == "t" else "\\" if m.group(1) == "\\" else chr(int(m.group(1)[1:], 16)),
+        field,
+    )
 
 
 def fold_cases() -> list[tuple[str, str, str, str]]:

@@ -52,20 +52,26 @@ def test_shipped_migrations_are_ordered_versioned_then_repeatable():
 
 
 def test_versions_sort_numerically(tmp_path):
-    folder = write(tmp_path / "m", {
-        "V10__Ten.cypher": "RETURN 10;",
-        "V2__Two.cypher": "RETURN 2;",
-        "R__Again.cypher": "RETURN 'r';",
-    })
+    folder = write(
+        tmp_path / "m",
+        {
+            "V10__Ten.cypher": "RETURN 10;",
+            "V2__Two.cypher": "RETURN 2;",
+            "R__Again.cypher": "RETURN 'r';",
+        },
+    )
     assert [m.file for m in discover(folder)] == ["V2__Two.cypher", "V10__Ten.cypher", "R__Again.cypher"]
     assert discover(folder)[0].description == "Two"
 
 
-@pytest.mark.parametrize("files, message", [
-    ({"V1_missing_underscore.cypher": "RETURN 1;"}, "not a migration name"),
-    ({"V1__A.cypher": "RETURN 1;", "V001__B.cypher": "RETURN 2;"}, "is also used by"),
-    ({"V1__Empty.cypher": "// only a comment\n"}, "no Cypher statement"),
-])
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"V1_missing_underscore.cypher": "RETURN 1;"}, "not a migration name"),
+        ({"V1__A.cypher": "RETURN 1;", "V001__B.cypher": "RETURN 2;"}, "is also used by"),
+        ({"V1__Empty.cypher": "// only a comment\n"}, "no Cypher statement"),
+    ],
+)
 def test_bad_migration_folders_are_refused_with_the_file_named(tmp_path, files, message):
     folder = write(tmp_path / "m", files)
     with pytest.raises(MigrationError, match=message):

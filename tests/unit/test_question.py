@@ -186,7 +186,10 @@ def test_to_dict_and_frozen():
     rng = parse_time_range("Films made before 2020", TODAY)
     assert rng.to_dict() == {"from": None, "to": "2019-12-31", "expression": "before 2020"}
     assert DateRange(D(2024, 3, 1), D(2024, 3, 31), "March 2024").to_dict() == {
-        "from": "2024-03-01", "to": "2024-03-31", "expression": "March 2024"}
+        "from": "2024-03-01",
+        "to": "2024-03-31",
+        "expression": "March 2024",
+    }
     with pytest.raises(dataclasses.FrozenInstanceError):
         rng.start = D(2020, 1, 1)
 
@@ -221,8 +224,7 @@ def test_route(question, expected):
 # ---------------------------------------------------------------------------- keywords
 
 KEYWORDS = [
-    ("What did Ada Lovelace write about the Analytical Engine?",
-     ["Ada", "Lovelace", "write", "Analytical", "Engine"]),
+    ("What did Ada Lovelace write about the Analytical Engine?", ["Ada", "Lovelace", "write", "Analytical", "Engine"]),
     ("Who founded NASA and when?", ["founded", "NASA"]),
     ("Tell me about Newton's laws of motion.", ["Newton", "laws", "motion"]),
     ("How many iPhone models were sold in 2023?", ["iPhone", "models", "sold", "2023"]),
@@ -299,19 +301,26 @@ def test_detect_language(question, expected):
 
 # --- answers: citations checked as they stream, document text as data -----------------------
 
-def _context():
-    from graphrag_cypher.retrieval.answer import Source, build_context
-    from graphrag_cypher.retrieval import Evidence
 
-    evidence = [Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D1]", None, "Maren made it [D1].", 1.0),
-                Evidence("doc:a::0", "doc:a", "Notes", None, "Nothing.", 0.5)]
+def _context():
+    from graphrag_cypher.retrieval import Evidence
+    from graphrag_cypher.retrieval.answer import build_context
+
+    evidence = [
+        Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D1]", None, "Maren made it [D1].", 1.0),
+        Evidence("doc:a::0", "doc:a", "Notes", None, "Nothing.", 0.5),
+    ]
     from graphrag_cypher.retrieval.answer import sources_for
 
     sources = sources_for(evidence)
-    graph = {"nodes": [{"id": "T2::E4", "name": "Silver Lantern", "type": "MAGICAL_ITEM", "documentId": "story:s:T2"},
-                       {"id": "folktale:silver lantern", "name": "Silver Lantern", "type": "MAGICAL_ITEM"}],
-             "relationships": [{"start": "T2::E4", "type": "INSTANCE_OF", "end": "folktale:silver lantern"}],
-             "mentions": []}
+    graph = {
+        "nodes": [
+            {"id": "T2::E4", "name": "Silver Lantern", "type": "MAGICAL_ITEM", "documentId": "story:s:T2"},
+            {"id": "folktale:silver lantern", "name": "Silver Lantern", "type": "MAGICAL_ITEM"},
+        ],
+        "relationships": [{"start": "T2::E4", "type": "INSTANCE_OF", "end": "folktale:silver lantern"}],
+        "mentions": [],
+    }
     return build_context(sources, graph)
 
 
@@ -323,8 +332,10 @@ def test_citations_are_checked_whole_and_shown_as_titles():
 
     checked = check_citations(ANSWER, _context())
     assert checked.text == "Maren made it [T2]. Not. The lantern [T2::E4]; both [T2, D2] and [D2, T2]. End [open"
-    assert checked.titled == ("Maren made it [The Silver Lantern (D1)]. Not. The lantern [The Silver Lantern (D1)]; "
-                              "both [The Silver Lantern (D1); Notes] and [Notes; The Silver Lantern (D1)]. End [open")
+    assert checked.titled == (
+        "Maren made it [The Silver Lantern (D1)]. Not. The lantern [The Silver Lantern (D1)]; "
+        "both [The Silver Lantern (D1); Notes] and [Notes; The Silver Lantern (D1)]. End [open"
+    )
     assert checked.dropped == ["X9", "T2::E9"] and checked.cited == ["T2", "D2"]
 
 
@@ -336,7 +347,7 @@ def test_streaming_in_any_pieces_shows_only_checked_text(size):
     shown: list[str] = []
     stream = CitationFilter(context.cites, emit=shown.append)
     for start in range(0, len(ANSWER), size):
-        stream.feed(ANSWER[start:start + size])
+        stream.feed(ANSWER[start : start + size])
         assert "X9" not in "".join(shown) and "E9" not in "".join(shown)
     checked = stream.close()
     assert checked == check_citations(ANSWER, context)
@@ -360,10 +371,17 @@ def test_control_characters_never_pass():
     assert not any(ch in checked.titled for ch in "\x1b\x07\x9b")
 
 
-@pytest.mark.parametrize("text, query", [
-    ("OR", "or"), ("NOT AND", "not and"), ("a && b || c", "a \\&\\& b \\|\\| c"), ("(x:y)", "\\(x\\:y\\)"),
-    ("TOM AND JERRY", "TOM and JERRY"), ("c++ *", "c\\+\\+ \\*"),
-])
+@pytest.mark.parametrize(
+    "text, query",
+    [
+        ("OR", "or"),
+        ("NOT AND", "not and"),
+        ("a && b || c", "a \\&\\& b \\|\\| c"),
+        ("(x:y)", "\\(x\\:y\\)"),
+        ("TOM AND JERRY", "TOM and JERRY"),
+        ("c++ *", "c\\+\\+ \\*"),
+    ],
+)
 def test_lucene_queries_hold_no_operators(text, query):
     from graphrag_cypher.retrieval import escape_lucene, lucene_query
 
@@ -376,5 +394,7 @@ def test_follow_ups_carry_each_name_once():
 
     previous = {"entities": ["the silver lantern", "Silver Lantern", "the silver lantern", "Old Maren"], "time": None}
     assert carry_over("And who stole it?", previous) == "And who stole it (the silver lantern, Old Maren)?"
-    assert carry_over("And who stole the lantern from old maren?", previous) == \
-        "And who stole the lantern from old maren (the silver lantern)?"
+    assert (
+        carry_over("And who stole the lantern from old maren?", previous)
+        == "And who stole the lantern from old maren (the silver lantern)?"
+    )

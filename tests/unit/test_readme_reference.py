@@ -13,7 +13,7 @@ def generated_block() -> str:
     text = README.read_text(encoding="utf-8")
     start = text.index("from graphrag_cypher.cli.reference import markdown")
     start = text.index("]]] -->\n", start) + len("]]] -->\n")
-    return text[start:text.index(END, start)]
+    return text[start : text.index(END, start)]
 
 
 def test_readme_reference_matches_help():

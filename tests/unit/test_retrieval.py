@@ -38,12 +38,43 @@ def test_answer_to_dict_keeps_the_json_keys():
     evidence = [_ev("c1", "story:T2"), _ev("c2", "doc:x")]
     sources = sources_for(evidence)
     analysis = Analysis("q?", "q?", ["q"], [], None, "en", Filters(corpus="sample"))
-    answer = Answer("q?", "x [T2]", "x [Title]", sources[:1], ["Z9"], sources, evidence, "graph", "search", [],
-                    analysis, LLMUse(False, None, "note"), "CONTEXT", "graph LR", {"total_ms": 1.0})
+    answer = Answer(
+        "q?",
+        "x [T2]",
+        "x [Title]",
+        sources[:1],
+        ["Z9"],
+        sources,
+        evidence,
+        "graph",
+        "search",
+        [],
+        analysis,
+        LLMUse(False, None, "note"),
+        "CONTEXT",
+        "graph LR",
+        {"total_ms": 1.0},
+    )
     out = answer.to_dict()
-    assert list(out) == ["question", "answer", "answer_with_titles", "citations", "dropped_citations", "sources",
-                         "evidence", "mode", "route", "paths", "filters", "entities", "keywords", "language", "llm",
-                         "mermaid", "timings_ms"]
+    assert list(out) == [
+        "question",
+        "answer",
+        "answer_with_titles",
+        "citations",
+        "dropped_citations",
+        "sources",
+        "evidence",
+        "mode",
+        "route",
+        "paths",
+        "filters",
+        "entities",
+        "keywords",
+        "language",
+        "llm",
+        "mermaid",
+        "timings_ms",
+    ]
     assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
     assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None}]
     assert out["filters"]["corpus"] == "sample" and out["llm"] == {"used": False, "model": None, "note": "note"}

@@ -17,8 +17,14 @@ def test_norm_name_folds_case_accents_and_punctuation():
 
 
 def page(title, template, fields, categories=()):
-    return {"id": f"wiki:t:{title}", "title": title, "infoboxType": template, "infobox": json.dumps(fields),
-            "aliases": [], "categories": list(categories)}
+    return {
+        "id": f"wiki:t:{title}",
+        "title": title,
+        "infoboxType": template,
+        "infobox": json.dumps(fields),
+        "aliases": [],
+        "categories": list(categories),
+    }
 
 
 def test_infobox_types_with_scores_confidence_and_reason():
@@ -32,10 +38,15 @@ def test_infobox_types_with_scores_confidence_and_reason():
 
 def test_infobox_relations_are_checked_against_the_schema():
     schema = load_schema("got")
-    out = infobox.extract(schema, [
-        page("Edric Varn", "Infobox character", {"father": "Osgar Varn", "house": "House Varn", "weapon": "Dawnfang"}),
-        page("Dawnfang", "Infobox object", {"owner": "Edric Varn", "father": "Tamsin Holt"}),
-    ])
+    out = infobox.extract(
+        schema,
+        [
+            page(
+                "Edric Varn", "Infobox character", {"father": "Osgar Varn", "house": "House Varn", "weapon": "Dawnfang"}
+            ),
+            page("Dawnfang", "Infobox object", {"owner": "Edric Varn", "father": "Tamsin Holt"}),
+        ],
+    )
     rels = {(r["source"], r["type"], r["target"]) for r in out.relations.values()}
     assert ("got:edric varn", "CHILD_OF", "got:osgar varn") in rels
     assert ("got:dawnfang", "WIELDED_BY", "got:edric varn") in rels
@@ -54,8 +65,14 @@ def test_field_values_split_and_filter():
 def test_records_mapping_on_a_small_sample():
     mapping = records.load_mapping("got-characters")
     sample = [
-        {"characterName": "Jon Snow", "houseName": ["Stark"], "parents": ["Rhaegar Targaryen", "Lyanna Stark"],
-         "actorName": "Kit Harington", "killedBy": ["Olly"], "killed": ["Olly"]},
+        {
+            "characterName": "Jon Snow",
+            "houseName": ["Stark"],
+            "parents": ["Rhaegar Targaryen", "Lyanna Stark"],
+            "actorName": "Kit Harington",
+            "killedBy": ["Olly"],
+            "killed": ["Olly"],
+        },
         {"characterName": "Olly", "killedBy": ["Jon Snow"]},
         {"characterName": "Old Nan", "killedBy": ["Old Age"]},
         {"characterName": "Baby Sam", "actors": [{"actorName": "William Wilson"}]},
@@ -88,7 +105,10 @@ def test_llm_reply_checking_rejects_and_counts():
 
 
 def test_parse_reply_tolerates_fences_and_refuses_garbage():
-    assert llm_extract.parse_reply('```json\n{"entities": [], "relations": []}\n```') == {"entities": [], "relations": []}
+    assert llm_extract.parse_reply('```json\n{"entities": [], "relations": []}\n```') == {
+        "entities": [],
+        "relations": [],
+    }
     for bad in ["", (FIXTURES / "malformed.txt").read_text(), '{"entities": 3}', "[1, 2]"]:
         try:
             llm_extract.parse_reply(bad)
@@ -108,9 +128,24 @@ def test_fuzzy_resolution_is_strict_about_words_and_numbers():
     assert resolve.similarity("tyrion lannister", "tywin lannister") < 90
     assert resolve.similarity("musician 1", "musician 2") == 0
     assert resolve.similarity("dawn fang", "dawnfang") == 100
-    ents = [{"id": i, "name": n, "normName": norm_name(n), "type": "Character", "schema": "got", "scope": "global",
-             "storyId": None, "degree": d} for i, n, d in [("a", "Edric Varn", 5), ("b", "Edrick Varn", 1),
-                                                            ("c", "Tywin Lannister", 1), ("d", "Tyrion Lannister", 1)]]
+    ents = [
+        {
+            "id": i,
+            "name": n,
+            "normName": norm_name(n),
+            "type": "Character",
+            "schema": "got",
+            "scope": "global",
+            "storyId": None,
+            "degree": d,
+        }
+        for i, n, d in [
+            ("a", "Edric Varn", 5),
+            ("b", "Edrick Varn", 1),
+            ("c", "Tywin Lannister", 1),
+            ("d", "Tyrion Lannister", 1),
+        ]
+    ]
     pairs = resolve.candidates(ents, 90)
     assert [(p["keep"]["id"], p["merge"]["id"]) for p in pairs] == [("a", "b")]
     assert resolve.merge_rows(pairs) == [{"keep": "a", "merge": "b"}]

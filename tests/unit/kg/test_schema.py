@@ -22,8 +22,9 @@ def test_folktale_and_got_types():
     assert got.allows("House", "SEATED_AT", "Location") and not got.allows("Character", "SEATED_AT", "Location")
 
 
-@pytest.mark.parametrize("value", ["Character`) DETACH DELETE n //", "Character:Admin", "", None, 42,
-                                   "x" * 10000, "Char acter"])
+@pytest.mark.parametrize(
+    "value", ["Character`) DETACH DELETE n //", "Character:Admin", "", None, 42, "x" * 10000, "Char acter"]
+)
 def test_hostile_types_are_not_in_the_allowlist(value):
     schema = load_schema("got")
     assert schema.entity_type(value) is None
@@ -36,14 +37,17 @@ def test_types_are_matched_case_insensitively():
     assert schema.relation_type("transforms into") == "TRANSFORMS_INTO"
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"entity_types": {"Bad`Label": {}}}, "letters, digits"),
-    ({"entity_types": {"Chunk": {}}}, "reserved"),
-    ({"entity_types": {"A": {}}, "relation_types": {"R": {"source": ["B"]}}}, "unknown source type"),
-    ({"entity_types": {"A": {}}, "relation_types": {"MENTIONS": {}}}, "reserved"),
-    ({"entity_types": {}}, "at least one type"),
-    ({"entity_types": {"A": {}}, "scope": "galaxy"}, "scope"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"entity_types": {"Bad`Label": {}}}, "letters, digits"),
+        ({"entity_types": {"Chunk": {}}}, "reserved"),
+        ({"entity_types": {"A": {}}, "relation_types": {"R": {"source": ["B"]}}}, "unknown source type"),
+        ({"entity_types": {"A": {}}, "relation_types": {"MENTIONS": {}}}, "reserved"),
+        ({"entity_types": {}}, "at least one type"),
+        ({"entity_types": {"A": {}}, "scope": "galaxy"}, "scope"),
+    ],
+)
 def test_bad_schemas_are_refused(data, message):
     with pytest.raises(SchemaError, match=message):
         parse_schema(data, "test.yaml")
@@ -51,7 +55,9 @@ def test_bad_schemas_are_refused(data, message):
 
 def test_user_schema_file(tmp_path):
     path = tmp_path / "mine.yaml"
-    path.write_text("name: mine\nentity_types: [Ship, Port]\nrelation_types:\n  DOCKS_AT: {source: [Ship], target: [Port]}\n")
+    path.write_text(
+        "name: mine\nentity_types: [Ship, Port]\nrelation_types:\n  DOCKS_AT: {source: [Ship], target: [Port]}\n"
+    )
     schema = load_schema(str(path))
     assert schema.allows("Ship", "DOCKS_AT", "Port") and not schema.allows("Port", "DOCKS_AT", "Ship")
     with pytest.raises(SchemaError, match="unknown schema"):

@@ -40,12 +40,33 @@ def test_kind_cues_and_qualifiers():
 
 
 def test_decide_prefers_described_located_records_and_context():
-    described = profile(title="Asia (Roman province)", description="The Roman province of Asia.", source="pleiades",
-                        place_types=[], lat=38.4, lon=27.7, fold=fold)
-    stub = profile(title="Asia", description="An ancient place, cited: BAtlas 61 E1 *Asia", source="pleiades",
-                   place_types=[], lat=38.0, lon=27.4, fold=fold)
-    continent = profile(title="Asia", description="A continent.", source="geonames", place_types=["continent"],
-                        lat=29.8, lon=89.3, fold=fold)
+    described = profile(
+        title="Asia (Roman province)",
+        description="The Roman province of Asia.",
+        source="pleiades",
+        place_types=[],
+        lat=38.4,
+        lon=27.7,
+        fold=fold,
+    )
+    stub = profile(
+        title="Asia",
+        description="An ancient place, cited: BAtlas 61 E1 *Asia",
+        source="pleiades",
+        place_types=[],
+        lat=38.0,
+        lon=27.4,
+        fold=fold,
+    )
+    continent = profile(
+        title="Asia",
+        description="A continent.",
+        source="geonames",
+        place_types=["continent"],
+        lat=29.8,
+        lon=89.3,
+        fold=fold,
+    )
     assert described.kind == "province" and stub.quality == 0 and continent.modern
     profiles = {"p:1": described, "p:2": stub, "g:1": continent}
     province = decide("asia", ("p:1", "p:2", "g:1"), profiles, cues={"province"})

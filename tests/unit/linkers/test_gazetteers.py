@@ -35,11 +35,25 @@ def test_gzipped_lines_give_the_same_rows(tmp_path):
 
 def test_json_dump(tmp_path):
     path = tmp_path / "pleiades-places.json"
-    path.write_text(json.dumps({"@graph": [
-        {"id": "893951", "title": "Babylon", "description": "d", "reprPoint": [44.42, 32.54],
-         "placeTypes": ["settlement"], "uri": "https://pleiades.stoa.org/places/893951",
-         "names": [{"romanized": "Babylon, Babylōn", "attested": "Βαβυλών"}]},
-        {"title": "no id"}]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "@graph": [
+                    {
+                        "id": "893951",
+                        "title": "Babylon",
+                        "description": "d",
+                        "reprPoint": [44.42, 32.54],
+                        "placeTypes": ["settlement"],
+                        "uri": "https://pleiades.stoa.org/places/893951",
+                        "names": [{"romanized": "Babylon, Babylōn", "attested": "Βαβυλών"}],
+                    },
+                    {"title": "no id"},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     items = list(parse_pleiades(path))
     assert isinstance(items[1], GazetteerError)
     props = items[0]["props"]
@@ -50,10 +64,12 @@ def test_json_dump(tmp_path):
 def test_csv_places_with_names_beside(tmp_path):
     (tmp_path / "pleiades-places.csv").write_text(
         "id,title,description,reprLat,reprLong,featureTypes,uri\n"
-        "893951,Babylon,The city,32.54,44.42,\"settlement,temple\",https://pleiades.stoa.org/places/893951\n",
-        encoding="utf-8")
+        '893951,Babylon,The city,32.54,44.42,"settlement,temple",https://pleiades.stoa.org/places/893951\n',
+        encoding="utf-8",
+    )
     (tmp_path / "pleiades-names.csv").write_text(
-        "pid,nameTransliterated,nameAttested,title\n/places/893951,Babylōn,Βαβυλών,Babylon\n", encoding="utf-8")
+        "pid,nameTransliterated,nameAttested,title\n/places/893951,Babylōn,Βαβυλών,Babylon\n", encoding="utf-8"
+    )
     [row] = list(parse_pleiades(tmp_path / "pleiades-places.csv"))
     assert row["props"]["names"] == ["Babylon", "Babylōn", "Βαβυλών"]
     assert row["props"]["placeTypes"] == ["settlement", "temple"] and row["props"]["lat"] == 32.54

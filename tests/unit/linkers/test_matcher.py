@@ -5,7 +5,14 @@ import unicodedata
 import pytest
 
 from graphrag_cypher.linkers.matcher import (
-    LUCENE_STOP_WORDS, Matcher, build_name_table, fold_with_offsets, fulltext_query, java_pattern, load_stoplist)
+    LUCENE_STOP_WORDS,
+    Matcher,
+    build_name_table,
+    fold_with_offsets,
+    fulltext_query,
+    java_pattern,
+    load_stoplist,
+)
 from graphrag_cypher.text import clean_names, fold
 
 
@@ -28,15 +35,19 @@ def test_matches_on_word_boundaries_with_offsets_into_the_original_text():
     m = Matcher({"Babylon": ["b"], "Alexandria": ["a1", "a2"], "Dēlos": ["d"]})
     text = "At Babylon's gate; not Babylonia, nor xBabylon. From Alexandría to DÉLOS."
     found = m.find(text)
-    assert [(f.surface, f.targets) for f in found] == [("Babylon", ("b",)), ("Alexandría", ("a1", "a2")),
-                                                       ("DÉLOS", ("d",))]
-    assert text[found[1].start:found[1].end] == "Alexandría"
+    assert [(f.surface, f.targets) for f in found] == [
+        ("Babylon", ("b",)),
+        ("Alexandría", ("a1", "a2")),
+        ("DÉLOS", ("d",)),
+    ]
+    assert text[found[1].start : found[1].end] == "Alexandría"
 
 
 def test_decomposed_accents_stay_in_the_surface():
     m = Matcher({"Babil": ["b"]})
     assert surfaces(m, "the mound Ba\u0304bil\u0304 rises") == [
-        (unicodedata.normalize("NFC", "Ba\u0304bil\u0304"), "babil", ("b",))]
+        (unicodedata.normalize("NFC", "Ba\u0304bil\u0304"), "babil", ("b",))
+    ]
 
 
 def test_capital_rule_and_acronyms():
@@ -51,28 +62,60 @@ def test_joined_tokens_publishers_and_rulers_are_skipped():
     assert surfaces(m, "l'Egypte") == []
     assert surfaces(m, "London: Routledge. London 1998. London, 2004.") == []
     assert [s[0] for s in surfaces(m, "London, 2000 BC. London: the city. Arsinoe II. Arsinoe IIa")] == [
-        "London", "London", "Arsinoe"]
+        "London",
+        "London",
+        "Arsinoe",
+    ]
     assert len(Matcher({"London": ["l"]}, skip_tails=False).find("London: Routledge")) == 1
 
 
 def test_name_table_rules():
-    table = build_name_table({"Ur": ["u"], "This": ["t"], "Well": ["w"], "Babylon": ["b1"], "BABYLON": ["b2"]},
-                             min_length=3, stoplist=frozenset({"well"}))
+    table = build_name_table(
+        {"Ur": ["u"], "This": ["t"], "Well": ["w"], "Babylon": ["b1"], "BABYLON": ["b2"]},
+        min_length=3,
+        stoplist=frozenset({"well"}),
+    )
     assert table.targets == {"babylon": ("b1", "b2")}, "names folding to the same key share targets"
     assert (table.too_short, table.stoplisted) == (1, 2)
     assert "this" in LUCENE_STOP_WORDS
 
 
 def test_clean_names():
-    assert clean_names(["Contestania (region)", "Perinthus/Heraclea", "Medeon?", "*Kalasyrta", "‘Abone’",
-                        "A(n)dros", "Perinthus", " Kellenoi", "123"]) == [
-        "Contestania", "Perinthus", "Heraclea", "Medeon", "Kalasyrta", "Abone", "Kellenoi"]
+    assert clean_names(
+        [
+            "Contestania (region)",
+            "Perinthus/Heraclea",
+            "Medeon?",
+            "*Kalasyrta",
+            "‘Abone’",
+            "A(n)dros",
+            "Perinthus",
+            " Kellenoi",
+            "123",
+        ]
+    ) == ["Contestania", "Perinthus", "Heraclea", "Medeon", "Kalasyrta", "Abone", "Kellenoi"]
 
 
 def test_default_stoplist_has_the_known_traps():
     stop = load_stoplist()
-    for word in ("this", "are", "well", "same", "van", "die", "coin", "school", "cleopatra", "isis", "hermes",
-                 "saros", "taurus", "london", "paris", "york"):
+    for word in (
+        "this",
+        "are",
+        "well",
+        "same",
+        "van",
+        "die",
+        "coin",
+        "school",
+        "cleopatra",
+        "isis",
+        "hermes",
+        "saros",
+        "taurus",
+        "london",
+        "paris",
+        "york",
+    ):
         assert word in stop or word in LUCENE_STOP_WORDS, word
     assert load_stoplist(default=False) == frozenset()
 
@@ -92,10 +135,19 @@ def test_fulltext_query_is_a_superset_shortlist():
     assert fulltext_query("ʿadan") == "*adan*"
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("At Babylon's gate", ["Babylon"]), ("Babylonia", []), ("l'Babylon", []), ("babylon", ["babylon"]),
-    ("Babylon: Routledge", []), ("Babylon 1998", []), ("Babylon II", []), ("Babylon, 2000 BC", ["Babylon"]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("At Babylon's gate", ["Babylon"]),
+        ("Babylonia", []),
+        ("l'Babylon", []),
+        ("babylon", ["babylon"]),
+        ("Babylon: Routledge", []),
+        ("Babylon 1998", []),
+        ("Babylon II", []),
+        ("Babylon, 2000 BC", ["Babylon"]),
+    ],
+)
 def test_java_pattern_agrees_with_the_matcher_on_simple_cases(text, expected):
     # Python's `regex` module speaks enough of Java's syntax (\p{..}, scoped flags) to check the pattern.
     regex = pytest.importorskip("regex")
@@ -136,13 +188,19 @@ def test_folding_keeps_word_characters_apart_from_the_rest_for_every_code_point(
 
 
 def test_names_with_the_same_bounded_form_and_overlapping_names():
-    m = Matcher({"Tell el-Amarna": ["a"], "Tell el Amarna": ["b"], "Asia": ["c"], "Asia Minor": ["d"]},
-                require_capital=False)
+    m = Matcher(
+        {"Tell el-Amarna": ["a"], "Tell el Amarna": ["b"], "Asia": ["c"], "Asia Minor": ["d"]}, require_capital=False
+    )
     assert surfaces(m, "Tell el-Amarna, Tell el Amarna, Tell el–Amarna; Asia Minor.") == [
-        ("Tell el-Amarna", "tell el-amarna", ("a",)), ("Tell el Amarna", "tell el amarna", ("b",)),
-        ("Asia", "asia", ("c",)), ("Asia Minor", "asia minor", ("d",))]
+        ("Tell el-Amarna", "tell el-amarna", ("a",)),
+        ("Tell el Amarna", "tell el amarna", ("b",)),
+        ("Asia", "asia", ("c",)),
+        ("Asia Minor", "asia minor", ("d",)),
+    ]
     assert surfaces(m, "Ba\u0304bil Asia\u0304 Minor") == [  # decomposed: the slow path, same result
-        ("Asi\u0101", "asia", ("c",)), ("Asi\u0101 Minor", "asia minor", ("d",))]
+        ("Asi\u0101", "asia", ("c",)),
+        ("Asi\u0101 Minor", "asia minor", ("d",)),
+    ]
 
 
 def test_bounded_text_in_stretches_equals_translating_the_whole():
@@ -154,4 +212,6 @@ def test_bounded_text_in_stretches_equals_translating_the_whole():
 
 def test_names_a_full_text_index_cannot_shortlist_are_not_looked_for():
     table = build_name_table({"Babylon": ["b"], "1204": ["y"], "-*-": ["x"], "a the": ["s"], "Ἀθῆναι": ["g"]})
-    assert set(table.targets) == {"babylon", "1204"} and table.unsearchable == 3, "no ASCII letter or digit to shortlist"
+    assert set(table.targets) == {"babylon", "1204"} and table.unsearchable == 3, (
+        "no ASCII letter or digit to shortlist"
+    )

@@ -41,4 +41,3 @@ def test_short_and_numeric_phrases_are_dropped():
     found = extract_phrases("In 1998 the UK and J. R. Smith met at Route 52.", min_length=3)
     assert "uk" not in found and "1998" not in found
     assert "route" in found
-

@@ -4,8 +4,8 @@ import json
 
 from graphrag_cypher.chunking import chunk_document
 from graphrag_cypher.loaders.chunks_format import parse_chunks_file, parse_chunks_folder
-from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus, passage_id
+from graphrag_cypher.model import ItemError, ParsedDocument
 
 from .conftest import real_data
 
@@ -13,13 +13,19 @@ from .conftest import real_data
 def test_chunk_file_is_normalised_prechunked_with_side_metadata(tmp_path):
     decomposed = "Cafe\u0301 on the  quay,\n\tat dawn."
     (tmp_path / "isaw-1.json").write_text(json.dumps([decomposed, "   ", "Second chunk."]), encoding="utf-8")
-    (tmp_path / "isaw-1.meta.json").write_text(json.dumps(
-        {"id": "isaw-papers-1", "title": "Terms", "year": "2011", "journal": "ISAW Papers", "url": "http://x/1"}))
+    (tmp_path / "isaw-1.meta.json").write_text(
+        json.dumps(
+            {"id": "isaw-papers-1", "title": "Terms", "year": "2011", "journal": "ISAW Papers", "url": "http://x/1"}
+        )
+    )
     document = parse_chunks_file(tmp_path / "isaw-1.json")
     assert document.id == "article:isaw-papers-1" and document.title == "Terms" and document.uri == "http://x/1"
     assert document.prechunked and document.labels == ("Article",) and document.kind == "article"
     assert document.metadata == {"year": 2011, "journal": "ISAW Papers"}
-    assert [(s.seq, s.text) for s in document.sections] == [(0, "Caf\u00e9 on the quay, at dawn."), (2, "Second chunk.")]
+    assert [(s.seq, s.text) for s in document.sections] == [
+        (0, "Caf\u00e9 on the quay, at dawn."),
+        (2, "Second chunk."),
+    ]
     assert [c.index for c in chunk_document(document)] == [0, 2]
     overridden = parse_chunks_file(tmp_path / "isaw-1.json", title="Other", article_id="a9")
     assert overridden.id == "article:a9" and overridden.title == "Other"
@@ -27,7 +33,7 @@ def test_chunk_file_is_normalised_prechunked_with_side_metadata(tmp_path):
 
 def test_bad_chunk_files_are_item_errors(tmp_path):
     (tmp_path / "obj.json").write_text('{"a": 1}')
-    (tmp_path / "broken.json").write_text("[\"unterminated")
+    (tmp_path / "broken.json").write_text('["unterminated')
     (tmp_path / "ok.json").write_text('["fine"]')
     results = list(parse_chunks_folder(tmp_path))
     assert [type(r).__name__ for r in results] == ["ItemError", "ItemError", "ParsedDocument"]
@@ -35,8 +41,12 @@ def test_bad_chunk_files_are_item_errors(tmp_path):
 
 
 def test_passages_ids_include_text_and_duplicates_are_dropped(tmp_path):
-    corpus = [{"title": "Lighthouse", "text": "A tower."}, {"title": "Lighthouse", "text": "A film."},
-              {"title": "Lighthouse", "text": "A tower."}, {"title": "", "text": "No title."}]
+    corpus = [
+        {"title": "Lighthouse", "text": "A tower."},
+        {"title": "Lighthouse", "text": "A film."},
+        {"title": "Lighthouse", "text": "A tower."},
+        {"title": "", "text": "No title."},
+    ]
     path = tmp_path / "corpus.json"
     path.write_text(json.dumps(corpus))
     results = list(parse_qa_corpus(path))
@@ -59,5 +69,7 @@ def test_real_musique_corpus_has_1890_passages_and_gold_ids_match():
     assert len(results) == 1890 and all(isinstance(r, ParsedDocument) for r in results)
     ids = {r.id for r in results}
     questions = json.loads(real_data("qa/musique_train.json").read_text(encoding="utf-8"))
-    gold = [passage_id(p["title"], p["paragraph_text"]) for q in questions for p in q["paragraphs"] if p["is_supporting"]]
+    gold = [
+        passage_id(p["title"], p["paragraph_text"]) for q in questions for p in q["paragraphs"] if p["is_supporting"]
+    ]
     assert gold and all(g in ids for g in gold)

@@ -111,12 +111,22 @@ def test_html_keeps_main_content_with_heading_sections_and_metadata(tmp_path):
     assert document.metadata["license"] == "https://creativecommons.org/licenses/by/4.0/"
     assert document.metadata["language"] == "en"
     text = document.text
-    for noise in ("tracking", "Home", "Site banner", "Related posts", "Search this site", "Copyright",
-                  "Enable JavaScript", "hidden text"):
+    for noise in (
+        "tracking",
+        "Home",
+        "Site banner",
+        "Related posts",
+        "Search this site",
+        "Copyright",
+        "Enable JavaScript",
+        "hidden text",
+    ):
         assert noise not in text
     assert [(s.title, s.kind) for s in document.sections] == [
-        ("The Lighthouse Keepers", "text"), ("The Lighthouse Keepers > Daily life", "text"),
-        ("The Lighthouse Keepers > Daily life", "code"), ("The Lighthouse Keepers > Daily life > Food", "text"),
+        ("The Lighthouse Keepers", "text"),
+        ("The Lighthouse Keepers > Daily life", "text"),
+        ("The Lighthouse Keepers > Daily life", "code"),
+        ("The Lighthouse Keepers > Daily life > Food", "text"),
     ]
     assert document.sections[0].text == "Keepers lived on the rock for months."
     assert document.sections[2].text == "09:00  wind NE\n10:00  wind N"
@@ -124,8 +134,12 @@ def test_html_keeps_main_content_with_heading_sections_and_metadata(tmp_path):
 
 
 def test_html_of_scripts_only_is_an_item_error(tmp_path):
-    path = write(tmp_path, "app.html", "<html><head><script>app()</script></head><body><script>x()</script>"
-                                       "<noscript>Please enable JS</noscript></body></html>")
+    path = write(
+        tmp_path,
+        "app.html",
+        "<html><head><script>app()</script></head><body><script>x()</script>"
+        "<noscript>Please enable JS</noscript></body></html>",
+    )
     assert parse_file(path, tmp_path) == ItemError("app.html", "no text content")
 
 
@@ -189,19 +203,25 @@ def test_python_sections_per_top_level_definition(tmp_path):
     assert [s.title for s in document.sections] == ["module", "def helper", "class Keeper", "async def fetch"]
     assert all(s.kind == "code" for s in document.sections)
     assert document.sections[0].text == '"""Module doc."""\nimport os\n\nCONSTANT = 1'
-    assert document.sections[1].text.startswith("@decorator\ndef helper(x):\n    \"\"\"Help.\"\"\"")
+    assert document.sections[1].text.startswith('@decorator\ndef helper(x):\n    """Help."""')
 
 
 def test_python_syntax_error_falls_back_to_blocks(tmp_path):
-    document = parse_file(write(tmp_path, "broken.py", "def ok():\n    return 1\n\n\ndef broken(:\n    pass\n"), tmp_path)
+    document = parse_file(
+        write(tmp_path, "broken.py", "def ok():\n    return 1\n\n\ndef broken(:\n    pass\n"), tmp_path
+    )
     assert isinstance(document, ParsedDocument)
     assert document.sections[0].kind == "code" and "def broken(:" in document.sections[0].text
 
 
 def test_other_code_and_json(tmp_path):
-    js = parse_file(write(tmp_path, "app.js", "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n"), tmp_path)
+    js = parse_file(
+        write(tmp_path, "app.js", "function a() {\n  return 1;\n}\n\nfunction b() {\n  return 2;\n}\n"), tmp_path
+    )
     assert js.kind == "code" and [c.text for c in chunk_document(js, size=30)] == [
-        "function a() {\n  return 1;\n}", "function b() {\n  return 2;\n}"]
+        "function a() {\n  return 1;\n}",
+        "function b() {\n  return 2;\n}",
+    ]
     data = parse_file(write(tmp_path, "data.json", '{"a": [1, 2], "b": "x"}'), tmp_path)
     assert data.sections[0].text == '{\n "a": [\n  1,\n  2\n ],\n "b": "x"\n}'
 

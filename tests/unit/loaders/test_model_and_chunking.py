@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 
@@ -28,15 +29,24 @@ def test_labels_outside_the_allowlist_are_refused():
         ParsedDocument(id="x", title="x", kind="file", source="x", labels=("Person`) DETACH DELETE n //",))
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Dr. Smith went to St. Albans, e.g. by train. He paid 3.50 pounds.",
-     ["Dr. Smith went to St. Albans, e.g. by train.", "He paid 3.50 pounds."]),
-    ("J. R. R. Tolkien wrote books. They sold well!", ["J. R. R. Tolkien wrote books.", "They sold well!"]),
-    ("Wait... what happened? \"Nothing,\" she said. (It was late.) Then...\n\nNew paragraph",
-     ["Wait... what happened?", "\"Nothing,\" she said.", "(It was late.)", "Then...", "New paragraph"]),
-    ("The U.S. Army arrived. Pi is approx. 3.14159 in value.",
-     ["The U.S. Army arrived.", "Pi is approx. 3.14159 in value."]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "Dr. Smith went to St. Albans, e.g. by train. He paid 3.50 pounds.",
+            ["Dr. Smith went to St. Albans, e.g. by train.", "He paid 3.50 pounds."],
+        ),
+        ("J. R. R. Tolkien wrote books. They sold well!", ["J. R. R. Tolkien wrote books.", "They sold well!"]),
+        (
+            'Wait... what happened? "Nothing," she said. (It was late.) Then...\n\nNew paragraph',
+            ["Wait... what happened?", '"Nothing," she said.', "(It was late.)", "Then...", "New paragraph"],
+        ),
+        (
+            "The U.S. Army arrived. Pi is approx. 3.14159 in value.",
+            ["The U.S. Army arrived.", "Pi is approx. 3.14159 in value."],
+        ),
+    ],
+)
 def test_sentence_splitter_handles_abbreviations_decimals_and_ellipses(text, expected):
     assert split_sentences(text) == expected
 
@@ -60,13 +70,13 @@ def test_chunks_are_bounded_sentence_aligned_and_overlap():
     for chunk in chunks:
         assert len(chunk.text) <= 300
         assert chunk.text.startswith("Sentence") and chunk.text.endswith("gulls.")
-        assert PROSE[chunk.start:chunk.end] == chunk.text
+        assert PROSE[chunk.start : chunk.end] == chunk.text
         assert chunk.section == "Intro"
     assert [c.index for c in chunks] == list(range(len(chunks)))
     # each chunk after the first repeats the previous chunk's last sentence
-    for previous, current in zip(chunks, chunks[1:]):
+    for previous, current in pairwise(chunks):
         assert current.start < previous.end
-        assert previous.text.endswith(PROSE[current.start:previous.end])
+        assert previous.text.endswith(PROSE[current.start : previous.end])
 
 
 def test_long_sentence_is_split_at_whitespace_never_mid_word():
@@ -142,14 +152,24 @@ def fake_embed(sentences):
     vectors = []
     for sentence in sentences:
         words = re.findall(r"\w+", sentence.lower())
-        vectors.append([sum(w in ("cat", "cats", "purr", "whiskers") for w in words) + 0.1,
-                        sum(w in ("ship", "ships", "sail", "harbour") for w in words) + 0.1])
+        vectors.append(
+            [
+                sum(w in ("cat", "cats", "purr", "whiskers") for w in words) + 0.1,
+                sum(w in ("ship", "ships", "sail", "harbour") for w in words) + 0.1,
+            ]
+        )
     return vectors
 
 
 def test_semantic_split_breaks_where_the_topic_changes():
-    sentences = ["Cats purr.", "A cat has whiskers.", "Cats purr at night.",
-                 "Ships sail.", "The harbour holds ships.", "A ship can sail far."]
+    sentences = [
+        "Cats purr.",
+        "A cat has whiskers.",
+        "Cats purr at night.",
+        "Ships sail.",
+        "The harbour holds ships.",
+        "A ship can sail far.",
+    ]
     assert semantic_split(sentences, fake_embed, threshold_percentile=80) == [
         "Cats purr. A cat has whiskers. Cats purr at night.",
         "Ships sail. The harbour holds ships. A ship can sail far.",

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 
-from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.stories import parse_stories_jsonl, parse_story_book
+from graphrag_cypher.model import ItemError, ParsedDocument
 
 from .conftest import FIXTURES, real_data
 
@@ -20,7 +20,13 @@ def test_jsonl_bad_lines_are_item_errors_and_the_rest_loads(tmp_path):
     path = tmp_path / "tales.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     results = list(parse_stories_jsonl(path))
-    assert [type(r).__name__ for r in results] == ["ParsedDocument", "ItemError", "ItemError", "ParsedDocument", "ItemError"]
+    assert [type(r).__name__ for r in results] == [
+        "ParsedDocument",
+        "ItemError",
+        "ItemError",
+        "ParsedDocument",
+        "ItemError",
+    ]
     assert results[1].item == "tales.jsonl line 2" and results[1].error.startswith("invalid JSON")
     assert results[2] == ItemError("tales.jsonl line 3", "missing title")
     story = results[0]

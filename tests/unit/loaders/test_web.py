@@ -8,8 +8,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.loaders.web import fetch_pages, normalise_url
+from graphrag_cypher.model import ItemError, ParsedDocument
 
 PAGES = {
     "robots.txt": "User-agent: *\nDisallow: /private/\n",
