@@ -54,7 +54,10 @@ class SentenceTransformerEmbedder(Embedder):
         self.batch_size = batch_size
         self.model = SentenceTransformer(path, device="cpu")
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
-        self.dimensions = int(dimension())
+        size = dimension()
+        if size is None:
+            raise GraphragError(f"the embedding model at {path} does not say its dimensions")
+        self.dimensions = int(size)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

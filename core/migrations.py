@@ -163,8 +163,8 @@ def scan(directory: Path | None = None) -> tuple[list[Migration], list[Problem]]
             checksum=checksum(text),
         )
     versioned = sorted((m for m in found.values() if not m.repeatable), key=lambda m: int(m.version))
-    repeatable = sorted((m for m in found.values() if m.repeatable), key=lambda m: m.file)
-    return versioned + repeatable, problems
+    again = sorted((m for m in found.values() if m.repeatable), key=lambda m: m.file)
+    return versioned + again, problems
 
 
 def discover(directory: Path | None = None) -> list[Migration]:

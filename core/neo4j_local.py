@@ -545,7 +545,7 @@ def _alive(pid: int | None, home: Path) -> bool:
         return False
     _reap(pid)
     cmd = _cmdline(pid)
-    return bool(cmd) and ENTRY_POINT in cmd and f"--home-dir={home}" in cmd
+    return bool(cmd) and ENTRY_POINT in (cmd or "") and f"--home-dir={home}" in (cmd or "")
 
 
 def _port_open(port: int, timeout: float = 1.0) -> bool:
@@ -861,7 +861,7 @@ def ephemeral(
     used as it is, and the folder is never deleted; on exit it is stopped unless ``keep=True``.
     """
     temporary = home is None
-    home_path = Path(tempfile.mkdtemp(prefix="graphrag-neo4j-")) if temporary else Path(home)
+    home_path = Path(tempfile.mkdtemp(prefix="graphrag-neo4j-")) if home is None else Path(home)
     if not temporary and not home_path.is_absolute():
         home_path = project_root() / home_path
     if temporary:

@@ -100,6 +100,7 @@ from __future__ import annotations
 import calendar
 import datetime
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
@@ -344,7 +345,10 @@ def _month_of(text: str) -> int:
 
 
 def _day_of(text: str) -> int:
-    return int(re.match(r"\d+", text).group(0))
+    digits = re.match(r"\d+", text)
+    if digits is None:
+        raise ValueError(f"no day number in {text!r}")
+    return int(digits.group(0))
 
 
 def _safe_date(year: int, month: int, day: int) -> Date | None:
@@ -410,6 +414,7 @@ def _r_between(m: re.Match, today: Date) -> _Range | None:
     if first is None:
         return None
     tail = m.group("p2").lower()
+    second: tuple[Date, Date] | None
     if re.fullmatch(r"(?:the\s+)?(?:now|today|present|date)", tail):
         second = (today, today)
     else:
@@ -575,7 +580,7 @@ _CN_POINT = rf"(?<!\d)(?P<y>\d{{4}})\s*年(?:\s*(?P<m>{_CN_MONTH})\s*月(?:\s*(?
 _CN_PAST_UNIT = r"(?:天|日|個星期|个星期|個禮拜|个礼拜|星期|禮拜|礼拜|週|周|個月|个月|月|個季度|个季度|季度|年)"
 
 _I = re.IGNORECASE
-_RULES: list[tuple[re.Pattern, object]] = [
+_RULES: list[tuple[re.Pattern, Callable[[re.Match, Date], _Range | None]]] = [
     (re.compile(rf"\bbetween\s+(?P<p1>{_POINT})\s+and\s+(?P<p2>{_POINT})", _I), _r_between),
     (
         re.compile(

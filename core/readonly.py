@@ -243,7 +243,9 @@ def tokens(text: str) -> list[Token]:
     pos = 0
     while pos < len(text):
         match = _TOKEN.match(text, pos)
-        kind = match.lastgroup
+        if match is None:  # the pattern ends in a one-character catch-all: unreachable, but say so
+            raise Refused("read mode refuses a statement it cannot read")
+        kind = match.lastgroup or ""
         value = match.group()
         if kind == "punct" and (value in "'\"`" or text.startswith("/*", pos)):
             raise Refused("read mode refuses a statement it cannot read (an unterminated string, name or comment)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Any
 
 from .. import llm
 from ..errors import GraphragError
@@ -180,7 +181,7 @@ def add_story(out: Extraction, schema: KGSchema, story: dict, replies: list[dict
     by_key: dict[tuple[str, str], str] = {}  # (type, normName) -> story-scoped id, across chunks
     count = 0
     for reply in replies:
-        local: dict[str, tuple[str, str]] = {}  # reply id -> (scoped id, type)
+        local: dict[Any, tuple[str, str]] = {}  # reply id (a string, when well formed) -> (scoped id, type)
         for item in reply.get("entities") or []:
             if not isinstance(item, dict):
                 out.skip("entity is not an object", sid)

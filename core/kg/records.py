@@ -111,7 +111,7 @@ def read_records(path: Path, key: str | None) -> tuple[list[dict], list[dict]]:
 
 def _reason(exc: ValueError) -> str:
     msg = getattr(exc, "msg", None)
-    return f"invalid JSON ({msg} at column {exc.colno})" if msg else str(exc)
+    return f"invalid JSON ({msg} at column {getattr(exc, 'colno', '?')})" if msg else str(exc)
 
 
 def values_at(record: dict, path: str) -> list:
@@ -137,7 +137,7 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
     value_types = {norm_name(n): t for t, names in (spec.get("values") or {}).items() for n in names}
     out = Extraction()
     subjects: dict[str, str] = {}  # id -> type
-    good: list[tuple[dict, str, str]] = []
+    good: list[tuple[dict, str, str | None]] = []
     for index, record in enumerate(records):
         names = values_at(record, entity["name"])
         name = names[0] if names and isinstance(names[0], str) else None

@@ -80,11 +80,12 @@ class KGSchema:
         key = re.sub(r"[\s\-]+", "_", value.strip()).casefold()
         return self._relation_index().get(key)
 
-    def allows(self, source_type: str, relation: str, target_type: str) -> bool:
+    def allows(self, source_type: str | None, relation: str, target_type: str | None) -> bool:
+        """Whether the schema allows `relation` between the two types (an unknown type: never)."""
         rel = self.relation_types.get(relation)
-        return bool(rel) and source_type in rel.sources and target_type in rel.targets
+        return rel is not None and source_type in rel.sources and target_type in rel.targets
 
-    def why_not(self, source_type: str, relation: str, target_type: str) -> str:
+    def why_not(self, source_type: str | None, relation: str, target_type: str | None) -> str:
         return f"{relation} not allowed from {source_type} to {target_type}"
 
     @property

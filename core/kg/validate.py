@@ -81,8 +81,8 @@ def run(graph, settings, schema: KGSchema, progress=None) -> dict:
         answers = {a.get("id"): a for a in reply.get("results") or [] if isinstance(a, dict)}
         rows = []
         for entity in batch:
-            answer = answers.get(entity["id"])
-            new_type = schema.entity_type(answer.get("type")) if answer else None
+            answer = answers.get(entity["id"]) or {}
+            new_type = schema.entity_type(answer.get("type"))
             if new_type is None:
                 counts["unanswered"] += 1
                 continue

@@ -85,6 +85,7 @@ def build_context(sources: list[Source], graph_context: dict | None = None, max_
     by_document = {s.document_id: s for s in sources}
     chunk_source = {ev.chunk_id: s for s in sources for ev in s.chunks}
     lines, used = ["SOURCES"], 0
+    source: Source | None
     for source in sources:
         lines.append(f"[{source.cite}] {source.label}")
         for ev in source.chunks:
@@ -274,7 +275,7 @@ def extractive_answer(
         scores = [len(words & set(re.findall(r"\w+", c[0].lower()))) for c in candidates]
     # Prefer sentences from higher-ranked evidence a little, then by similarity.
     ranked = sorted(range(len(candidates)), key=lambda i: -(scores[i] - 0.02 * candidates[i][2]))
-    chosen, seen, used = [], set(), {}
+    chosen, seen, used = [], set(), dict[str, int]()
     for i in ranked:
         sentence, cite, _ = candidates[i]
         # a multi-part question is often answered by several sources: no source takes every slot

@@ -14,11 +14,14 @@ import re
 import time
 from abc import abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import neo4j
 from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
+
+if TYPE_CHECKING:
+    from .analysis import QuestionAnalyzer
 
 MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
 DEFAULT_MODE = "graph"
@@ -153,7 +156,7 @@ class Retriever(GraphragRetriever):
         self.embedder = embedder
         self.weights = {**WEIGHTS, **(weights or {})}
         self.timings: dict[str, float] = timings if timings is not None else {}
-        self._analyzer = None
+        self._analyzer: QuestionAnalyzer | None = None
 
     @abstractmethod
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:

@@ -122,7 +122,7 @@ def ask(
     timings: dict[str, float] = {}
     analyzer = QuestionAnalyzer(graph, timings)
     analysis = analyzer.analyze(question, corpus=corpus, date_from=date_from, date_to=date_to, today=today)
-    route_used, paths = "search", []
+    route_used, paths = "search", list[dict]()
     evidence = None
     if getattr(analysis.route, "kind", "search") == "relation":
         found = relation(analyzer, analysis, k)
