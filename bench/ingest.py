@@ -21,7 +21,7 @@ from common import bench_neo4j, data_dir  # noqa: E402
 
 
 def wipe(graph) -> None:
-    from graphrag_cypher.queries import query
+    from graphrag_cypher.db import query
 
     graph.run_schema(query("admin/delete_all_data"))
 

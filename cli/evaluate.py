@@ -81,7 +81,6 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
         read_questions,
         write_report,
     )
-    from graphrag_cypher.queries import query
     from graphrag_cypher.retrieval import MODES
 
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
@@ -99,9 +98,7 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
             "modes": evaluate_modes(run.graph, run.embedder, questions, wanted, k, CORPUS, say),
         }
         if peers:
-            result["peers"] = evaluate_peers(
-                run.graph, run.embedder, questions, k, query("evaluation/peer_expansion"), say
-            )
+            result["peers"] = evaluate_peers(run.graph, run.embedder, questions, k, on_progress=say)
     if report_dir:
         result["report"] = [str(p) for p in write_report(result, report_dir)]
     if as_json:

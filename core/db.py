@@ -1,4 +1,7 @@
-"""One Neo4j connection per command, with errors a user can act on.
+"""One Neo4j connection per command, with errors a user can act on, and the named Cypher it runs.
+
+Every statement the Python code runs is a file ``cypher/queries/<area>/<name>.cypher``, read
+by name (:func:`query`); ``graph.read("retrieval/vector", ...)`` runs one.
 
 Reads that answer questions run in read transactions (:meth:`Graph.read`); writes in
 write transactions (:meth:`Graph.write`); schema statements, which Neo4j cannot mix
@@ -7,13 +10,36 @@ with data writes, run as auto-commit statements (:meth:`Graph.run_schema`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
+from importlib import resources
 from typing import Any
 
 from .config import Settings
 from .errors import GraphragError, Neo4jUnavailable
-from .queries import query
+
+# --- named Cypher statements: cypher/queries/<area>/<name>.cypher, loaded as query("area/name") ---
+
+_PARAM_LINE = re.compile(r"^//\s*params:\s*(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+@cache
+def query(name: str) -> str:
+    """The text of `cypher/queries/<name>.cypher`."""
+    path = resources.files("graphrag_cypher.cypher").joinpath("queries", *f"{name}.cypher".split("/"))
+    if not path.is_file():
+        raise GraphragError(f"no Cypher query named {name!r} (expected cypher/queries/{name}.cypher)")
+    return path.read_text(encoding="utf-8")
+
+
+def params_of(name: str) -> set[str]:
+    """The `$params` named in the query's `// params:` header line."""
+    match = _PARAM_LINE.search(query(name))
+    if not match or match.group(1).strip().lower() in {"", "none", "-"}:
+        return set()
+    return {p.strip().lstrip("$") for p in re.split(r"[,\s]+", match.group(1)) if p.strip().startswith("$")}
 
 
 def _unavailable(settings: Settings, exc: Exception) -> Neo4jUnavailable:

@@ -143,11 +143,19 @@ def evaluate_modes(
 
 
 def evaluate_peers(
-    graph, embedder, questions: list[Question], k: int, expansion_query: str, on_progress=lambda message: None
+    graph,
+    embedder,
+    questions: list[Question],
+    k: int,
+    expansion_query: str | None = None,
+    on_progress=lambda message: None,
 ) -> dict:
     """neo4j-graphrag's own retrievers on the same indexes and embeddings (our embedder is theirs too)."""
     from neo4j_graphrag.retrievers import HybridCypherRetriever, HybridRetriever, VectorRetriever
 
+    from .db import query
+
+    expansion_query = expansion_query or query("evaluation/peer_expansion")
     driver, database = graph.driver, graph.database
     peers = {
         "neo4j-graphrag VectorRetriever": VectorRetriever(

@@ -150,7 +150,7 @@ class _Writer(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
-        from .queries import query
+        from .db import query
 
         upsert, create = query("ingest/upsert_documents"), query("ingest/create_chunks")
         while True:

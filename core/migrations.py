@@ -245,7 +245,7 @@ def _bootstrap(graph: Graph) -> None:
 
 
 def _query_text(name: str) -> str:
-    from .queries import query
+    from .db import query
 
     return query(name)
 

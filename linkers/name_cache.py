@@ -27,8 +27,7 @@ from pathlib import Path
 
 import ahocorasick
 
-from graphrag_cypher.db import Graph
-from graphrag_cypher.queries import query
+from graphrag_cypher.db import Graph, query
 from graphrag_cypher.text import fold
 
 from .disambiguation import Profiles

@@ -11,8 +11,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..db import Graph
-from ..queries import query
+from ..db import Graph, query
 
 BATCH = 500
 
