@@ -88,15 +88,6 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
 
 @with_graph
 def _run(text: str, values: dict, write: bool, *, graph):
-    from graphrag_cypher.readonly import run_read
+    from graphrag_cypher.readonly import run_statement
 
-    with graph.session(read_only=not write) as session:
-        if not write:
-            return run_read(session, text, values)
-        # Auto-commit (so schema statements and CALL { } IN TRANSACTIONS work too), run once.
-        result = session.run(text, values)
-        records = list(result)
-        keys = list(result.keys())
-        summary = result.consume()
-        counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
-        return keys, [list(r.values()) for r in records], counters
+    return run_statement(graph, text, values, write)

@@ -55,9 +55,6 @@ def cli() -> None:
     """
 
 
-from .context import settings  # noqa: E402,F401  (kept for commands not yet on @with_graph)
-
-
 def _register() -> None:
     from graphrag_cypher.cli import ask, cypher, doctor, load, neo4j, schema
 

@@ -34,19 +34,6 @@ def _instance(home, bolt_port, http_port, heap=None):
     )
 
 
-def _versions(config, bolt_port: int) -> dict:
-    """Neo4j, APOC and GDS versions as the running server reports them."""
-    from dataclasses import replace
-
-    from graphrag_cypher.db import connect
-    from graphrag_cypher.doctor import plugin_versions, server_info
-
-    local = replace(config, neo4j_uri=f"bolt://127.0.0.1:{bolt_port}")
-    with connect(local) as graph:
-        server = server_info(graph)
-        return {"neo4j": server["version"], "edition": server["edition"], **plugin_versions(graph)}
-
-
 @click.group("neo4j")
 def neo4j_group() -> None:
     """Run a local Neo4j 5.26 with APOC and Open GDS (no Docker needed)."""
@@ -135,10 +122,11 @@ def neo4j_status(home, bolt_port, http_port, as_json) -> None:
       graphrag neo4j status --json
     """
     from graphrag_cypher import neo4j_local
+    from graphrag_cypher.doctor import local_versions
 
     config, instance = _instance(home, bolt_port, http_port)
     result = dict(neo4j_local.status(instance))
-    result["versions"] = _versions(config, instance.bolt_port) if result.get("running") else None
+    result["versions"] = local_versions(config, instance.bolt_port) if result.get("running") else None
     if as_json:
         print_json(result)
     elif result.get("running"):

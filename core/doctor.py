@@ -89,3 +89,14 @@ def report(settings: Settings, migrations_dir=None) -> dict:
         result["warnings"].append(f"indexes not ONLINE: {', '.join(offline)}")
     result["ok"] = result["schema"]["up_to_date"] and not offline
     return result
+
+
+def local_versions(config, bolt_port: int) -> dict:
+    """Neo4j, APOC and GDS versions as the local server on `bolt_port` reports them."""
+    from dataclasses import replace
+
+    from .db import connect
+
+    with connect(replace(config, neo4j_uri=f"bolt://127.0.0.1:{bolt_port}")) as graph:
+        server = server_info(graph)
+        return {"neo4j": server["version"], "edition": server["edition"], **plugin_versions(graph)}

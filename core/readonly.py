@@ -395,3 +395,18 @@ def run_read(session: Any, text: str, params: dict) -> tuple[list[str], list[lis
         tx.rollback()
     counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
     return keys, [list(r.values()) for r in records], counters
+
+
+def run_statement(graph: Any, text: str, params: dict, write: bool = False) -> tuple[list[str], list[list[Any]], dict]:
+    """A user's statement: (columns, rows, counters). Read mode (the default) goes through
+    :func:`run_read`; with `write`, it runs once as an auto-commit statement, so schema
+    statements and ``CALL { } IN TRANSACTIONS`` work too."""
+    with graph.session(read_only=not write) as session:
+        if not write:
+            return run_read(session, text, params)
+        result = session.run(text, params)
+        records = list(result)
+        keys = list(result.keys())
+        summary = result.consume()
+        counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
+        return keys, [list(r.values()) for r in records], counters
