@@ -72,7 +72,6 @@ class PlaceLinkOptions(LinkOptions):
     require_capital: bool = True
     skip_tails: bool = True
     skip_sections: str | None = SKIP_SECTIONS
-    context_ratio: float = 0.5  # nearest candidate wins when at most this fraction of the runner-up's distance
     gazetteers: tuple[str, ...] | None = None  # Place.source values; None = all
     name_batch: int = 1  # names per reference-engine query: 1 is the seed's method, one query per name
     only_keys: frozenset[str] | None = None  # restrict to these folded names (benchmarks on a sample)
