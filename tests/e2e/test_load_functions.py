@@ -1,6 +1,8 @@
 """The loading functions without the CLI, as `chat` and scripts call them: embed_pending,
 write_places and learn, against the session's real Neo4j."""
 
+from itertools import pairwise
+
 import pytest
 
 from graphrag_cypher.config import load_settings
@@ -44,7 +46,7 @@ def test_embed_pending_embeds_each_chunk_once_in_batches(schema, graph):
     seen: list[int] = []
     total = embed_pending(graph, embedder, batch=3, on_progress=seen.append)
     assert total == stats.chunks_created
-    assert seen == sorted(seen) and seen[-1] == total and all(b - a <= 3 for a, b in zip([0, *seen], seen, strict=True))
+    assert seen == sorted(seen) and seen[-1] == total and all(b - a <= 3 for a, b in pairwise([0, *seen]))
     assert (
         rows(schema, "MATCH (c:Chunk) WHERE c.embedding IS NULL OR c.embeddingModel <> $m RETURN c", m=embedder.name)
         == []
