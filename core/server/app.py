@@ -224,13 +224,20 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         message = f"invalid {where}: {first.get('msg', 'not valid')}"
         return _error_response(422, " ".join(message.split()), request.url.path.startswith("/v1/"))
 
-    @app.exception_handler(Exception)
     async def _failed(request: Request, exc: Exception):
         status = status_for(exc)
         if status == 500:
             print(f"graphrag serve: {request.method} {request.url.path} failed: {type(exc).__name__}: {exc}",
                   file=sys.stderr)
         return _error_response(status, one_line(exc), request.url.path.startswith("/v1/"))
+
+    from neo4j.exceptions import DriverError, Neo4jError
+
+    from graphrag_cypher.errors import GraphragError
+
+    for known in (GraphragError, Neo4jError, DriverError):  # answered here, not re-raised to the server
+        app.add_exception_handler(known, _failed)
+    app.add_exception_handler(Exception, _failed)
 
     # -- the page ------------------------------------------------------------------------
     page = resources.files("graphrag_cypher.server").joinpath("page")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -146,7 +147,9 @@ def upload_items(folder: Path, names: list[str]):
             yield ItemError(name, f"unsupported file type {Path(name).suffix or '(none)'!r}: send text, Markdown, "
                                   "HTML, PDF, code, JSON or CSV")
             continue
-        yield parse_file(folder / name, root=folder, source=UPLOAD_SOURCE)
+        doc = parse_file(folder / name, root=folder, source=UPLOAD_SOURCE)
+        # the temporary folder is no source: neither its path nor its URI is stored
+        yield doc if isinstance(doc, ItemError) else replace(doc, source=f"{UPLOAD_SOURCE}:{name}", uri=None)
 
 
 def upload_folder() -> tempfile.TemporaryDirectory:
