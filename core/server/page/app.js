@@ -174,14 +174,14 @@ function colour(label) {
 }
 
 function merge(graph, around) {
-  for (const n of graph.nodes) {
-    if (!view.nodes.has(n.id)) {
-      const a = Math.random() * 2 * Math.PI;
-      const base = around ? view.nodes.get(around) : null;
-      view.nodes.set(n.id, Object.assign({}, n, {
-        x: (base ? base.x : 400) + Math.cos(a) * 60, y: (base ? base.y : 240) + Math.sin(a) * 60}));
-    }
-  }
+  const base = around ? view.nodes.get(around) : null;
+  const fresh = graph.nodes.filter((n) => !view.nodes.has(n.id));
+  fresh.forEach((n, i) => {  // new nodes start on a ring around their origin, each in its own place
+    const a = 2 * Math.PI * i / Math.max(fresh.length, 1);
+    const r = base ? 70 : 170;
+    view.nodes.set(n.id, Object.assign({}, n, {
+      x: (base ? base.x : 400) + Math.cos(a) * r, y: (base ? base.y : 240) + Math.sin(a) * r}));
+  });
   for (const e of graph.edges) view.edges.set(e.source + "|" + e.type + "|" + e.target, e);
 }
 
@@ -189,29 +189,29 @@ function layout(steps) {
   const nodes = [...view.nodes.values()];
   const edges = [...view.edges.values()].filter((e) => view.nodes.has(e.source) && view.nodes.has(e.target));
   for (let s = 0; s < steps; s++) {
-    for (const a of nodes) { a.dx = (400 - a.x) * 0.01; a.dy = (240 - a.y) * 0.01; }
+    const cool = 1 - s / steps;
+    for (const a of nodes) { a.dx = (400 - a.x) * 0.02; a.dy = (240 - a.y) * 0.02; }
     for (let i = 0; i < nodes.length; i++) {
       for (let j = i + 1; j < nodes.length; j++) {
         const a = nodes[i], b = nodes[j];
         let dx = a.x - b.x, dy = a.y - b.y;
-        const d2 = Math.max(dx * dx + dy * dy, 25);
-        const f = 1800 / d2;
-        const d = Math.sqrt(d2);
-        dx /= d; dy /= d;
-        a.dx += dx * f; a.dy += dy * f; b.dx -= dx * f; b.dy -= dy * f;
+        if (dx === 0 && dy === 0) { dx = (i - j) * 0.1; dy = 0.1; }
+        const d = Math.sqrt(dx * dx + dy * dy);
+        const f = 4000 / Math.max(d * d, 100);
+        a.dx += dx / d * f; a.dy += dy / d * f; b.dx -= dx / d * f; b.dy -= dy / d * f;
       }
     }
     for (const e of edges) {
       const a = view.nodes.get(e.source), b = view.nodes.get(e.target);
       const dx = b.x - a.x, dy = b.y - a.y;
       const d = Math.max(Math.sqrt(dx * dx + dy * dy), 1);
-      const f = (d - 90) * 0.02;
-      a.dx += dx / d * f * d * 0.05; a.dy += dy / d * f * d * 0.05;
-      b.dx -= dx / d * f * d * 0.05; b.dy -= dy / d * f * d * 0.05;
+      const f = (d - 80) * 0.04;
+      a.dx += dx / d * f; a.dy += dy / d * f; b.dx -= dx / d * f; b.dy -= dy / d * f;
     }
     for (const a of nodes) {
-      a.x = Math.min(780, Math.max(20, a.x + Math.max(-20, Math.min(20, a.dx))));
-      a.y = Math.min(465, Math.max(15, a.y + Math.max(-20, Math.min(20, a.dy))));
+      const step = 25 * cool + 1;
+      a.x = Math.min(770, Math.max(20, a.x + Math.max(-step, Math.min(step, a.dx))));
+      a.y = Math.min(465, Math.max(15, a.y + Math.max(-step, Math.min(step, a.dy))));
     }
   }
   return edges;
@@ -219,7 +219,7 @@ function layout(steps) {
 
 function draw() {
   const svg = $("graph");
-  const edges = layout(150);
+  const edges = layout(200);
   while (svg.firstChild) svg.removeChild(svg.firstChild);
   for (const e of edges) {
     const a = view.nodes.get(e.source), b = view.nodes.get(e.target);
