@@ -21,6 +21,24 @@ def server_options(func):
     return func
 
 
+class UnsafeHost(click.ClickException):
+    """A usage error in one line, exit code 2."""
+
+    exit_code = 2
+
+
+def _check_host(ctx, param, value: str) -> str:
+    """Before any connection: another host than loopback needs the key (one line, exit 2)."""
+    from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+
+    try:
+        check_options(ServerOptions(host=value, api_key=os.environ.get(API_KEY_ENV) or None))
+    except GraphragError as exc:
+        raise UnsafeHost(str(exc)) from None
+    return value
+
+
 def _options(**kw):
     from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
 
@@ -31,7 +49,7 @@ def _options(**kw):
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True,
+@click.option("--host", default="127.0.0.1", show_default=True, callback=_check_host,
               help="Address to listen on. Anything but loopback requires GRAPHRAG_API_KEY.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--cors-origin", "cors_origins", multiple=True,
