@@ -367,13 +367,11 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
     @app.post("/crawl", status_code=202, summary="Learn a URL, a site or an allowed server-side folder (a job; needs the key)")
     def crawl(body: CrawlRequest):
-        from graphrag_cypher.learn import parse_learn
-
         urls, paths, topics = list(body.urls) + ([body.url] if body.url else []), [], list(body.topics)
         if body.path:
             paths.append(body.path)
         if body.request:
-            parsed = parse_learn(body.request)
+            parsed = engine.parse_learn(body.request)
             urls, paths, topics = urls + parsed.urls, paths + parsed.paths, topics + parsed.topics
         if not urls and not paths:
             raise ApiError(422, "nothing to learn from: give url, urls, path or request (\"topic | url: URL\")")

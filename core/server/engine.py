@@ -117,6 +117,13 @@ def learn(graph, embedder, items: Iterable, *, loader: str, source_root: str, co
     return result
 
 
+def parse_learn(text: str):
+    """The chat's `learn:` syntax: topics, paths and URLs."""
+    from graphrag_cypher.learn import parse_learn as parse
+
+    return parse(text)
+
+
 def crawl_items(urls: list[str], crawl: bool = True, max_pages: int = 30, timeout: float = 30,
                 crawl_timeout: float = 600, delay: float = 0.5):
     from graphrag_cypher.loaders.web import fetch_pages

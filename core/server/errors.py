@@ -19,7 +19,10 @@ def one_line(exc: BaseException) -> str:
 def status_for(exc: BaseException) -> int:
     from graphrag_cypher.documents import DocumentNotFound
     from graphrag_cypher.errors import GraphragError, Neo4jUnavailable
+    from graphrag_cypher.llm import LLMError
 
+    if isinstance(exc, LLMError):  # the LLM behind us failed or refused
+        return 502
     if isinstance(exc, DocumentNotFound):
         return 404
     if isinstance(exc, Neo4jUnavailable):

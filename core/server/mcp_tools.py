@@ -96,11 +96,9 @@ def build_mcp(state, writes: bool = False):
         async def learn(request: str) -> dict:
             """Learn from URLs (and folders the operator allowed): "topic, topic | url: URL | path: DIR".
             Returns the load summary."""
-            from graphrag_cypher.learn import parse_learn
-
             from .app import _allowed_path
 
-            parsed = parse_learn(request[:4000])
+            parsed = engine.parse_learn(request[:4000])
             paths = [_allowed_path(p, state.options.allowed_paths) for p in parsed.paths]
 
             def items():

@@ -7,7 +7,6 @@ import httpx
 import pytest
 
 from ..test_load_web import site  # noqa: F401  (the local HTTP server fixture)
-from .conftest import sse_events  # noqa: F401
 
 pytestmark = pytest.mark.e2e
 
