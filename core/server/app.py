@@ -452,23 +452,21 @@ async def run_streaming(state: State, question: str, kwargs: dict):
         except BaseException as exc:
             loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
 
-    worker = loop.run_in_executor(None, work)
-    try:
-        while True:
-            kind, value = await queue.get()
-            if kind == "token":
-                streamed = True
-                yield "token", value
-            elif kind == "result":
-                if not streamed:  # an extractive answer is written at once: send it in pieces
-                    for piece in re.findall(r"\S+\s*", value.get("answer_with_titles") or ""):
-                        yield "token", piece
-                yield "result", value
-                return
-            else:
-                raise value
-    finally:
-        await asyncio.shield(worker) if worker.done() else None
+    # a client that goes away does not stop the answer: it finishes in its thread and is dropped
+    loop.run_in_executor(None, work)
+    while True:
+        kind, value = await queue.get()
+        if kind == "token":
+            streamed = True
+            yield "token", value
+        elif kind == "result":
+            if not streamed:  # an extractive answer is written at once: send it in pieces
+                for piece in re.findall(r"\S+\s*", value.get("answer_with_titles") or ""):
+                    yield "token", piece
+            yield "result", value
+            return
+        else:
+            raise value
 
 
 async def stream_answer(state: State, question: str, kwargs: dict, finish):

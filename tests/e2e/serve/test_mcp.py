@@ -7,6 +7,7 @@ import anyio
 import pytest
 
 from ...conftest import graphrag_exe
+from ..test_load_web import site  # noqa: F401  (the local HTTP server fixture)
 from .conftest import KEY
 
 pytestmark = pytest.mark.e2e
@@ -53,7 +54,7 @@ def test_stdio(served):
     assert "No LLM" in answer["note"]
 
 
-def test_streamable_http_with_the_key(served):
+def test_streamable_http_with_the_key(served, site):  # noqa: F811
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -66,6 +67,10 @@ def test_streamable_http_with_the_key(served):
                 document = found[2]["evidence"][0]["document_id"]
                 doc = structured(await client.call_tool("get_document", {"document_id": document}))
                 around = structured(await client.call_tool("graph_neighbourhood", {"node_id": document, "limit": 3}))
+                learned = structured(await client.call_tool("learn", {"request": f"harbours | url: {site}/ostia.html"}))
+                assert learned["documents"]["created"] == 1
+                refused = await client.call_tool("learn", {"request": "harbours | path: /etc"})
+                assert refused.is_error and "--allow-path" in refused.content[0].text
                 return found, doc, around
 
     (tools, answer, search, schema), doc, around = anyio.run(main)
