@@ -147,13 +147,16 @@ def main(clients: int = 20, seconds: float = 60) -> dict:
             hammer(url, questions[:10], corpus, 2, 5)  # warm-up of the server's own caches
             single = hammer(url, questions, corpus, 1, 10)
             loaded = hammer(url, questions, corpus, clients, seconds)
+            # the machine may be shared: measure in-process again after the load, and use both passes
+            ask_ms += in_process(graph, embedder, settings, questions, corpus)
         finally:
             server.terminate()
             server.wait(timeout=30)
     ask_p50 = statistics.median(ask_ms)
     return {"data": data, "mode": MODE, "in_process_ask": {"p50_ms": round(ask_p50, 1),
                                                              "p95_ms": round(percentile(ask_ms, 0.95), 1),
-                                                             "questions": len(ask_ms)},
+                                                             "questions": len(ask_ms),
+                                                             "passes": 2},
             "one_client": single, "loaded": loaded,
             "ratio_one_client": round(single["p50_ms"] / ask_p50, 2) if single["p50_ms"] else None,
             "ratio_loaded": round(loaded["p50_ms"] / ask_p50, 2) if loaded["p50_ms"] else None,
@@ -164,6 +167,7 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
     if "skipped" in result:
         return [("serve /chat", "skipped", result["skipped"])]
     ask, one, many = result["in_process_ask"], result["one_client"], result["loaded"]
+    bound = round(many["clients"] / max(many["requests_per_s"], 1e-9) * 1000 / ask["p50_ms"], 1)
     goal = "met" if many["errors"] == 0 and result["ratio_loaded"] <= 1.5 else "not met"
     return [
         ("serve in-process ask", f"p50 {ask['p50_ms']} ms", f"p95 {ask['p95_ms']} ms over {ask['questions']} "
@@ -174,7 +178,8 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
         (f"serve /chat {many['clients']} clients", f"{many['requests_per_s']} req/s",
          f"p50 {many['p50_ms']} ms, p95 {many['p95_ms']} ms over {many['seconds']} s, {many['requests']} requests, "
          f"{many['errors']} errors; p50 {result['ratio_loaded']}x in-process (goal 0 errors, <= 1.5x: {goal}; "
-         f"{result['cpus']} CPUs)"),
+         f"{result['cpus']} CPUs: with {many['clients']} requests in flight a request waits about clients / "
+         f"throughput = {bound}x the in-process time)"),
     ]
 
 

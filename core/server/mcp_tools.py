@@ -31,6 +31,13 @@ def _cut(text: str | None, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
+def _message(exc: Exception) -> str:
+    from .app import ApiError
+    from .errors import one_line
+
+    return exc.message if isinstance(exc, ApiError) else one_line(exc)
+
+
 def build_mcp(state, writes: bool = False):
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
@@ -38,8 +45,14 @@ def build_mcp(state, writes: bool = False):
     server = MCPServer("graphrag", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 
-    def call(fn, *args, **kwargs):
-        return asyncio.to_thread(fn, *args, **kwargs)
+    async def call(fn, *args, **kwargs):
+        """Run blocking work in a thread; an error the user can act on is the tool's one-line message."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        try:
+            return await asyncio.to_thread(fn, *args, **kwargs)
+        except Exception as exc:
+            raise ToolError(_message(exc)) from exc
 
     @server.tool(annotations=read_only)
     async def ask(question: str, mode: Mode = "graph", k: int = 5, corpus: str | None = None) -> dict:
@@ -81,7 +94,9 @@ def build_mcp(state, writes: bool = False):
         """An entity's, document's or chunk's neighbours in the graph (nodes and typed edges, bounded)."""
         found = await call(engine.neighbourhood, state.graph, node_id, max(1, min(limit, engine.MAX_GRAPH_NODES)))
         if found is None:
-            raise ValueError(f"no entity, document or chunk with id {node_id!r}")
+            from mcp.server.mcpserver.exceptions import ToolError
+
+            raise ToolError(f"no entity, document or chunk with id {node_id!r}")
         return {"nodes": [dict(n, name=_cut(str(n["name"]), 200)) for n in found["nodes"]], "edges": found["edges"]}
 
     @server.tool(annotations=read_only)
@@ -98,8 +113,11 @@ def build_mcp(state, writes: bool = False):
             Returns the load summary."""
             from .app import _allowed_path
 
-            parsed = engine.parse_learn(request[:4000])
-            paths = [_allowed_path(p, state.options.allowed_paths) for p in parsed.paths]
+            def check():
+                parsed = engine.parse_learn(request[:4000])
+                return parsed, [_allowed_path(p, state.options.allowed_paths) for p in parsed.paths]
+
+            parsed, paths = await call(check)
 
             def items():
                 yield from engine.path_items([str(p) for p in paths])

@@ -71,6 +71,8 @@ def test_streamable_http_with_the_key(served, site):  # noqa: F811
                 assert learned["documents"]["created"] == 1
                 refused = await client.call_tool("learn", {"request": "harbours | path: /etc"})
                 assert refused.is_error and "--allow-path" in refused.content[0].text
+                missing = await client.call_tool("get_document", {"document_id": "file:nope:x.md"})
+                assert missing.is_error and "no document with id" in missing.content[0].text
                 return found, doc, around
 
     (tools, answer, search, schema), doc, around = anyio.run(main)
