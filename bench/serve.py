@@ -34,7 +34,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def load(settings, graph, embedder) -> tuple[str, list[str], str | None]:
-    from graphrag_cypher.ingest import LoadOptions, Loader
+    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.linkers.phrases import link_phrases
 
     data = data_dir() / "qa"
@@ -44,7 +44,8 @@ def load(settings, graph, embedder) -> tuple[str, list[str], str | None]:
         from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
 
         Loader(graph, embedder, LoadOptions(loader="qa-corpus", source_root="musique", corpus="musique")).run(
-            parse_qa_corpus(corpus, corpus="musique"))
+            parse_qa_corpus(corpus, corpus="musique")
+        )
         link_titles(graph, corpus="musique")
         link_phrases(graph)
         return "MuSiQue (1,890 passages)", [q["question"] for q in json.loads(questions_file.read_text())], "musique"
@@ -109,10 +110,16 @@ def hammer(url: str, questions: list[str], corpus: str | None, clients: int, sec
     for t in threads:
         t.join()
     wall = time.monotonic() - started
-    return {"clients": clients, "seconds": round(wall, 1), "requests": len(latencies) + len(errors),
-            "requests_per_s": round(len(latencies) / wall, 2), "p50_ms": round(statistics.median(latencies), 1)
-            if latencies else None, "p95_ms": round(percentile(latencies, 0.95), 1), "errors": len(errors),
-            "error_examples": errors[:3]}
+    return {
+        "clients": clients,
+        "seconds": round(wall, 1),
+        "requests": len(latencies) + len(errors),
+        "requests_per_s": round(len(latencies) / wall, 2),
+        "p50_ms": round(statistics.median(latencies), 1) if latencies else None,
+        "p95_ms": round(percentile(latencies, 0.95), 1),
+        "errors": len(errors),
+        "error_examples": errors[:3],
+    }
 
 
 def main(clients: int = 20, seconds: float = 60) -> dict:
@@ -123,13 +130,19 @@ def main(clients: int = 20, seconds: float = 60) -> dict:
         data, questions, corpus = load(settings, graph, embedder)
         ask_ms = in_process(graph, embedder, settings, questions, corpus)
         port = free_port()
-        env = dict(os.environ, NEO4J_URI=settings.neo4j_uri, NEO4J_USERNAME=settings.neo4j_username,
-                   NEO4J_PASSWORD=settings.neo4j_password, GRAPHRAG_ENV_FILE="/nonexistent.env")
+        env = dict(
+            os.environ,
+            NEO4J_URI=settings.neo4j_uri,
+            NEO4J_USERNAME=settings.neo4j_username,
+            NEO4J_PASSWORD=settings.neo4j_password,
+            GRAPHRAG_ENV_FILE="/nonexistent.env",
+        )
         for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
             env.pop(name, None)
         exe = Path(sys.executable).parent / "graphrag"
-        server = subprocess.Popen([str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
+        server = subprocess.Popen(
+            [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             import httpx
@@ -153,14 +166,21 @@ def main(clients: int = 20, seconds: float = 60) -> dict:
             server.terminate()
             server.wait(timeout=30)
     ask_p50 = statistics.median(ask_ms)
-    return {"data": data, "mode": MODE, "in_process_ask": {"p50_ms": round(ask_p50, 1),
-                                                             "p95_ms": round(percentile(ask_ms, 0.95), 1),
-                                                             "questions": len(ask_ms),
-                                                             "passes": 2},
-            "one_client": single, "loaded": loaded,
-            "ratio_one_client": round(single["p50_ms"] / ask_p50, 2) if single["p50_ms"] else None,
-            "ratio_loaded": round(loaded["p50_ms"] / ask_p50, 2) if loaded["p50_ms"] else None,
-            "cpus": os.cpu_count()}
+    return {
+        "data": data,
+        "mode": MODE,
+        "in_process_ask": {
+            "p50_ms": round(ask_p50, 1),
+            "p95_ms": round(percentile(ask_ms, 0.95), 1),
+            "questions": len(ask_ms),
+            "passes": 2,
+        },
+        "one_client": single,
+        "loaded": loaded,
+        "ratio_one_client": round(single["p50_ms"] / ask_p50, 2) if single["p50_ms"] else None,
+        "ratio_loaded": round(loaded["p50_ms"] / ask_p50, 2) if loaded["p50_ms"] else None,
+        "cpus": os.cpu_count(),
+    }
 
 
 def rows(result: dict) -> list[tuple[str, str, str]]:
@@ -170,16 +190,26 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
     bound = round(many["clients"] / max(many["requests_per_s"], 1e-9) * 1000 / ask["p50_ms"], 1)
     goal = "met" if many["errors"] == 0 and result["ratio_loaded"] <= 1.5 else "not met"
     return [
-        ("serve in-process ask", f"p50 {ask['p50_ms']} ms", f"p95 {ask['p95_ms']} ms over {ask['questions']} "
-                                                             f"questions of {result['data']}, mode {result['mode']}"),
-        ("serve /chat 1 client", f"p50 {one['p50_ms']} ms", f"p95 {one['p95_ms']} ms, {one['requests_per_s']} req/s, "
-                                                             f"{one['errors']} errors, {result['ratio_one_client']}x "
-                                                             "in-process"),
-        (f"serve /chat {many['clients']} clients", f"{many['requests_per_s']} req/s",
-         f"p50 {many['p50_ms']} ms, p95 {many['p95_ms']} ms over {many['seconds']} s, {many['requests']} requests, "
-         f"{many['errors']} errors; p50 {result['ratio_loaded']}x in-process (goal 0 errors, <= 1.5x: {goal}; "
-         f"{result['cpus']} CPUs: with {many['clients']} requests in flight a request waits about clients / "
-         f"throughput = {bound}x the in-process time)"),
+        (
+            "serve in-process ask",
+            f"p50 {ask['p50_ms']} ms",
+            f"p95 {ask['p95_ms']} ms over {ask['questions']} questions of {result['data']}, mode {result['mode']}",
+        ),
+        (
+            "serve /chat 1 client",
+            f"p50 {one['p50_ms']} ms",
+            f"p95 {one['p95_ms']} ms, {one['requests_per_s']} req/s, "
+            f"{one['errors']} errors, {result['ratio_one_client']}x "
+            "in-process",
+        ),
+        (
+            f"serve /chat {many['clients']} clients",
+            f"{many['requests_per_s']} req/s",
+            f"p50 {many['p50_ms']} ms, p95 {many['p95_ms']} ms over {many['seconds']} s, {many['requests']} requests, "
+            f"{many['errors']} errors; p50 {result['ratio_loaded']}x in-process (goal 0 errors, <= 1.5x: {goal}; "
+            f"{result['cpus']} CPUs: with {many['clients']} requests in flight a request waits about clients / "
+            f"throughput = {bound}x the in-process time)",
+        ),
     ]
 
 

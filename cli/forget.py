@@ -25,7 +25,8 @@ def forget(graph, document_ids, as_json) -> None:
       graphrag forget "file:3f2a9c1b7d4e:notes/harbours.md"
       graphrag forget story:T1 story:T2 --json
     """
-    from graphrag_cypher.documents import DocumentNotFound, forget as forget_document
+    from graphrag_cypher.documents import DocumentNotFound
+    from graphrag_cypher.documents import forget as forget_document
     from graphrag_cypher.terminal import safe_text
 
     results, missing = [], []
@@ -39,7 +40,12 @@ def forget(graph, document_ids, as_json) -> None:
         print_json({"forgotten": results, "not_found": missing})
     else:
         for r in results:
-            click.echo(safe_text(f"forgot {r['document_id']}: {r['chunks']} chunk(s), {r['phrases']} phrase(s), "
-                                 f"{r['entities']} entity(ies) left with no source", keep_newlines=False))
+            click.echo(
+                safe_text(
+                    f"forgot {r['document_id']}: {r['chunks']} chunk(s), {r['phrases']} phrase(s), "
+                    f"{r['entities']} entity(ies) left with no source",
+                    keep_newlines=False,
+                )
+            )
     if missing:
         raise SystemExit(1 if not results else 3)

@@ -12,8 +12,13 @@ from .context import with_graph
 
 def server_options(func):
     decorators = [
-        click.option("--allow-path", "allowed_paths", multiple=True, type=click.Path(file_okay=False),
-                     help="A server-side folder POST /crawl (and MCP learn) may learn from; repeatable. None by default."),
+        click.option(
+            "--allow-path",
+            "allowed_paths",
+            multiple=True,
+            type=click.Path(file_okay=False),
+            help="A server-side folder POST /crawl (and MCP learn) may learn from; repeatable. None by default.",
+        ),
         click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
     ]
     for decorator in reversed(decorators):
@@ -49,15 +54,34 @@ def _options(**kw):
 
 
 @click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, callback=_check_host,
-              help="Address to listen on. Anything but loopback requires GRAPHRAG_API_KEY.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    callback=_check_host,
+    help="Address to listen on. Anything but loopback requires GRAPHRAG_API_KEY.",
+)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option("--cors-origin", "cors_origins", multiple=True,
-              help="An origin (https://app.example.org) whose pages may call the API; repeatable. None by default.")
-@click.option("--max-body", type=click.IntRange(1000, 100_000_000), default=1_000_000, show_default=True,
-              help="Largest JSON request, in bytes.")
-@click.option("--max-upload", type=click.IntRange(1000, 1_000_000_000), default=20_000_000, show_default=True,
-              help="Largest upload request (all files), in bytes.")
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    help="An origin (https://app.example.org) whose pages may call the API; repeatable. None by default.",
+)
+@click.option(
+    "--max-body",
+    type=click.IntRange(1000, 100_000_000),
+    default=1_000_000,
+    show_default=True,
+    help="Largest JSON request, in bytes.",
+)
+@click.option(
+    "--max-upload",
+    type=click.IntRange(1000, 1_000_000_000),
+    default=20_000_000,
+    show_default=True,
+    help="Largest upload request (all files), in bytes.",
+)
 @click.option("--mcp-writes", is_flag=True, help="Offer the MCP `learn` tool (it needs the API key like every write).")
 @server_options
 @with_graph(config=True)
@@ -86,16 +110,29 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
     from graphrag_cypher.embedder import make_embedder
     from graphrag_cypher.server import create_app
 
-    options = _options(host=host, port=port, cors_origins=tuple(cors_origins), allowed_paths=tuple(allowed_paths),
-                       max_body=max_body, max_upload=max_upload, use_llm=not no_llm, mcp_writes=mcp_writes)
+    options = _options(
+        host=host,
+        port=port,
+        cors_origins=tuple(cors_origins),
+        allowed_paths=tuple(allowed_paths),
+        max_body=max_body,
+        max_upload=max_upload,
+        use_llm=not no_llm,
+        mcp_writes=mcp_writes,
+    )
     app = create_app(config, options, graph=graph, embedder=make_embedder(config))
-    click.echo(f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{port}/ "
-               f"(writes {'on' if options.writes_enabled else 'off: set GRAPHRAG_API_KEY'})", err=True)
+    click.echo(
+        f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{port}/ "
+        f"(writes {'on' if options.writes_enabled else 'off: set GRAPHRAG_API_KEY'})",
+        err=True,
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)
 
 
 @click.command("mcp")
-@click.option("--allow-writes", is_flag=True, help="Offer the `learn` tool (URLs, and folders given with --allow-path).")
+@click.option(
+    "--allow-writes", is_flag=True, help="Offer the `learn` tool (URLs, and folders given with --allow-path)."
+)
 @server_options
 @with_graph(config=True)
 def mcp(graph, config, allow_writes, allowed_paths, no_llm) -> None:

@@ -18,8 +18,7 @@ class DocumentNotFound(GraphragError):
 
 
 def list_documents(graph, corpus: str | None = None, skip: int = 0, limit: int = 100) -> list[dict]:
-    return graph.read("documents/list", corpus=corpus, skip=max(0, int(skip)),
-                      limit=max(1, min(int(limit), MAX_LIST)))
+    return graph.read("documents/list", corpus=corpus, skip=max(0, int(skip)), limit=max(1, min(int(limit), MAX_LIST)))
 
 
 def get_document(graph, document_id: str, max_chunks: int = MAX_CHUNKS) -> dict:

@@ -51,11 +51,15 @@ def is_loopback(host: str) -> bool:
 def check_options(options: ServerOptions) -> None:
     """Refuse what would expose the graph: another host without a key, a short key."""
     if options.api_key is not None and len(options.api_key) < MIN_KEY_LENGTH:
-        raise GraphragError(f"{API_KEY_ENV} is too short: use at least {MIN_KEY_LENGTH} random characters, e.g. "
-                            "python -c 'import secrets; print(secrets.token_urlsafe(24))'")
+        raise GraphragError(
+            f"{API_KEY_ENV} is too short: use at least {MIN_KEY_LENGTH} random characters, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(24))'"
+        )
     if not is_loopback(options.host) and not options.api_key:
-        raise GraphragError(f"--host {options.host} is reachable from other machines: set {API_KEY_ENV} (a bearer "
-                            "key every request must send), or serve on 127.0.0.1")
+        raise GraphragError(
+            f"--host {options.host} is reachable from other machines: set {API_KEY_ENV} (a bearer "
+            "key every request must send), or serve on 127.0.0.1"
+        )
 
 
 def create_app(settings, options: ServerOptions, graph=None, embedder=None):

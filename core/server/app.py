@@ -67,6 +67,7 @@ class State:
 
 # --- request bodies -----------------------------------------------------------------------
 
+
 class Turn(BaseModel):
     question: str = Field(max_length=MAX_QUESTION)
     answer: str = Field(default="", max_length=20000)
@@ -94,7 +95,9 @@ class ChatRequest(BaseModel):
 
 
 class CrawlRequest(BaseModel):
-    request: str | None = Field(default=None, max_length=4000, description='The chat syntax: "topic | url: URL | path: DIR"')
+    request: str | None = Field(
+        default=None, max_length=4000, description='The chat syntax: "topic | url: URL | path: DIR"'
+    )
     url: str | None = Field(default=None, max_length=2000)
     urls: list[str] = Field(default_factory=list, max_length=50)
     path: str | None = Field(default=None, max_length=1000)
@@ -107,14 +110,26 @@ class CrawlRequest(BaseModel):
 
 # --- middleware (plain ASGI, so streams pass untouched) -------------------------------------
 
+
 def _error_response(status: int, message: str, openai_shape: bool = False) -> JSONResponse:
-    body = {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",
-                      "code": status}} if openai_shape else {"error": message}
+    body = (
+        {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error" if status < 500 else "server_error",
+                "code": status,
+            }
+        }
+        if openai_shape
+        else {"error": message}
+    )
     return JSONResponse(body, status_code=status)
 
 
 def _is_write(method: str, path: str) -> bool:
-    return (method == "POST" and path in {"/crawl", "/documents"}) or (method == "DELETE" and path.startswith("/documents/"))
+    return (method == "POST" and path in {"/crawl", "/documents"}) or (
+        method == "DELETE" and path.startswith("/documents/")
+    )
 
 
 class Guard:
@@ -132,18 +147,23 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         open_path = path in OPEN_PATHS or path.startswith(OPEN_PREFIXES) or method == "OPTIONS"
         if _is_write(method, path) and not self._key:
-            return await _error_response(403, "writes are off: start the server with GRAPHRAG_API_KEY set and send "
-                                              "it as a bearer token", openai_shape)(scope, receive, send)
+            return await _error_response(
+                403,
+                "writes are off: start the server with GRAPHRAG_API_KEY set and send it as a bearer token",
+                openai_shape,
+            )(scope, receive, send)
         if self._key and not open_path and not self._authorised(headers.get("authorization", "")):
-            response = _error_response(401, "missing or wrong API key: send Authorization: Bearer <GRAPHRAG_API_KEY>",
-                                       openai_shape)
+            response = _error_response(
+                401, "missing or wrong API key: send Authorization: Bearer <GRAPHRAG_API_KEY>", openai_shape
+            )
             response.headers["WWW-Authenticate"] = "Bearer"
             return await response(scope, receive, send)
         limit = self.options.max_upload if (method == "POST" and path == "/documents") else self.options.max_body
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
-            return await _error_response(413, f"request body too large: the limit is {limit} bytes",
-                                         openai_shape)(scope, receive, send)
+            return await _error_response(413, f"request body too large: the limit is {limit} bytes", openai_shape)(
+                scope, receive, send
+            )
         seen, refused = 0, False
 
         async def bounded_receive():
@@ -155,8 +175,9 @@ class Guard:
                 seen += len(message.get("body", b""))
                 if seen > limit:  # answer now; the route sees a client that went away
                     refused = True
-                    await _error_response(413, f"request body too large: the limit is {limit} bytes",
-                                          openai_shape)(scope, receive, send)
+                    await _error_response(413, f"request body too large: the limit is {limit} bytes", openai_shape)(
+                        scope, receive, send
+                    )
                     return {"type": "http.disconnect"}
             return message
 
@@ -168,10 +189,15 @@ class Guard:
 
     def _authorised(self, header: str) -> bool:
         scheme, _, token = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self._key)
+        return (
+            bool(self._key)
+            and scheme.lower() == "bearer"
+            and hmac.compare_digest(token.strip().encode(), self._key or b"")
+        )
 
 
 # --- the app ------------------------------------------------------------------------------
+
 
 def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> FastAPI:
     from graphrag_cypher import documents
@@ -188,8 +214,12 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
     from .mcp_tools import build_mcp
 
     mcp = build_mcp(state, writes=options.mcp_writes and options.writes_enabled)
-    mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
-                                      host=options.host if options.host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0")
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        host=options.host if options.host in ("127.0.0.1", "localhost", "::1") else "0.0.0.0",
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -197,9 +227,13 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             yield
         state.jobs.shutdown()
 
-    app = FastAPI(title="graphrag", version=__version__, lifespan=lifespan,
-                  description="Cited answers from a Neo4j knowledge graph: chat (streamed as server-sent events), "
-                              "graph views, learning jobs, an OpenAI-compatible endpoint and MCP.")
+    app = FastAPI(
+        title="graphrag",
+        version=__version__,
+        lifespan=lifespan,
+        description="Cited answers from a Neo4j knowledge graph: chat (streamed as server-sent events), "
+        "graph views, learning jobs, an OpenAI-compatible endpoint and MCP.",
+    )
     app.state.graphrag = state
     for route in mcp_app.routes:
         app.router.routes.append(route)
@@ -227,8 +261,10 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
     async def _failed(request: Request, exc: Exception):
         status = status_for(exc)
         if status == 500:
-            print(f"graphrag serve: {request.method} {request.url.path} failed: {type(exc).__name__}: {exc}",
-                  file=sys.stderr)
+            print(
+                f"graphrag serve: {request.method} {request.url.path} failed: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
         return _error_response(status, one_line(exc), request.url.path.startswith("/v1/"))
 
     from neo4j.exceptions import DriverError, Neo4jError
@@ -241,14 +277,18 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
     # -- the page ------------------------------------------------------------------------
     page = resources.files("graphrag_cypher.server").joinpath("page")
-    security_headers = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
-                                                   "script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
-                        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+    security_headers = {
+        "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
 
     @app.get("/", include_in_schema=False)
     def index():
-        return Response(page.joinpath("index.html").read_bytes(), media_type="text/html; charset=utf-8",
-                        headers=security_headers)
+        return Response(
+            page.joinpath("index.html").read_bytes(), media_type="text/html; charset=utf-8", headers=security_headers
+        )
 
     @app.get("/static/{name}", include_in_schema=False)
     def static(name: str):
@@ -267,29 +307,45 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         try:
             plan = migrations.status(state.graph, state.settings.placeholders())
         except Exception as exc:
-            return JSONResponse({"status": "unavailable", "neo4j": "unreachable", "error": one_line(exc)},
-                                status_code=503)
+            return JSONResponse(
+                {"status": "unavailable", "neo4j": "unreachable", "error": one_line(exc)}, status_code=503
+            )
         up_to_date = not plan.pending and not plan.changed
-        return JSONResponse({"status": "ok" if up_to_date else "schema-outdated", "version": __version__,
-                             "neo4j": "ok",
-                             "schema": {"up_to_date": up_to_date, "applied": len(plan.applied),
-                                        "pending": [m.file for m in plan.pending],
-                                        "changed": [m.file for m, _ in plan.changed]},
-                             "llm": bool(state.settings.llm_configured and state.options.use_llm),
-                             "writes": state.options.writes_enabled},
-                            status_code=200 if up_to_date else 503)
+        return JSONResponse(
+            {
+                "status": "ok" if up_to_date else "schema-outdated",
+                "version": __version__,
+                "neo4j": "ok",
+                "schema": {
+                    "up_to_date": up_to_date,
+                    "applied": len(plan.applied),
+                    "pending": [m.file for m in plan.pending],
+                    "changed": [m.file for m, _ in plan.changed],
+                },
+                "llm": bool(state.settings.llm_configured and state.options.use_llm),
+                "writes": state.options.writes_enabled,
+            },
+            status_code=200 if up_to_date else 503,
+        )
 
     # -- chat ------------------------------------------------------------------------------
     def prepare(body: ChatRequest) -> tuple[str, dict]:
         if body.date_from and body.date_to and body.date_from > body.date_to:
             raise ApiError(422, f"from {body.date_from} is after to {body.date_to}: nothing could match")
         if body.question.strip().lower().startswith("learn:"):
-            raise ApiError(422, "learn: requests are jobs: POST them to /crawl as {\"request\": \"learn: ...\"}")
+            raise ApiError(422, 'learn: requests are jobs: POST them to /crawl as {"request": "learn: ..."}')
         use_llm = body.llm and state.options.use_llm
         history = [t.model_dump() for t in body.history]
         question = engine.standalone(state.settings, history, body.question.strip(), use_llm=use_llm)
-        kwargs = dict(mode=body.mode or engine.DEFAULT_MODE, k=body.k, corpus=body.corpus, date_from=body.date_from,
-                      date_to=body.date_to, use_llm=use_llm, history=engine.history_messages(history))
+        kwargs = dict(
+            mode=body.mode or engine.DEFAULT_MODE,
+            k=body.k,
+            corpus=body.corpus,
+            date_from=body.date_from,
+            date_to=body.date_to,
+            use_llm=use_llm,
+            history=engine.history_messages(history),
+        )
         return question, kwargs
 
     def finish(result: dict, said: str, question: str) -> dict:
@@ -300,20 +356,24 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
     @app.post("/chat", summary="Answer a question with checked citations (SSE when asked for a stream)")
     async def chat(body: ChatRequest, request: Request):
-        wants_stream = body.stream if body.stream is not None else \
-            "text/event-stream" in request.headers.get("accept", "")
+        wants_stream = (
+            body.stream if body.stream is not None else "text/event-stream" in request.headers.get("accept", "")
+        )
         question, kwargs = await asyncio.to_thread(prepare, body)
         if not wants_stream:
-            result = await asyncio.to_thread(engine.ask, state.graph, state.embedder, state.settings, question,
-                                             **kwargs)
+            result = await asyncio.to_thread(
+                engine.ask, state.graph, state.embedder, state.settings, question, **kwargs
+            )
             return finish(result, body.question.strip(), question)
         return _sse(stream_answer(state, question, kwargs, lambda r: finish(r, body.question.strip(), question)))
 
     # -- graph -----------------------------------------------------------------------------
     @app.get("/graph", summary="The evidence subgraph of an answer, or a node's neighbourhood")
-    def graph_view(answer: str | None = Query(default=None, max_length=64),
-                   id: str | None = Query(default=None, max_length=2000),
-                   limit: int = Query(default=25, ge=1, le=engine.MAX_GRAPH_NODES)):
+    def graph_view(
+        answer: str | None = Query(default=None, max_length=64),
+        id: str | None = Query(default=None, max_length=2000),
+        limit: int = Query(default=25, ge=1, le=engine.MAX_GRAPH_NODES),
+    ):
         if answer:
             result = state.answer(answer)
             if result is None:
@@ -328,8 +388,11 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
     # -- documents and jobs ----------------------------------------------------------------
     @app.get("/documents", summary="Documents in the graph, newest first")
-    def list_documents(corpus: str | None = Query(default=None, max_length=200),
-                       skip: int = Query(default=0, ge=0), limit: int = Query(default=100, ge=1, le=500)):
+    def list_documents(
+        corpus: str | None = Query(default=None, max_length=200),
+        skip: int = Query(default=0, ge=0),
+        limit: int = Query(default=100, ge=1, le=500),
+    ):
         return {"documents": documents.list_documents(state.graph, corpus, skip, limit)}
 
     @app.get("/documents/{document_id:path}", summary="One document and its first chunks")
@@ -341,16 +404,21 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         return documents.forget(state.graph, document_id)
 
     @app.post("/documents", status_code=202, summary="Upload files to learn (a job; needs the key)")
-    async def upload(files: list[UploadFile] = File(...), corpus: str | None = Form(default=None, max_length=200),
-                     topics: str | None = Form(default=None, max_length=1000)):
+    async def upload(
+        files: list[UploadFile] = File(...),
+        corpus: str | None = Form(default=None, max_length=200),
+        topics: str | None = Form(default=None, max_length=1000),
+    ):
         folder = engine.upload_folder()
         names: list[str] = []
         try:
             for upload in files:
                 name = Path(upload.filename or "").name
                 if not _UPLOAD_NAME.match(name) or name in names:
-                    raise ApiError(422, f"bad file name {upload.filename!r}: letters, digits, spaces and .()+- only, "
-                                        "each name once")
+                    raise ApiError(
+                        422,
+                        f"bad file name {upload.filename!r}: letters, digits, spaces and .()+- only, each name once",
+                    )
                 data = await upload.read()
                 (Path(folder.name) / name).write_bytes(data)
                 names.append(name)
@@ -359,13 +427,23 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             raise
 
         def work(progress, error):
-            return engine.learn(state.graph, state.embedder, engine.upload_items(Path(folder.name), names),
-                                loader="upload", source_root=engine.UPLOAD_SOURCE, corpus=corpus,
-                                topics=(topics or "").split(","), on_progress=progress, on_error=error)
+            return engine.learn(
+                state.graph,
+                state.embedder,
+                engine.upload_items(Path(folder.name), names),
+                loader="upload",
+                source_root=engine.UPLOAD_SOURCE,
+                corpus=corpus,
+                topics=(topics or "").split(","),
+                on_progress=progress,
+                on_error=error,
+            )
 
         return state.jobs.submit("upload", ", ".join(names), work, cleanup=folder.cleanup)
 
-    @app.post("/crawl", status_code=202, summary="Learn a URL, a site or an allowed server-side folder (a job; needs the key)")
+    @app.post(
+        "/crawl", status_code=202, summary="Learn a URL, a site or an allowed server-side folder (a job; needs the key)"
+    )
     def crawl(body: CrawlRequest):
         urls, paths, topics = list(body.urls) + ([body.url] if body.url else []), [], list(body.topics)
         if body.path:
@@ -374,7 +452,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             parsed = engine.parse_learn(body.request)
             urls, paths, topics = urls + parsed.urls, paths + parsed.paths, topics + parsed.topics
         if not urls and not paths:
-            raise ApiError(422, "nothing to learn from: give url, urls, path or request (\"topic | url: URL\")")
+            raise ApiError(422, 'nothing to learn from: give url, urls, path or request ("topic | url: URL")')
         bad = [u for u in urls if not u.lower().startswith(("http://", "https://"))]
         if bad:
             raise ApiError(422, f"not an http(s) URL: {bad[0]!r}")
@@ -387,8 +465,17 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                     yield from engine.crawl_items(urls, crawl=body.crawl, max_pages=body.max_pages, delay=body.delay)
 
             root = " ".join([str(p) for p in resolved] + sorted(urls))
-            return engine.learn(state.graph, state.embedder, items(), loader="learn", source_root=root,
-                                corpus=body.corpus, topics=topics, on_progress=progress, on_error=error)
+            return engine.learn(
+                state.graph,
+                state.embedder,
+                items(),
+                loader="learn",
+                source_root=root,
+                corpus=body.corpus,
+                topics=topics,
+                on_progress=progress,
+                on_error=error,
+            )
 
         return state.jobs.submit("crawl", " ".join([*map(str, resolved), *urls]), work)
 
@@ -406,8 +493,12 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
     if options.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
-        app.add_middleware(CORSMiddleware, allow_origins=list(options.cors_origins), allow_methods=["GET", "POST", "DELETE"],
-                           allow_headers=["Authorization", "Content-Type", "Accept"])
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(options.cors_origins),
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Accept"],
+        )
     return app
 
 
@@ -424,6 +515,7 @@ def _allowed_path(path: str, allowed: tuple[str, ...]) -> Path:
 
 
 # --- streaming -------------------------------------------------------------------------------
+
 
 def _sse(events):
     from sse_starlette.sse import EventSourceResponse
@@ -477,8 +569,9 @@ async def stream_answer(state: State, question: str, kwargs: dict, finish):
                 yield _event("token", {"text": value})
             else:
                 result = finish(value)
-                yield _event("citations", {"citations": result["citations"],
-                                           "dropped_citations": result["dropped_citations"]})
+                yield _event(
+                    "citations", {"citations": result["citations"], "dropped_citations": result["dropped_citations"]}
+                )
                 yield _event("evidence", {"evidence": result["evidence"]})
                 yield _event("answer", result)
     except Exception as exc:

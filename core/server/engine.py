@@ -9,16 +9,28 @@ from __future__ import annotations
 
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable
 
 from graphrag_cypher import qa
 from graphrag_cypher.chat import Conversation
 from graphrag_cypher.retrieval import DEFAULT_MODE, MODES
 
-__all__ = ["DEFAULT_MODE", "MODES", "LockedEmbedder", "ask", "standalone", "evidence_graph", "neighbourhood", "label",
-           "learn", "crawl_items", "path_items", "upload_items"]
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "LockedEmbedder",
+    "ask",
+    "standalone",
+    "evidence_graph",
+    "neighbourhood",
+    "label",
+    "learn",
+    "crawl_items",
+    "path_items",
+    "upload_items",
+]
 
 MAX_GRAPH_NODES = 60
 
@@ -38,12 +50,36 @@ class LockedEmbedder:
         return getattr(self._embedder, name)
 
 
-def ask(graph, embedder, settings, question: str, *, mode: str = DEFAULT_MODE, k: int = 5,
-        corpus: str | None = None, date_from: str | None = None, date_to: str | None = None,
-        use_llm: bool = True, history=(), on_token: Callable[[str], None] | None = None) -> dict:
+def ask(
+    graph,
+    embedder,
+    settings,
+    question: str,
+    *,
+    mode: str = DEFAULT_MODE,
+    k: int = 5,
+    corpus: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    use_llm: bool = True,
+    history=(),
+    on_token: Callable[[str], None] | None = None,
+) -> dict:
     """The answer as `graphrag ask --json` prints it (without the raw LLM context)."""
-    result = qa.ask(graph, embedder, settings, question, mode=mode, k=k, corpus=corpus, date_from=date_from,
-                    date_to=date_to, use_llm=use_llm, history=list(history), on_token=on_token)
+    result = qa.ask(
+        graph,
+        embedder,
+        settings,
+        question,
+        mode=mode,
+        k=k,
+        corpus=corpus,
+        date_from=date_from,
+        date_to=date_to,
+        use_llm=use_llm,
+        history=list(history),
+        on_token=on_token,
+    )
     out = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     out.pop("context", None)
     return out
@@ -53,12 +89,16 @@ def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -
     """A follow-up rewritten into a standalone question, as `graphrag chat` does. `history`
     holds earlier turns: {question, answer, entities: [names], time}."""
     conversation = Conversation(settings, use_llm=use_llm)
-    for turn in history[-conversation.turns.maxlen:]:
-        conversation.add(turn.get("question") or "", turn.get("question") or "", {
-            "answer": turn.get("answer") or "",
-            "entities": [{"name": name} for name in turn.get("entities") or [] if isinstance(name, str)],
-            "filters": {"time_expression": turn.get("time")},
-        })
+    for turn in history[-conversation.turns.maxlen :]:
+        conversation.add(
+            turn.get("question") or "",
+            turn.get("question") or "",
+            {
+                "answer": turn.get("answer") or "",
+                "entities": [{"name": name} for name in turn.get("entities") or [] if isinstance(name, str)],
+                "filters": {"time_expression": turn.get("time")},
+            },
+        )
     return conversation.standalone(said)
 
 
@@ -66,27 +106,36 @@ def history_messages(history: list[dict]) -> list[dict]:
     """Earlier turns as chat messages for the LLM prompt (what `Conversation.messages` gives)."""
     out = []
     for turn in history[-8:]:
-        out += [{"role": "user", "content": turn.get("question") or ""},
-                {"role": "assistant", "content": turn.get("answer") or ""}]
+        out += [
+            {"role": "user", "content": turn.get("question") or ""},
+            {"role": "assistant", "content": turn.get("answer") or ""},
+        ]
     return out
 
 
 def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:
     """The evidence subgraph of an answer: chunks, documents, mentioned entities, relations,
     and the nodes and steps of a relation answer's paths."""
-    row = graph.read("documents/evidence_graph", chunkIds=[e["chunk_id"] for e in result.get("evidence", [])],
-                     limit=limit)
+    row = graph.read(
+        "documents/evidence_graph", chunkIds=[e["chunk_id"] for e in result.get("evidence", [])], limit=limit
+    )
     nodes = {n["id"]: n for n in (row[0]["nodes"] if row else [])}
     edges = {(e["source"], e["type"], e["target"]): e for e in (row[0]["edges"] if row else [])}
     for path in result.get("paths") or []:
         for node in path.get("nodes", []):
-            nodes.setdefault(node["id"], {"id": node["id"], "label": node.get("type") or "Entity",
-                                          "name": node.get("name") or node["id"]})
+            nodes.setdefault(
+                node["id"],
+                {"id": node["id"], "label": node.get("type") or "Entity", "name": node.get("name") or node["id"]},
+            )
         for rel in path.get("relationships", []):
-            edges.setdefault((rel["start"], rel["type"], rel["end"]),
-                             {"source": rel["start"], "target": rel["end"], "type": rel["type"]})
-    return {"nodes": list(nodes.values()), "edges": [e for e in edges.values()
-                                                      if e["source"] in nodes and e["target"] in nodes]}
+            edges.setdefault(
+                (rel["start"], rel["type"], rel["end"]),
+                {"source": rel["start"], "target": rel["end"], "type": rel["type"]},
+            )
+    return {
+        "nodes": list(nodes.values()),
+        "edges": [e for e in edges.values() if e["source"] in nodes and e["target"] in nodes],
+    }
 
 
 def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:
@@ -96,20 +145,35 @@ def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:
 
 # --- learning: the `learn` command's load, as a function ----------------------------------
 
-def learn(graph, embedder, items: Iterable, *, loader: str, source_root: str, corpus: str | None = None,
-          topics: Iterable[str] = (), on_progress: Callable[[dict], None] = lambda stats: None,
-          on_error: Callable[[str], None] = lambda line: None) -> dict:
+
+def learn(
+    graph,
+    embedder,
+    items: Iterable,
+    *,
+    loader: str,
+    source_root: str,
+    corpus: str | None = None,
+    topics: Iterable[str] = (),
+    on_progress: Callable[[dict], None] = lambda stats: None,
+    on_error: Callable[[str], None] = lambda line: None,
+) -> dict:
     """Load `items` (ParsedDocument | ItemError) as `graphrag learn` does: incremental, bad
     items reported one line each, shared phrases re-linked when anything changed. Returns
     the summary `learn --json` prints."""
-    from graphrag_cypher.ingest import LoadOptions, Loader, check_vector_index
+    from graphrag_cypher.ingest import Loader, LoadOptions, check_vector_index
     from graphrag_cypher.linkers.phrases import link_phrases
 
-    options = LoadOptions(loader=loader, source_root=source_root, corpus=corpus,
-                          topics=tuple(t.strip() for t in topics if t and t.strip()))
+    options = LoadOptions(
+        loader=loader,
+        source_root=source_root,
+        corpus=corpus,
+        topics=tuple(t.strip() for t in topics if t and t.strip()),
+    )
     check_vector_index(graph, embedder)
-    stats = Loader(graph, embedder, options, on_error=on_error,
-                   on_progress=lambda s: on_progress(s.to_dict())).run(items)
+    stats = Loader(graph, embedder, options, on_error=on_error, on_progress=lambda s: on_progress(s.to_dict())).run(
+        items
+    )
     result = stats.to_dict()
     if stats.created or stats.updated or stats.pruned_documents:
         phrases = link_phrases(graph)
@@ -124,12 +188,19 @@ def parse_learn(text: str):
     return parse(text)
 
 
-def crawl_items(urls: list[str], crawl: bool = True, max_pages: int = 30, timeout: float = 30,
-                crawl_timeout: float = 600, delay: float = 0.5):
+def crawl_items(
+    urls: list[str],
+    crawl: bool = True,
+    max_pages: int = 30,
+    timeout: float = 30,
+    crawl_timeout: float = 600,
+    delay: float = 0.5,
+):
     from graphrag_cypher.loaders.web import fetch_pages
 
-    return fetch_pages(urls, crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout,
-                       delay=delay)
+    return fetch_pages(
+        urls, crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout, delay=delay
+    )
 
 
 def path_items(paths: list[str]):
@@ -151,8 +222,11 @@ def upload_items(folder: Path, names: list[str]):
 
     for name in names:
         if Path(name).suffix.lower() not in DEFAULT_EXTENSIONS:
-            yield ItemError(name, f"unsupported file type {Path(name).suffix or '(none)'!r}: send text, Markdown, "
-                                  "HTML, PDF, code, JSON or CSV")
+            yield ItemError(
+                name,
+                f"unsupported file type {Path(name).suffix or '(none)'!r}: send text, Markdown, "
+                "HTML, PDF, code, JSON or CSV",
+            )
             continue
         doc = parse_file(folder / name, root=folder, source=UPLOAD_SOURCE)
         # the temporary folder is no source: neither its path nor its URI is stored

@@ -6,8 +6,9 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
 MAX_KEPT = 200  # finished jobs remembered; the oldest are forgotten first
 MAX_ERRORS = 100  # error lines kept per job
@@ -20,11 +21,26 @@ class Jobs:
         # Loads write to one graph: one at a time keeps their writes and phrase re-links apart.
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphrag-job")
 
-    def submit(self, kind: str, describe: str, work: Callable[[Callable[[dict], None], Callable[[str], None]], dict],
-               cleanup: Callable[[], None] = lambda: None) -> dict:
-        job = {"id": uuid.uuid4().hex[:16], "kind": kind, "source": describe, "state": "queued",
-               "created": time.time(), "started": None, "finished": None, "progress": None, "errors": [],
-               "summary": None, "error": None}
+    def submit(
+        self,
+        kind: str,
+        describe: str,
+        work: Callable[[Callable[[dict], None], Callable[[str], None]], dict],
+        cleanup: Callable[[], None] = lambda: None,
+    ) -> dict:
+        job: dict[str, Any] = {
+            "id": uuid.uuid4().hex[:16],
+            "kind": kind,
+            "source": describe,
+            "state": "queued",
+            "created": time.time(),
+            "started": None,
+            "finished": None,
+            "progress": None,
+            "errors": [],
+            "summary": None,
+            "error": None,
+        }
         with self._lock:
             self._jobs[job["id"]] = job
             while len(self._jobs) > MAX_KEPT:

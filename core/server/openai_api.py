@@ -43,7 +43,9 @@ def _text(content) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # [{"type": "text", "text": ...}, …]
-        return " ".join(part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text")
+        return " ".join(
+            part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text"
+        )
     return ""
 
 
@@ -53,7 +55,7 @@ def _turns(messages: list[Message]) -> tuple[str, list[dict]]:
     if not users or not _text(messages[users[-1]].content).strip():
         from .app import ApiError
 
-        raise ApiError(422, "no user message: the last message with role \"user\" is the question")
+        raise ApiError(422, 'no user message: the last message with role "user" is the question')
     last = users[-1]
     history, question = [], None
     for message in messages[:last]:
@@ -66,16 +68,20 @@ def _turns(messages: list[Message]) -> tuple[str, list[dict]]:
 
 
 def _citations(result: dict) -> list[dict]:
-    return [{"id": c["id"], "title": c["title"], "uri": c["uri"], "document_id": c["document_id"]}
-            for c in result["citations"]]
+    return [
+        {"id": c["id"], "title": c["title"], "uri": c["uri"], "document_id": c["document_id"]}
+        for c in result["citations"]
+    ]
 
 
 def _sources_line(result: dict) -> str:
     """The cited sources under the answer, by title (one line, brackets neutralised)."""
     if not result["citations"]:
         return ""
-    labels = [engine.label(c["title"] or c["document_id"]) + (f" <{c['uri']}>" if c["uri"] else "")
-              for c in result["citations"]]
+    labels = [
+        engine.label(c["title"] or c["document_id"]) + (f" <{c['uri']}>" if c["uri"] else "")
+        for c in result["citations"]
+    ]
     return "\n\nSources: " + "; ".join(labels)
 
 
@@ -84,12 +90,14 @@ def add_routes(app, state) -> None:
 
     @app.get("/v1/models", summary="OpenAI-compatible: the retrieval modes as models")
     def list_models():
-        return {"object": "list", "data": [{"id": name, "object": "model", "created": 0, "owned_by": "graphrag"}
-                                           for name in models()]}
+        return {
+            "object": "list",
+            "data": [{"id": name, "object": "model", "created": 0, "owned_by": "graphrag"} for name in models()],
+        }
 
     @app.post("/v1/chat/completions", summary="OpenAI-compatible chat completions (streamed or not)")
     async def completions(body: CompletionRequest, request: Request):
-        mode = body.model[len(PREFIX):] if body.model.startswith(PREFIX) else None
+        mode = body.model[len(PREFIX) :] if body.model.startswith(PREFIX) else None
         if body.model == "graphrag":
             mode = engine.DEFAULT_MODE
         if mode not in engine.MODES:
@@ -100,18 +108,32 @@ def add_routes(app, state) -> None:
         kwargs = dict(mode=mode, k=5, use_llm=use_llm, history=engine.history_messages(history))
         created, ident = int(time.time()), "chatcmpl-" + uuid.uuid4().hex[:24]
         if not body.stream:
-            result = await asyncio.to_thread(engine.ask, state.graph, state.embedder, state.settings, question,
-                                             **kwargs)
+            result = await asyncio.to_thread(
+                engine.ask, state.graph, state.embedder, state.settings, question, **kwargs
+            )
             content = (result["answer_with_titles"] or "I found no evidence for this question.") + _sources_line(result)
-            return {"id": ident, "object": "chat.completion", "created": created, "model": body.model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                                 "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                    "citations": _citations(result), "question": question}
+            return {
+                "id": ident,
+                "object": "chat.completion",
+                "created": created,
+                "model": body.model,
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                "citations": _citations(result),
+                "question": question,
+            }
 
         def chunk(delta: dict, finish: str | None = None, **extra) -> dict:
-            payload = {"id": ident, "object": "chat.completion.chunk", "created": created, "model": body.model,
-                       "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+            payload = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": body.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                **extra,
+            }
             return {"data": json.dumps(payload, ensure_ascii=True)}
 
         async def events():

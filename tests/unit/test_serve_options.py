@@ -6,9 +6,20 @@ from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.server import ServerOptions, check_options, is_loopback
 
 
-@pytest.mark.parametrize("host, loopback", [("127.0.0.1", True), ("localhost", True), ("::1", True),
-                                            ("[::1]", True), ("127.0.0.2", True), ("0.0.0.0", False),
-                                            ("::", False), ("192.168.1.5", False), ("example.org", False)])
+@pytest.mark.parametrize(
+    "host, loopback",
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("[::1]", True),
+        ("127.0.0.2", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.org", False),
+    ],
+)
 def test_loopback(host, loopback):
     assert is_loopback(host) is loopback
 

@@ -16,7 +16,7 @@ from ...llm_server import LLMServer
 
 KEY = "test-key-0123456789abcdef"
 FORGED = "[FAKE9]"
-MARKUP = "<img src=x onerror=\"document.body.dataset.pwned=1\">"
+MARKUP = '<img src=x onerror="document.body.dataset.pwned=1">'
 
 
 def llm_reply(body: dict) -> str:
@@ -51,8 +51,13 @@ def start_server(neo4j_server, tmp: Path, key: str | None, llm: LLMServer | None
     if llm:
         env.update(OPENAI_BASE_URL=llm.url, OPENAI_API_KEY="test", GRAPHRAG_LLM_MODEL="test-model")
     log = tmp / f"serve-{port}.log"
-    process = subprocess.Popen([graphrag_exe(), "serve", "--port", str(port), *args], env=env, cwd=tmp,
-                               stdout=log.open("w"), stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [graphrag_exe(), "serve", "--port", str(port), *args],
+        env=env,
+        cwd=tmp,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     deadline = time.monotonic() + 180

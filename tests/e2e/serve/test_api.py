@@ -32,8 +32,10 @@ def test_chat_json_is_what_ask_json_prints(served, run_cli, monkeypatch):
 
 
 def test_chat_streams_checked_pieces_then_citations_evidence_and_timings(served):
-    with served.client() as http, http.stream("POST", "/chat", json={"question": QUESTION},
-                                              headers={"Accept": "text/event-stream"}) as response:
+    with (
+        served.client() as http,
+        http.stream("POST", "/chat", json={"question": QUESTION}, headers={"Accept": "text/event-stream"}) as response,
+    ):
         assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
         events = sse_events(response)
     names = [name for name, _ in events]
@@ -109,10 +111,20 @@ def test_every_endpoint_needs_the_key_but_the_page(served):
     anonymous = httpx.Client(base_url=served.url, timeout=30)
     wrong = httpx.Client(base_url=served.url, timeout=30, headers={"Authorization": "Bearer " + "x" * len(KEY)})
     for http in (anonymous, wrong):
-        for method, path in [("GET", "/health"), ("POST", "/chat"), ("GET", "/graph?id=x"), ("GET", "/documents"),
-                             ("DELETE", "/documents/x"), ("POST", "/crawl"), ("GET", "/jobs/x"),
-                             ("GET", "/v1/models"), ("POST", "/v1/chat/completions"), ("GET", "/docs"),
-                             ("GET", "/openapi.json"), ("POST", "/mcp")]:
+        for method, path in [
+            ("GET", "/health"),
+            ("POST", "/chat"),
+            ("GET", "/graph?id=x"),
+            ("GET", "/documents"),
+            ("DELETE", "/documents/x"),
+            ("POST", "/crawl"),
+            ("GET", "/jobs/x"),
+            ("GET", "/v1/models"),
+            ("POST", "/v1/chat/completions"),
+            ("GET", "/docs"),
+            ("GET", "/openapi.json"),
+            ("POST", "/mcp"),
+        ]:
             response = http.request(method, path, json={})
             assert response.status_code == 401, (method, path, response.text)
             assert response.headers["www-authenticate"] == "Bearer"
@@ -120,7 +132,7 @@ def test_every_endpoint_needs_the_key_but_the_page(served):
             message = body["error"]["message"] if path.startswith("/v1/") else body["error"]
             assert "API key" in message
     page = anonymous.get("/")
-    assert page.status_code == 200 and "<form id=\"ask\">" in page.text
+    assert page.status_code == 200 and '<form id="ask">' in page.text
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert anonymous.get("/static/app.js").status_code == 200
 
@@ -128,8 +140,16 @@ def test_every_endpoint_needs_the_key_but_the_page(served):
 def test_openapi_docs_with_the_key(served):
     with served.client() as http:
         spec = http.get("/openapi.json").json()
-        assert {"/chat", "/graph", "/crawl", "/documents", "/jobs/{job_id}", "/health",
-                "/v1/chat/completions", "/v1/models"} <= set(spec["paths"])
+        assert {
+            "/chat",
+            "/graph",
+            "/crawl",
+            "/documents",
+            "/jobs/{job_id}",
+            "/health",
+            "/v1/chat/completions",
+            "/v1/models",
+        } <= set(spec["paths"])
         assert http.get("/docs").status_code == 200
 
 
@@ -168,8 +188,9 @@ def test_request_bodies_are_size_limited(served):
 
 def test_no_cors_unless_configured(served):
     with served.client() as http:
-        response = http.options("/chat", headers={"Origin": "https://evil.example",
-                                                  "Access-Control-Request-Method": "POST"})
+        response = http.options(
+            "/chat", headers={"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"}
+        )
         plain = http.get("/health", headers={"Origin": "https://evil.example"})
     assert "access-control-allow-origin" not in response.headers
     assert "access-control-allow-origin" not in plain.headers

@@ -36,8 +36,9 @@ def test_crawl_job_learns_a_local_site(served, site):  # noqa: F811
         assert job["summary"]["documents"]["created"] == 2  # index and ostia; robots.txt kept /private/ out
         assert any("robots" in e["error"] for e in job["summary"]["errors"])
         assert job["progress"]["documents"]["created"] == 2 and job["summary"]["phrases"]["links"] >= 1
-        again = wait(http, http.post("/crawl", json={"request": f"learn: harbours | url: {site}/index.html",
-                                                     "delay": 0}).json())
+        again = wait(
+            http, http.post("/crawl", json={"request": f"learn: harbours | url: {site}/index.html", "delay": 0}).json()
+        )
         assert again["summary"]["documents"]["unchanged"] == 2 and "phrases" not in again["summary"]
         out = http.post("/chat", json={"question": "Where did Ostia lie?", "mode": "fulltext", "llm": False}).json()
         assert any(c["title"] == "Ostia" for c in out["citations"])
@@ -45,9 +46,11 @@ def test_crawl_job_learns_a_local_site(served, site):  # noqa: F811
 
 def test_upload_and_allowed_paths(served):
     with served.client() as http:
-        files = [("files", ("roads.md", b"# Roads\n\nThe Via Appia ran from Rome to Brundisium.\n", "text/markdown")),
-                 ("files", ("tool.exe", b"MZ\x00\x01", "application/octet-stream")),
-                 ("files", ("empty.txt", b"", "text/plain"))]
+        files = [
+            ("files", ("roads.md", b"# Roads\n\nThe Via Appia ran from Rome to Brundisium.\n", "text/markdown")),
+            ("files", ("tool.exe", b"MZ\x00\x01", "application/octet-stream")),
+            ("files", ("empty.txt", b"", "text/plain")),
+        ]
         job = wait(http, http.post("/documents", files=files, data={"corpus": "uploads"}).json())
         assert job["state"] == "done" and job["summary"]["documents"]["created"] == 1
         errors = {e["item"]: e["error"] for e in job["summary"]["errors"]}
@@ -85,9 +88,13 @@ MERGE (only)-[:KNOWS]->(shared)
 def test_forget_leaves_no_orphans(served, run_cli, monkeypatch):
     served.neo4j.point_env(monkeypatch)
     with served.neo4j.driver() as driver:
-        docs = [r["id"] for r in driver.execute_query(
-            "MATCH (d:Document)<-[:FROM_DOCUMENT]-(:Chunk)-[:HAS_PHRASE]->(:Phrase) "
-            "RETURN d.id AS id, count(*) AS n ORDER BY n DESC, id LIMIT 2").records]
+        docs = [
+            r["id"]
+            for r in driver.execute_query(
+                "MATCH (d:Document)<-[:FROM_DOCUMENT]-(:Chunk)-[:HAS_PHRASE]->(:Phrase) "
+                "RETURN d.id AS id, count(*) AS n ORDER BY n DESC, id LIMIT 2"
+            ).records
+        ]
         driver.execute_query(ENTITIES, a=docs[0], b=docs[1])
         before = driver.execute_query("MATCH (p:Phrase) RETURN count(p) AS n").records[0]["n"]
     with served.client() as http:
@@ -99,13 +106,19 @@ def test_forget_leaves_no_orphans(served, run_cli, monkeypatch):
         assert http.get(f"/documents/{docs[0]}").status_code == 404
         assert http.delete(f"/documents/{docs[0]}").status_code == 404
     with served.neo4j.driver() as driver:
-        ids = {r["id"] for r in driver.execute_query("MATCH (e:__Entity__) WHERE e.id STARTS WITH 'test:' "
-                                                      "OR e.id = 'pleiades:test' RETURN e.id AS id").records}
+        ids = {
+            r["id"]
+            for r in driver.execute_query(
+                "MATCH (e:__Entity__) WHERE e.id STARTS WITH 'test:' OR e.id = 'pleiades:test' RETURN e.id AS id"
+            ).records
+        }
         lonely = driver.execute_query(
-            "MATCH (p:Phrase) WHERE COUNT { (p)<-[:HAS_PHRASE]-(:Chunk) } < 2 RETURN count(p) AS n").records[0]["n"]
+            "MATCH (p:Phrase) WHERE COUNT { (p)<-[:HAS_PHRASE]-(:Chunk) } < 2 RETURN count(p) AS n"
+        ).records[0]["n"]
         after = driver.execute_query("MATCH (p:Phrase) RETURN count(p) AS n").records[0]["n"]
-        chunks = driver.execute_query("MATCH (c:Chunk) WHERE c.id STARTS WITH $id RETURN count(c) AS n",
-                                      id=docs[0] + "::").records[0]["n"]
+        chunks = driver.execute_query(
+            "MATCH (c:Chunk) WHERE c.id STARTS WITH $id RETURN count(c) AS n", id=docs[0] + "::"
+        ).records[0]["n"]
     assert ids == {"test:shared", "pleiades:test"}, "the shared entity and the gazetteer place stay"
     assert lonely == 0 and after == before - counts["phrases"] and chunks == 0
     assert all(v == 0 for v in sanity_orphans(served.neo4j).values())
@@ -113,7 +126,9 @@ def test_forget_leaves_no_orphans(served, run_cli, monkeypatch):
     assert report.exit_code == 0, report.output
     # a second `link phrases` finds the graph already right: forgetting kept the phrase links exact
     relinked = run_cli("link", "phrases", "--json")
-    assert relinked.exit_code == 0 and '"links_created": 0' in relinked.stdout and '"links_removed": 0' in relinked.stdout
+    assert (
+        relinked.exit_code == 0 and '"links_created": 0' in relinked.stdout and '"links_removed": 0' in relinked.stdout
+    )
     # the command does the same
     cli = run_cli("forget", docs[1], "--json")
     assert cli.exit_code == 0 and '"entities": 1' in cli.stdout, cli.output

@@ -14,13 +14,19 @@ def client(served):
 
 
 def test_models_are_the_retrieval_modes(client):
-    assert {m.id for m in client.models.list()} == {"graphrag-vector", "graphrag-fulltext", "graphrag-hybrid",
-                                                     "graphrag-graph", "graphrag-ppr"}
+    assert {m.id for m in client.models.list()} == {
+        "graphrag-vector",
+        "graphrag-fulltext",
+        "graphrag-hybrid",
+        "graphrag-graph",
+        "graphrag-ppr",
+    }
 
 
 def test_the_client_streams_an_answer_with_citations(client):
-    stream = client.chat.completions.create(model="graphrag-hybrid", stream=True,
-                                            messages=[{"role": "user", "content": "Who made the silver lantern?"}])
+    stream = client.chat.completions.create(
+        model="graphrag-hybrid", stream=True, messages=[{"role": "user", "content": "Who made the silver lantern?"}]
+    )
     pieces, citations = [], None
     for chunk in stream:
         if chunk.choices and chunk.choices[0].delta.content:
@@ -37,12 +43,15 @@ def test_the_client_streams_an_answer_with_citations(client):
 
 
 def test_the_client_gets_a_whole_answer_and_history_is_rewritten(client):
-    reply = client.chat.completions.create(model="graphrag-graph", messages=[
-        {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": "Who made the silver lantern?"},
-        {"role": "assistant", "content": "Old Maren made it."},
-        {"role": "user", "content": "And who stole it?"},
-    ])
+    reply = client.chat.completions.create(
+        model="graphrag-graph",
+        messages=[
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Who made the silver lantern?"},
+            {"role": "assistant", "content": "Old Maren made it."},
+            {"role": "user", "content": "And who stole it?"},
+        ],
+    )
     extra = reply.model_extra
     assert extra["question"] == "Who stole the silver lantern?"
     assert extra["citations"] and reply.choices[0].message.content.startswith("Old Maren made the lantern [")

@@ -23,8 +23,9 @@ def page(served):
         pytest.skip(f"no chromium on this machine: {INSTALL}")
     sync_api = pytest.importorskip("playwright.sync_api", reason=f"playwright is not installed: {INSTALL}")
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = p.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         context = browser.new_context(viewport={"width": 1100, "height": 1300})
         page = context.new_page()
         errors: list[str] = []
