@@ -7,8 +7,8 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 MAX_KEPT = 200  # finished jobs remembered; the oldest are forgotten first
 MAX_ERRORS = 100  # error lines kept per job
