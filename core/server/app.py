@@ -132,12 +132,30 @@ def _is_write(method: str, path: str) -> bool:
     )
 
 
+def _loopback_host(host: str) -> bool:
+    """Whether a Host header names this machine's loopback ("127.0.0.1:8000", "[::1]", "localhost")."""
+    from . import is_loopback
+
+    if host.startswith("["):
+        name = host[1 : host.index("]")] if "]" in host else host
+    elif host.count(":") == 1:
+        name = host.split(":")[0]
+    else:
+        name = host
+    return is_loopback(name)
+
+
 class Guard:
     """The key check and the size limit, before any route runs."""
 
     def __init__(self, app, options: ServerOptions):
+        from . import is_loopback
+
         self.app, self.options = app, options
         self._key = options.api_key.encode() if options.api_key else None
+        # On loopback a page from another site could rebind its name to 127.0.0.1 and read the
+        # graph: only requests addressed to a loopback name are answered there.
+        self._loopback = is_loopback(options.host)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -146,6 +164,10 @@ class Guard:
         openai_shape = path.startswith("/v1/")
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         open_path = path in OPEN_PATHS or path.startswith(OPEN_PREFIXES) or method == "OPTIONS"
+        if self._loopback and not _loopback_host(headers.get("host", "")):
+            return await _error_response(
+                421, "this server answers only requests addressed to 127.0.0.1, localhost or [::1]", openai_shape
+            )(scope, receive, send)
         if _is_write(method, path) and not self._key:
             return await _error_response(
                 403,

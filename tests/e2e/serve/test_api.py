@@ -194,3 +194,11 @@ def test_no_cors_unless_configured(served):
         plain = http.get("/health", headers={"Origin": "https://evil.example"})
     assert "access-control-allow-origin" not in response.headers
     assert "access-control-allow-origin" not in plain.headers
+
+
+def test_loopback_answers_only_loopback_names(served):
+    """A page of another site that rebinds its name to 127.0.0.1 gets nothing (DNS rebinding)."""
+    with served.client() as http:
+        rebound = http.get("/documents", headers={"Host": "evil.example:8000"})
+        assert rebound.status_code == 421 and "127.0.0.1" in rebound.json()["error"]
+        assert http.get("/health", headers={"Host": "localhost"}).status_code == 200
