@@ -122,8 +122,10 @@ def main() -> None:
     import ingest
     import linking
     import query
+    import serve
 
-    results = {"ingest": ingest.main(), "linking": linking.main(), "query": query.main(), "eval": evaluation.main()}
+    results = {"ingest": ingest.main(), "linking": linking.main(), "query": query.main(), "eval": evaluation.main(),
+               "serve": serve.main()}
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
         return
@@ -132,6 +134,7 @@ def main() -> None:
         + rows_for_linking(results["linking"])
         + rows_for_query(results["query"])
         + rows_for_eval(results["eval"])
+        + serve.rows(results["serve"])
     )
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")

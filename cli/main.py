@@ -79,6 +79,11 @@ def _register() -> None:
     from graphrag_cypher.cli import evaluate
 
     cli.add_command(evaluate.eval_group)
+    from graphrag_cypher.cli import forget, serve
+
+    cli.add_command(serve.serve)
+    cli.add_command(serve.mcp)
+    cli.add_command(forget.forget)
 
 
 _register()

@@ -1,0 +1,225 @@
+"""Load benchmark of `graphrag serve`: concurrent clients against POST /chat, no LLM.
+
+    python bench/serve.py [--json] [--clients 20] [--seconds 60]
+
+Loads the MuSiQue corpus of ../shared/data/qa (else the bundled sample) into a throw-away
+Neo4j, measures the in-process `qa.ask` latency over its questions, then starts
+`graphrag serve` on a free port and runs 20 clients for 60 s (after a one-client pass, which
+shows what HTTP and SSE-less JSON add to one answer). Reports requests/s, p50/p95 and errors.
+Goal: 0 errors; p50 within 1.5x of the in-process latency.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import REPO, bench_neo4j, data_dir, free_port  # noqa: E402
+
+MODE = "graph"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def load(settings, graph, embedder) -> tuple[str, list[str], str | None]:
+    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.linkers.phrases import link_phrases
+
+    data = data_dir() / "qa"
+    corpus, questions_file = data / "musique_train_corpus.json", data / "musique_train.json"
+    if corpus.exists() and questions_file.exists():
+        from graphrag_cypher.linkers.titles import link_titles
+        from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+
+        Loader(graph, embedder, LoadOptions(loader="qa-corpus", source_root="musique", corpus="musique")).run(
+            parse_qa_corpus(corpus, corpus="musique")
+        )
+        link_titles(graph, corpus="musique")
+        link_phrases(graph)
+        return "MuSiQue (1,890 passages)", [q["question"] for q in json.loads(questions_file.read_text())], "musique"
+    from graphrag_cypher.loaders.files import parse_folder
+    from graphrag_cypher.loaders.mediawiki import parse_mediawiki
+    from graphrag_cypher.loaders.stories import parse_stories_jsonl
+
+    folder = REPO / "loaders" / "sample"
+
+    def items():
+        yield from parse_stories_jsonl(folder / "tales.jsonl", corpus="sample")
+        yield from parse_folder(folder / "articles", source="sample")
+        yield from parse_mediawiki(folder / "wiki.xml")
+
+    Loader(graph, embedder, LoadOptions(loader="sample", source_root="graphrag:sample", corpus="sample")).run(items())
+    link_phrases(graph)
+    questions = json.loads((REPO / "loaders" / "sample" / "questions.json").read_text())
+    return "the bundled sample", [q["question"] if isinstance(q, dict) else q for q in questions], "sample"
+
+
+def in_process(graph, embedder, settings, questions: list[str], corpus: str | None) -> list[float]:
+    from graphrag_cypher import qa
+
+    for question in questions[:10]:  # warm-up: query plans, caches
+        qa.ask(graph, embedder, settings, question, mode=MODE, corpus=corpus, use_llm=False)
+    latencies = []
+    for question in questions:
+        started = time.perf_counter()
+        qa.ask(graph, embedder, settings, question, mode=MODE, corpus=corpus, use_llm=False)
+        latencies.append((time.perf_counter() - started) * 1000)
+    return latencies
+
+
+def hammer(url: str, questions: list[str], corpus: str | None, clients: int, seconds: float) -> dict:
+    import httpx
+
+    latencies: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    stop_at = time.monotonic() + seconds
+
+    def client(seed: int) -> None:
+        rng = random.Random(seed)
+        with httpx.Client(base_url=url, timeout=120) as http:
+            while time.monotonic() < stop_at:
+                body = {"question": rng.choice(questions), "mode": MODE, "corpus": corpus, "llm": False}
+                started = time.perf_counter()
+                try:
+                    response = http.post("/chat", json=body)
+                    ok = response.status_code == 200 and "answer" in response.json()
+                    problem = None if ok else f"{response.status_code}: {response.text[:120]}"
+                except httpx.HTTPError as exc:
+                    problem = f"{type(exc).__name__}: {exc}"
+                elapsed = (time.perf_counter() - started) * 1000
+                with lock:
+                    (errors.append(problem) if problem else latencies.append(elapsed))
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - started
+    return {
+        "clients": clients,
+        "seconds": round(wall, 1),
+        "requests": len(latencies) + len(errors),
+        "requests_per_s": round(len(latencies) / wall, 2),
+        "p50_ms": round(statistics.median(latencies), 1) if latencies else None,
+        "p95_ms": round(percentile(latencies, 0.95), 1),
+        "errors": len(errors),
+        "error_examples": errors[:3],
+    }
+
+
+def main(clients: int = 20, seconds: float = 60) -> dict:
+    from graphrag_cypher.embedder import make_embedder
+
+    with bench_neo4j() as (settings, graph):
+        embedder = make_embedder(settings)
+        data, questions, corpus = load(settings, graph, embedder)
+        ask_ms = in_process(graph, embedder, settings, questions, corpus)
+        port = free_port()
+        env = dict(
+            os.environ,
+            NEO4J_URI=settings.neo4j_uri,
+            NEO4J_USERNAME=settings.neo4j_username,
+            NEO4J_PASSWORD=settings.neo4j_password,
+            GRAPHRAG_ENV_FILE="/nonexistent.env",
+        )
+        for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
+            env.pop(name, None)
+        exe = Path(sys.executable).parent / "graphrag"
+        server = subprocess.Popen(
+            [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            import httpx
+
+            deadline = time.monotonic() + 180
+            while True:
+                try:
+                    if httpx.get(url + "/health", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("graphrag serve did not start: " + server.stderr.read().decode()[-500:])
+                time.sleep(0.3)
+            hammer(url, questions[:10], corpus, 2, 5)  # warm-up of the server's own caches
+            single = hammer(url, questions, corpus, 1, 10)
+            loaded = hammer(url, questions, corpus, clients, seconds)
+            # the machine may be shared: measure in-process again after the load, and use both passes
+            ask_ms += in_process(graph, embedder, settings, questions, corpus)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    ask_p50 = statistics.median(ask_ms)
+    return {
+        "data": data,
+        "mode": MODE,
+        "in_process_ask": {
+            "p50_ms": round(ask_p50, 1),
+            "p95_ms": round(percentile(ask_ms, 0.95), 1),
+            "questions": len(ask_ms),
+            "passes": 2,
+        },
+        "one_client": single,
+        "loaded": loaded,
+        "ratio_one_client": round(single["p50_ms"] / ask_p50, 2) if single["p50_ms"] else None,
+        "ratio_loaded": round(loaded["p50_ms"] / ask_p50, 2) if loaded["p50_ms"] else None,
+        "cpus": os.cpu_count(),
+    }
+
+
+def rows(result: dict) -> list[tuple[str, str, str]]:
+    if "skipped" in result:
+        return [("serve /chat", "skipped", result["skipped"])]
+    ask, one, many = result["in_process_ask"], result["one_client"], result["loaded"]
+    bound = round(many["clients"] / max(many["requests_per_s"], 1e-9) * 1000 / ask["p50_ms"], 1)
+    goal = "met" if many["errors"] == 0 and result["ratio_loaded"] <= 1.5 else "not met"
+    return [
+        (
+            "serve in-process ask",
+            f"p50 {ask['p50_ms']} ms",
+            f"p95 {ask['p95_ms']} ms over {ask['questions']} questions of {result['data']}, mode {result['mode']}",
+        ),
+        (
+            "serve /chat 1 client",
+            f"p50 {one['p50_ms']} ms",
+            f"p95 {one['p95_ms']} ms, {one['requests_per_s']} req/s, "
+            f"{one['errors']} errors, {result['ratio_one_client']}x "
+            "in-process",
+        ),
+        (
+            f"serve /chat {many['clients']} clients",
+            f"{many['requests_per_s']} req/s",
+            f"p50 {many['p50_ms']} ms, p95 {many['p95_ms']} ms over {many['seconds']} s, {many['requests']} requests, "
+            f"{many['errors']} errors; p50 {result['ratio_loaded']}x in-process (goal 0 errors, <= 1.5x: {goal}; "
+            f"{result['cpus']} CPUs: with {many['clients']} requests in flight a request waits about clients / "
+            f"throughput = {bound}x the in-process time)",
+        ),
+    ]
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    clients = int(args[args.index("--clients") + 1]) if "--clients" in args else 20
+    seconds = float(args[args.index("--seconds") + 1]) if "--seconds" in args else 60
+    out = main(clients, seconds)
+    if "--json" in args:
+        print(json.dumps(out, indent=2))
+    else:
+        for name, value, detail in rows(out):
+            print(f"{name:<24}  {value:<16}  {detail}")

@@ -1,0 +1,51 @@
+"""`graphrag forget`: remove a document and everything only it gave a source to."""
+
+from __future__ import annotations
+
+import click
+
+from .context import with_graph
+from .output import print_json
+from .params import json_option
+
+
+@click.command("forget")
+@click.argument("document_ids", nargs=-1, required=True)
+@json_option
+@with_graph
+def forget(graph, document_ids, as_json) -> None:
+    """Forget documents completely: their chunks, the chunks' mentions and phrase links,
+    phrases that no longer join two chunks and entities left with no source.
+
+    Gazetteer places stay (they are sources of their own). `graphrag sanity` finds no
+    orphans afterwards. The same as DELETE /documents/{id} of `graphrag serve`.
+
+    \b
+    Example:
+      graphrag forget "file:3f2a9c1b7d4e:notes/harbours.md"
+      graphrag forget story:T1 story:T2 --json
+    """
+    from graphrag_cypher.documents import DocumentNotFound
+    from graphrag_cypher.documents import forget as forget_document
+    from graphrag_cypher.terminal import safe_text
+
+    results, missing = [], []
+    for document_id in document_ids:
+        try:
+            results.append(forget_document(graph, document_id))
+        except DocumentNotFound as exc:
+            missing.append(document_id)
+            click.echo(f"error: {safe_text(str(exc), keep_newlines=False)}", err=True)
+    if as_json:
+        print_json({"forgotten": results, "not_found": missing})
+    else:
+        for r in results:
+            click.echo(
+                safe_text(
+                    f"forgot {r['document_id']}: {r['chunks']} chunk(s), {r['phrases']} phrase(s), "
+                    f"{r['entities']} entity(ies) left with no source",
+                    keep_newlines=False,
+                )
+            )
+    if missing:
+        raise SystemExit(1 if not results else 3)

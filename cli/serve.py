@@ -1,0 +1,156 @@
+"""`graphrag serve` and `graphrag mcp`: the HTTP face (API, OpenAI-compatible endpoint, MCP, page)
+and MCP over stdio. The only module that imports `graphrag_cypher.server`."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .context import with_graph
+
+
+def server_options(func):
+    decorators = [
+        click.option(
+            "--allow-path",
+            "allowed_paths",
+            multiple=True,
+            type=click.Path(file_okay=False),
+            help="A server-side folder POST /crawl (and MCP learn) may learn from; repeatable. None by default.",
+        ),
+        click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+class UnsafeHost(click.ClickException):
+    """A usage error in one line, exit code 2."""
+
+    exit_code = 2
+
+
+def _check_host(ctx, param, value: str) -> str:
+    """Before any connection: another host than loopback needs the key (one line, exit 2)."""
+    from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+
+    try:
+        check_options(ServerOptions(host=value, api_key=os.environ.get(API_KEY_ENV) or None))
+    except GraphragError as exc:
+        raise UnsafeHost(str(exc)) from None
+    return value
+
+
+def _options(**kw):
+    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+
+    key = os.environ.get(API_KEY_ENV) or None
+    options = ServerOptions(api_key=key, **kw)
+    check_options(options)
+    return options
+
+
+@click.command("serve")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    callback=_check_host,
+    help="Address to listen on. Anything but loopback requires GRAPHRAG_API_KEY.",
+)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--cors-origin",
+    "cors_origins",
+    multiple=True,
+    help="An origin (https://app.example.org) whose pages may call the API; repeatable. None by default.",
+)
+@click.option(
+    "--max-body",
+    type=click.IntRange(1000, 100_000_000),
+    default=1_000_000,
+    show_default=True,
+    help="Largest JSON request, in bytes.",
+)
+@click.option(
+    "--max-upload",
+    type=click.IntRange(1000, 1_000_000_000),
+    default=20_000_000,
+    show_default=True,
+    help="Largest upload request (all files), in bytes.",
+)
+@click.option("--mcp-writes", is_flag=True, help="Offer the MCP `learn` tool (it needs the API key like every write).")
+@server_options
+@with_graph(config=True)
+def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_writes, allowed_paths, no_llm) -> None:
+    """Serve the graph over HTTP: chat with streamed cited answers, the web page,
+    an OpenAI-compatible endpoint, MCP and learning jobs.
+
+    \b
+    Endpoints: / (the page), POST /chat (SSE when asked), GET /graph, POST /crawl,
+    POST /documents (upload), GET /documents, DELETE /documents/{id}, GET /jobs/{id},
+    GET /health, /v1/models and /v1/chat/completions (OpenAI-compatible; models
+    graphrag-graph, graphrag-hybrid, …), /mcp (MCP, streamable HTTP), /docs (OpenAPI).
+
+    It listens on 127.0.0.1 unless told otherwise; any other host needs GRAPHRAG_API_KEY,
+    which every request must then send as "Authorization: Bearer <key>". Writes (crawl,
+    uploads, forget, MCP learn) always need the key.
+
+    \b
+    Example:
+      graphrag serve
+      curl -N localhost:8000/chat -H 'Accept: text/event-stream' -d '{"question": "Who made the silver lantern?"}'
+      GRAPHRAG_API_KEY=$(openssl rand -hex 24) graphrag serve --host 0.0.0.0 --port 8080
+    """
+    import uvicorn
+
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.server import create_app
+
+    options = _options(
+        host=host,
+        port=port,
+        cors_origins=tuple(cors_origins),
+        allowed_paths=tuple(allowed_paths),
+        max_body=max_body,
+        max_upload=max_upload,
+        use_llm=not no_llm,
+        mcp_writes=mcp_writes,
+    )
+    app = create_app(config, options, graph=graph, embedder=make_embedder(config))
+    click.echo(
+        f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{port}/ "
+        f"(writes {'on' if options.writes_enabled else 'off: set GRAPHRAG_API_KEY'})",
+        err=True,
+    )
+    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)
+
+
+@click.command("mcp")
+@click.option(
+    "--allow-writes", is_flag=True, help="Offer the `learn` tool (URLs, and folders given with --allow-path)."
+)
+@server_options
+@with_graph(config=True)
+def mcp(graph, config, allow_writes, allowed_paths, no_llm) -> None:
+    """Serve the graph to an MCP client (a desktop assistant, an agent) over stdio.
+
+    Tools: ask (a cited answer), search (evidence only), get_document,
+    graph_neighbourhood, schema; `learn` only with --allow-writes. Results are
+    bounded in size. `graphrag serve` offers the same tools over HTTP at /mcp.
+
+    \b
+    Example:
+      graphrag mcp
+      # a desktop client's config: {"mcpServers": {"graphrag": {"command": "graphrag", "args": ["mcp"]}}}
+    """
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.server import ServerOptions
+    from graphrag_cypher.server.app import State
+    from graphrag_cypher.server.mcp_tools import run_stdio
+
+    options = ServerOptions(allowed_paths=tuple(allowed_paths), use_llm=not no_llm, mcp_writes=allow_writes)
+    run_stdio(State(config, options, graph, make_embedder(config)))

@@ -1,0 +1,68 @@
+"""graphrag's HTTP face: a JSON and streaming API, an OpenAI-compatible endpoint, MCP and a page.
+
+Like the CLI, it only parses, asks the core and shows: answers come from the same `qa.ask`
+the CLI uses (through :mod:`.engine`). Only `graphrag serve` / `graphrag mcp` import it.
+
+Safety: loopback by default; any other host needs an API key (GRAPHRAG_API_KEY), then asked
+on every endpoint (bearer); writes (crawl, uploads, forget, MCP learn) always need it; request
+bodies and uploads are size-limited; no CORS unless origins are given; errors are JSON with
+one message.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+
+from graphrag_cypher.errors import GraphragError
+
+API_KEY_ENV = "GRAPHRAG_API_KEY"
+MIN_KEY_LENGTH = 16
+
+
+@dataclass
+class ServerOptions:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_key: str | None = None
+    cors_origins: tuple[str, ...] = ()
+    allowed_paths: tuple[str, ...] = ()  # server-side folders POST /crawl may learn from
+    max_body: int = 1_000_000  # bytes of a JSON request
+    max_upload: int = 20_000_000  # bytes of one upload request (all files)
+    use_llm: bool = True
+    mcp_writes: bool = False  # the MCP `learn` tool (also needs the key over HTTP)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def writes_enabled(self) -> bool:
+        return bool(self.api_key)
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_options(options: ServerOptions) -> None:
+    """Refuse what would expose the graph: another host without a key, a short key."""
+    if options.api_key is not None and len(options.api_key) < MIN_KEY_LENGTH:
+        raise GraphragError(
+            f"{API_KEY_ENV} is too short: use at least {MIN_KEY_LENGTH} random characters, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(24))'"
+        )
+    if not is_loopback(options.host) and not options.api_key:
+        raise GraphragError(
+            f"--host {options.host} is reachable from other machines: set {API_KEY_ENV} (a bearer "
+            "key every request must send), or serve on 127.0.0.1"
+        )
+
+
+def create_app(settings, options: ServerOptions, graph=None, embedder=None):
+    from .app import create_app as build
+
+    return build(settings, options, graph=graph, embedder=embedder)

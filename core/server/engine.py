@@ -1,0 +1,244 @@
+"""What the server asks of the rest of graphrag, in one place.
+
+Every answer, rewrite and load the server makes goes through these functions, on the same
+core objects the CLI uses (`qa.ask`, `chat.Conversation`, the ingest `Loader`), so the
+two faces cannot disagree. When those modules move, only the imports here change.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from pathlib import Path
+
+from graphrag_cypher import qa
+from graphrag_cypher.chat import Conversation
+from graphrag_cypher.retrieval import DEFAULT_MODE, MODES
+
+__all__ = [
+    "DEFAULT_MODE",
+    "MODES",
+    "LockedEmbedder",
+    "ask",
+    "standalone",
+    "evidence_graph",
+    "neighbourhood",
+    "label",
+    "learn",
+    "crawl_items",
+    "path_items",
+    "upload_items",
+]
+
+MAX_GRAPH_NODES = 60
+
+
+class LockedEmbedder:
+    """One embedding model shared by request threads: one call at a time."""
+
+    def __init__(self, embedder):
+        self._embedder = embedder
+        self._lock = threading.Lock()
+
+    def embed(self, texts):
+        with self._lock:
+            return self._embedder.embed(texts)
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+
+def ask(
+    graph,
+    embedder,
+    settings,
+    question: str,
+    *,
+    mode: str = DEFAULT_MODE,
+    k: int = 5,
+    corpus: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    use_llm: bool = True,
+    history=(),
+    on_token: Callable[[str], None] | None = None,
+) -> dict:
+    """The answer as `graphrag ask --json` prints it (without the raw LLM context)."""
+    result = qa.ask(
+        graph,
+        embedder,
+        settings,
+        question,
+        mode=mode,
+        k=k,
+        corpus=corpus,
+        date_from=date_from,
+        date_to=date_to,
+        use_llm=use_llm,
+        history=list(history),
+        on_token=on_token,
+    )
+    out = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+    out.pop("context", None)
+    return out
+
+
+def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -> str:
+    """A follow-up rewritten into a standalone question, as `graphrag chat` does. `history`
+    holds earlier turns: {question, answer, entities: [names], time}."""
+    conversation = Conversation(settings, use_llm=use_llm)
+    for turn in history[-conversation.turns.maxlen :]:
+        conversation.add(
+            turn.get("question") or "",
+            turn.get("question") or "",
+            {
+                "answer": turn.get("answer") or "",
+                "entities": [{"name": name} for name in turn.get("entities") or [] if isinstance(name, str)],
+                "filters": {"time_expression": turn.get("time")},
+            },
+        )
+    return conversation.standalone(said)
+
+
+def history_messages(history: list[dict]) -> list[dict]:
+    """Earlier turns as chat messages for the LLM prompt (what `Conversation.messages` gives)."""
+    out = []
+    for turn in history[-8:]:
+        out += [
+            {"role": "user", "content": turn.get("question") or ""},
+            {"role": "assistant", "content": turn.get("answer") or ""},
+        ]
+    return out
+
+
+def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:
+    """The evidence subgraph of an answer: chunks, documents, mentioned entities, relations,
+    and the nodes and steps of a relation answer's paths."""
+    row = graph.read(
+        "documents/evidence_graph", chunkIds=[e["chunk_id"] for e in result.get("evidence", [])], limit=limit
+    )
+    nodes = {n["id"]: n for n in (row[0]["nodes"] if row else [])}
+    edges = {(e["source"], e["type"], e["target"]): e for e in (row[0]["edges"] if row else [])}
+    for path in result.get("paths") or []:
+        for node in path.get("nodes", []):
+            nodes.setdefault(
+                node["id"],
+                {"id": node["id"], "label": node.get("type") or "Entity", "name": node.get("name") or node["id"]},
+            )
+        for rel in path.get("relationships", []):
+            edges.setdefault(
+                (rel["start"], rel["type"], rel["end"]),
+                {"source": rel["start"], "target": rel["end"], "type": rel["type"]},
+            )
+    return {
+        "nodes": list(nodes.values()),
+        "edges": [e for e in edges.values() if e["source"] in nodes and e["target"] in nodes],
+    }
+
+
+def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:
+    rows = graph.read("documents/neighbourhood", id=node_id, limit=max(1, min(int(limit), MAX_GRAPH_NODES)))
+    return rows[0] if rows else None
+
+
+# --- learning: the `learn` command's load, as a function ----------------------------------
+
+
+def learn(
+    graph,
+    embedder,
+    items: Iterable,
+    *,
+    loader: str,
+    source_root: str,
+    corpus: str | None = None,
+    topics: Iterable[str] = (),
+    on_progress: Callable[[dict], None] = lambda stats: None,
+    on_error: Callable[[str], None] = lambda line: None,
+) -> dict:
+    """Load `items` (ParsedDocument | ItemError) as `graphrag learn` does: incremental, bad
+    items reported one line each, shared phrases re-linked when anything changed. Returns
+    the summary `learn --json` prints."""
+    from graphrag_cypher.ingest import Loader, LoadOptions, check_vector_index
+    from graphrag_cypher.linkers.phrases import link_phrases
+
+    options = LoadOptions(
+        loader=loader,
+        source_root=source_root,
+        corpus=corpus,
+        topics=tuple(t.strip() for t in topics if t and t.strip()),
+    )
+    check_vector_index(graph, embedder)
+    stats = Loader(graph, embedder, options, on_error=on_error, on_progress=lambda s: on_progress(s.to_dict())).run(
+        items
+    )
+    result = stats.to_dict()
+    if stats.created or stats.updated or stats.pruned_documents:
+        phrases = link_phrases(graph)
+        result["phrases"] = {k: phrases[k] for k in ("phrases", "links", "links_created", "links_removed")}
+    return result
+
+
+def parse_learn(text: str):
+    """The chat's `learn:` syntax: topics, paths and URLs."""
+    from graphrag_cypher.learn import parse_learn as parse
+
+    return parse(text)
+
+
+def crawl_items(
+    urls: list[str],
+    crawl: bool = True,
+    max_pages: int = 30,
+    timeout: float = 30,
+    crawl_timeout: float = 600,
+    delay: float = 0.5,
+):
+    from graphrag_cypher.loaders.web import fetch_pages
+
+    return fetch_pages(
+        urls, crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout, delay=delay
+    )
+
+
+def path_items(paths: list[str]):
+    from graphrag_cypher.loaders.files import parse_folder
+
+    for path in paths:
+        yield from parse_folder(path)
+
+
+UPLOAD_SOURCE = "upload"
+
+
+def upload_items(folder: Path, names: list[str]):
+    """Uploaded files (saved in `folder`) through the file loader: ids `file:upload:<name>`, so
+    uploading the same file again finds its document; a type the loader does not read is one
+    error line."""
+    from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS, parse_file
+    from graphrag_cypher.model import ItemError
+
+    for name in names:
+        if Path(name).suffix.lower() not in DEFAULT_EXTENSIONS:
+            yield ItemError(
+                name,
+                f"unsupported file type {Path(name).suffix or '(none)'!r}: send text, Markdown, "
+                "HTML, PDF, code, JSON or CSV",
+            )
+            continue
+        doc = parse_file(folder / name, root=folder, source=UPLOAD_SOURCE)
+        # the temporary folder is no source: neither its path nor its URI is stored
+        yield doc if isinstance(doc, ItemError) else replace(doc, source=f"{UPLOAD_SOURCE}:{name}", uri=None)
+
+
+def upload_folder() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="graphrag-upload-")
+
+
+def label(text: str | None) -> str:
+    """A title as it may be shown next to an answer: one line, no brackets, no control characters."""
+    from graphrag_cypher.answer import neutral
+
+    return neutral(text)

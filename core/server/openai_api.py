@@ -1,0 +1,156 @@
+"""OpenAI-compatible chat completions: each retrieval mode is a model (`graphrag-graph`, …).
+
+The last user message is the question; earlier turns are rewritten into a standalone
+question as `graphrag chat` does. The answer's citations appear in the text as their
+sources' titles and, structured, in a `citations` field of the response (and of the last
+chunk of a stream).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+
+from fastapi import Request
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import engine
+from .errors import one_line
+
+PREFIX = "graphrag-"
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: str = Field(max_length=32)
+    content: str | list | None = None
+
+
+class CompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")  # temperature, max_tokens, … are accepted and ignored
+    model: str = Field(default=PREFIX + engine.DEFAULT_MODE, max_length=100)
+    messages: list[Message] = Field(min_length=1, max_length=100)
+    stream: bool = False
+
+
+def models() -> list[str]:
+    return [PREFIX + mode for mode in engine.MODES]
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # [{"type": "text", "text": ...}, …]
+        return " ".join(
+            part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text"
+        )
+    return ""
+
+
+def _turns(messages: list[Message]) -> tuple[str, list[dict]]:
+    """(the last user message, earlier user/assistant pairs as history turns)."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not users or not _text(messages[users[-1]].content).strip():
+        from .app import ApiError
+
+        raise ApiError(422, 'no user message: the last message with role "user" is the question')
+    last = users[-1]
+    history, question = [], None
+    for message in messages[:last]:
+        if message.role == "user":
+            question = _text(message.content)
+        elif message.role == "assistant" and question is not None:
+            history.append({"question": question, "answer": _text(message.content)})
+            question = None
+    return _text(messages[last].content).strip(), history
+
+
+def _citations(result: dict) -> list[dict]:
+    return [
+        {"id": c["id"], "title": c["title"], "uri": c["uri"], "document_id": c["document_id"]}
+        for c in result["citations"]
+    ]
+
+
+def _sources_line(result: dict) -> str:
+    """The cited sources under the answer, by title (one line, brackets neutralised)."""
+    if not result["citations"]:
+        return ""
+    labels = [
+        engine.label(c["title"] or c["document_id"]) + (f" <{c['uri']}>" if c["uri"] else "")
+        for c in result["citations"]
+    ]
+    return "\n\nSources: " + "; ".join(labels)
+
+
+def add_routes(app, state) -> None:
+    from .app import ApiError, _sse
+
+    @app.get("/v1/models", summary="OpenAI-compatible: the retrieval modes as models")
+    def list_models():
+        return {
+            "object": "list",
+            "data": [{"id": name, "object": "model", "created": 0, "owned_by": "graphrag"} for name in models()],
+        }
+
+    @app.post("/v1/chat/completions", summary="OpenAI-compatible chat completions (streamed or not)")
+    async def completions(body: CompletionRequest, request: Request):
+        mode = body.model[len(PREFIX) :] if body.model.startswith(PREFIX) else None
+        if body.model == "graphrag":
+            mode = engine.DEFAULT_MODE
+        if mode not in engine.MODES:
+            raise ApiError(404, f"model {body.model!r} does not exist: use one of {', '.join(models())}")
+        said, history = _turns(body.messages)
+        use_llm = state.options.use_llm
+        question = await asyncio.to_thread(engine.standalone, state.settings, history, said, use_llm)
+        kwargs = dict(mode=mode, k=5, use_llm=use_llm, history=engine.history_messages(history))
+        created, ident = int(time.time()), "chatcmpl-" + uuid.uuid4().hex[:24]
+        if not body.stream:
+            result = await asyncio.to_thread(
+                engine.ask, state.graph, state.embedder, state.settings, question, **kwargs
+            )
+            content = (result["answer_with_titles"] or "I found no evidence for this question.") + _sources_line(result)
+            return {
+                "id": ident,
+                "object": "chat.completion",
+                "created": created,
+                "model": body.model,
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                "citations": _citations(result),
+                "question": question,
+            }
+
+        def chunk(delta: dict, finish: str | None = None, **extra) -> dict:
+            payload = {
+                "id": ident,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": body.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                **extra,
+            }
+            return {"data": json.dumps(payload, ensure_ascii=True)}
+
+        async def events():
+            from .app import run_streaming
+
+            yield chunk({"role": "assistant", "content": ""})
+            try:
+                async for kind, value in run_streaming(state, question, kwargs):
+                    if kind == "token":
+                        yield chunk({"content": value})
+                    else:
+                        tail = _sources_line(value)
+                        if tail:
+                            yield chunk({"content": tail})
+                        yield chunk({}, "stop", citations=_citations(value))
+            except Exception as exc:
+                yield {"data": json.dumps({"error": {"message": one_line(exc), "type": "server_error"}})}
+            yield {"data": "[DONE]"}
+
+        return _sse(events())
