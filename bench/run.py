@@ -124,8 +124,13 @@ def main() -> None:
     import query
     import serve
 
-    results = {"ingest": ingest.main(), "linking": linking.main(), "query": query.main(), "eval": evaluation.main(),
-               "serve": serve.main()}
+    results = {
+        "ingest": ingest.main(),
+        "linking": linking.main(),
+        "query": query.main(),
+        "eval": evaluation.main(),
+        "serve": serve.main(),
+    }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
         return

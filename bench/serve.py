@@ -67,7 +67,7 @@ def load(settings, graph, embedder) -> tuple[str, list[str], str | None]:
 
 
 def in_process(graph, embedder, settings, questions: list[str], corpus: str | None) -> list[float]:
-    from graphrag_cypher import qa
+    from graphrag_cypher.retrieval import qa
 
     for question in questions[:10]:  # warm-up: query plans, caches
         qa.ask(graph, embedder, settings, question, mode=MODE, corpus=corpus, use_llm=False)

@@ -9,7 +9,7 @@ what was just learned.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,8 +117,28 @@ def learn(
     topics = tuple(t for t in (*(t.strip() for t in parsed.topics), *options.topics) if t)
     root = " ".join([common_root(parsed.paths), *sorted(parsed.urls)]).strip()
     options = dataclasses.replace(options, loader="learn", source_root=root, topics=topics)
-    stats = load(
-        graph, embedder, options, _items(parsed, limits or FetchLimits()), on_error=on_error, on_progress=on_progress
+    return learn_items(
+        graph,
+        embedder,
+        _items(parsed, limits or FetchLimits()),
+        options,
+        relink,
+        on_error=on_error,
+        on_progress=on_progress,
     )
+
+
+def learn_items(
+    graph: Graph,
+    embedder,
+    items: Iterable,
+    options: LoadOptions,
+    relink: Callable[[Graph], Any] | None = None,
+    on_error: Callable[[str], None] = lambda line: None,
+    on_progress: Callable[[LoadStats], None] = lambda stats: None,
+) -> LearnResult:
+    """Load parsed items (``ParsedDocument`` or ``ItemError``: uploads, pages fetched elsewhere)
+    as `learn` does: incremental, one line per bad item, `relink` run when anything changed."""
+    stats = load(graph, embedder, options, items, on_error=on_error, on_progress=on_progress)
     changed = stats.created or stats.updated or stats.pruned_documents
     return LearnResult(stats, relink(graph) if relink is not None and changed else None)

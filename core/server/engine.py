@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from graphrag_cypher import qa
-from graphrag_cypher.chat import Conversation
-from graphrag_cypher.retrieval import DEFAULT_MODE, MODES
+from graphrag_cypher.retrieval import DEFAULT_MODE, MODES, qa
+from graphrag_cypher.retrieval.chat import Conversation
 
 __all__ = [
     "DEFAULT_MODE",
@@ -161,8 +160,9 @@ def learn(
     """Load `items` (ParsedDocument | ItemError) as `graphrag learn` does: incremental, bad
     items reported one line each, shared phrases re-linked when anything changed. Returns
     the summary `learn --json` prints."""
-    from graphrag_cypher.ingest import Loader, LoadOptions, check_vector_index
+    from graphrag_cypher.ingest import LoadOptions
     from graphrag_cypher.linkers.phrases import link_phrases
+    from graphrag_cypher.loaders.learn import learn_items
 
     options = LoadOptions(
         loader=loader,
@@ -170,20 +170,21 @@ def learn(
         corpus=corpus,
         topics=tuple(t.strip() for t in topics if t and t.strip()),
     )
-    check_vector_index(graph, embedder)
-    stats = Loader(graph, embedder, options, on_error=on_error, on_progress=lambda s: on_progress(s.to_dict())).run(
-        items
+    learned = learn_items(
+        graph,
+        embedder,
+        items,
+        options,
+        relink=link_phrases,
+        on_error=on_error,
+        on_progress=lambda stats: on_progress(stats.to_dict()),
     )
-    result = stats.to_dict()
-    if stats.created or stats.updated or stats.pruned_documents:
-        phrases = link_phrases(graph)
-        result["phrases"] = {k: phrases[k] for k in ("phrases", "links", "links_created", "links_removed")}
-    return result
+    return learned.to_dict()
 
 
 def parse_learn(text: str):
     """The chat's `learn:` syntax: topics, paths and URLs."""
-    from graphrag_cypher.learn import parse_learn as parse
+    from graphrag_cypher.loaders.learn import parse_learn as parse
 
     return parse(text)
 
@@ -239,6 +240,6 @@ def upload_folder() -> tempfile.TemporaryDirectory:
 
 def label(text: str | None) -> str:
     """A title as it may be shown next to an answer: one line, no brackets, no control characters."""
-    from graphrag_cypher.answer import neutral
+    from graphrag_cypher.retrieval.answer import neutral
 
     return neutral(text)

@@ -62,8 +62,17 @@ def test_the_server_package_is_imported_only_by_its_command():
             assert not re.search(r"graphrag_cypher\.server|from \.server|from \.\.server", text), path
 
 
-@pytest.mark.parametrize("host, ok", [("127.0.0.1:8000", True), ("localhost", True), ("[::1]:8000", True),
-                                      ("evil.example:8000", False), ("evil.example", False), ("", False)])
+@pytest.mark.parametrize(
+    "host, ok",
+    [
+        ("127.0.0.1:8000", True),
+        ("localhost", True),
+        ("[::1]:8000", True),
+        ("evil.example:8000", False),
+        ("evil.example", False),
+        ("", False),
+    ],
+)
 def test_loopback_host_header(host, ok):
     from graphrag_cypher.server.app import _loopback_host
 

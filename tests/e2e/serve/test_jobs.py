@@ -22,7 +22,7 @@ def wait(http, job: dict, timeout: float = 180) -> dict:
 
 def sanity_orphans(neo4j) -> dict:
     with neo4j.driver() as driver:
-        from graphrag_cypher.queries import query
+        from graphrag_cypher.db import query
 
         return driver.execute_query(query("sanity/orphans")).records[0].data()
 
