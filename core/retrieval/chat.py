@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable
 
 _ELLIPTICAL = re.compile(
     r"^(and|but|what about|how about|also|then|so)\b|\b(it|its|he|she|him|her|his|they|them|their|that|this|those|there)\b",
@@ -31,14 +32,20 @@ class Conversation:
 
     def add(self, said: str, question: str, answer) -> None:
         """Remember a turn: what was said, the standalone question and its `qa.Answer`."""
+        self.add_turn(
+            said,
+            question,
+            answer.text,
+            [e.get("matched") or e["name"] for e in answer.analysis.entities],
+            answer.filters.time_expression,
+        )
+
+    def add_turn(
+        self, said: str, question: str, answer: str, entities: Iterable[str] = (), time: str | None = None
+    ) -> None:
+        """Remember a turn given as plain values (a client sending its history, as the HTTP API does)."""
         self.turns.append(
-            {
-                "said": said,
-                "question": question,
-                "answer": answer.text,
-                "entities": _distinct(e.get("matched") or e["name"] for e in answer.analysis.entities),
-                "time": answer.filters.time_expression,
-            }
+            {"said": said, "question": question, "answer": answer, "entities": _distinct(entities), "time": time}
         )
 
     def standalone(self, line: str) -> str:

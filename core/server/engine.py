@@ -89,14 +89,12 @@ def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -
     holds earlier turns: {question, answer, entities: [names], time}."""
     conversation = Conversation(settings, use_llm=use_llm)
     for turn in history[-conversation.turns.maxlen :]:
-        conversation.add(
+        conversation.add_turn(
             turn.get("question") or "",
             turn.get("question") or "",
-            {
-                "answer": turn.get("answer") or "",
-                "entities": [{"name": name} for name in turn.get("entities") or [] if isinstance(name, str)],
-                "filters": {"time_expression": turn.get("time")},
-            },
+            turn.get("answer") or "",
+            [name for name in turn.get("entities") or [] if isinstance(name, str)],
+            turn.get("time") if isinstance(turn.get("time"), str) else None,
         )
     return conversation.standalone(said)
 
