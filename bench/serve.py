@@ -80,13 +80,9 @@ def in_process(graph, embedder, settings, questions: list[str], corpus: str | No
     return latencies
 
 
-def in_process_concurrent(
-    graph, embedder, settings, questions: list[str], corpus: str | None, clients: int, seconds: float
-) -> dict:
-    """`clients` threads calling `qa.ask` in this process for `seconds`: the same load without
-    HTTP, so the ratio to the served p50 is what serving adds under load."""
-    from graphrag_cypher.retrieval import qa
-
+def drive(request, clients: int, seconds: float) -> dict:
+    """`clients` threads, each calling ``request(rng)`` (a problem line, or None when it went
+    well) until `seconds` have passed; requests/s, p50/p95 and errors."""
     latencies: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
@@ -96,11 +92,7 @@ def in_process_concurrent(
         rng = random.Random(seed)
         while time.monotonic() < stop_at:
             started = time.perf_counter()
-            try:
-                qa.ask(graph, embedder, settings, rng.choice(questions), mode=MODE, corpus=corpus, use_llm=False)
-                problem = None
-            except Exception as exc:  # counted, not raised: the benchmark reports errors
-                problem = f"{type(exc).__name__}: {exc}"
+            problem = request(rng)
             elapsed = (time.perf_counter() - started) * 1000
             with lock:
                 (errors.append(problem) if problem else latencies.append(elapsed))
@@ -120,50 +112,51 @@ def in_process_concurrent(
         "p50_ms": round(statistics.median(latencies), 1) if latencies else None,
         "p95_ms": round(percentile(latencies, 0.95), 1),
         "errors": len(errors),
+        "error_examples": errors[:3],
     }
+
+
+def in_process_concurrent(
+    graph, embedder, settings, questions: list[str], corpus: str | None, clients: int, seconds: float
+) -> dict:
+    """`clients` threads calling `qa.ask` in this process for `seconds`: the same load without
+    HTTP, so the ratio to the served p50 is what serving adds under load."""
+    from graphrag_cypher.retrieval import qa
+
+    def request(rng: random.Random) -> str | None:
+        try:
+            qa.ask(graph, embedder, settings, rng.choice(questions), mode=MODE, corpus=corpus, use_llm=False)
+            return None
+        except Exception as exc:  # counted, not raised: the benchmark reports errors
+            return f"{type(exc).__name__}: {exc}"
+
+    return drive(request, clients, seconds)
 
 
 def hammer(url: str, questions: list[str], corpus: str | None, clients: int, seconds: float) -> dict:
+    """`clients` HTTP clients posting to /chat for `seconds` (one connection each)."""
     import httpx
 
-    latencies: list[float] = []
-    errors: list[str] = []
-    lock = threading.Lock()
-    stop_at = time.monotonic() + seconds
+    local = threading.local()
+    opened: list[httpx.Client] = []
 
-    def client(seed: int) -> None:
-        rng = random.Random(seed)
-        with httpx.Client(base_url=url, timeout=120) as http:
-            while time.monotonic() < stop_at:
-                body = {"question": rng.choice(questions), "mode": MODE, "corpus": corpus, "llm": False}
-                started = time.perf_counter()
-                try:
-                    response = http.post("/chat", json=body)
-                    ok = response.status_code == 200 and "answer" in response.json()
-                    problem = None if ok else f"{response.status_code}: {response.text[:120]}"
-                except httpx.HTTPError as exc:
-                    problem = f"{type(exc).__name__}: {exc}"
-                elapsed = (time.perf_counter() - started) * 1000
-                with lock:
-                    (errors.append(problem) if problem else latencies.append(elapsed))
+    def request(rng: random.Random) -> str | None:
+        if not hasattr(local, "http"):
+            local.http = httpx.Client(base_url=url, timeout=120)
+            opened.append(local.http)
+        body = {"question": rng.choice(questions), "mode": MODE, "corpus": corpus, "llm": False}
+        try:
+            response = local.http.post("/chat", json=body)
+        except httpx.HTTPError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        ok = response.status_code == 200 and "answer" in response.json()
+        return None if ok else f"{response.status_code}: {response.text[:120]}"
 
-    started = time.monotonic()
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.monotonic() - started
-    return {
-        "clients": clients,
-        "seconds": round(wall, 1),
-        "requests": len(latencies) + len(errors),
-        "requests_per_s": round(len(latencies) / wall, 2),
-        "p50_ms": round(statistics.median(latencies), 1) if latencies else None,
-        "p95_ms": round(percentile(latencies, 0.95), 1),
-        "errors": len(errors),
-        "error_examples": errors[:3],
-    }
+    try:
+        return drive(request, clients, seconds)
+    finally:
+        for http in opened:
+            http.close()
 
 
 def main(clients: int = 20, seconds: float = 60) -> dict:

@@ -49,39 +49,9 @@ class LockedEmbedder:
         return getattr(self._embedder, name)
 
 
-def ask(
-    graph,
-    embedder,
-    settings,
-    question: str,
-    *,
-    mode: str = DEFAULT_MODE,
-    k: int = 5,
-    corpus: str | None = None,
-    date_from: str | None = None,
-    date_to: str | None = None,
-    use_llm: bool = True,
-    history=(),
-    on_token: Callable[[str], None] | None = None,
-) -> dict:
-    """The answer as `graphrag ask --json` prints it (without the raw LLM context)."""
-    result = qa.ask(
-        graph,
-        embedder,
-        settings,
-        question,
-        mode=mode,
-        k=k,
-        corpus=corpus,
-        date_from=date_from,
-        date_to=date_to,
-        use_llm=use_llm,
-        history=list(history),
-        on_token=on_token,
-    )
-    out = result.to_dict() if hasattr(result, "to_dict") else dict(result)
-    out.pop("context", None)
-    return out
+def ask(graph, embedder, settings, question: str, **options) -> dict:
+    """The answer as `graphrag ask --json` prints it (`options` as `qa.ask` takes them)."""
+    return qa.ask(graph, embedder, settings, question, **options).to_dict()
 
 
 def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -> str:
