@@ -102,9 +102,10 @@ def ask_options(func):
 
 
 def _embedder(config):
-    from graphrag_cypher.embedder import make_embedder
+    """The question embedder: ONNX Runtime for the default model when exported, no torch."""
+    from graphrag_cypher.embedder import make_query_embedder
 
-    return make_embedder(config)
+    return make_query_embedder(config)
 
 
 def print_answer(answer, explain: bool = False, show_mermaid: bool = False, streamed: bool = False) -> None:

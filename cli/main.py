@@ -79,7 +79,9 @@ def _register() -> None:
     from graphrag_cypher.cli import evaluate
 
     cli.add_command(evaluate.eval_group)
-    from graphrag_cypher.cli import forget, serve
+    from graphrag_cypher.cli import forget, models, serve
+
+    cli.add_command(models.models_group)
 
     cli.add_command(serve.serve)
     cli.add_command(serve.mcp)
