@@ -36,6 +36,8 @@ def models_export(force: bool, as_json: bool) -> None:
     if as_json:
         print_json(result)
     elif result["exported"]:
-        click.echo(f"exported the ONNX model to {result['path']} (cosine {result['min_cosine']} to sentence-transformers)")
+        click.echo(
+            f"exported the ONNX model to {result['path']} (cosine {result['min_cosine']} to sentence-transformers)"
+        )
     else:
         click.echo(f"the ONNX model in {result['path']} is up to date")

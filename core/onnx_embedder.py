@@ -195,7 +195,10 @@ def export(
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".export-", dir=target.parent))
     try:
-        max_seq_length, dimensions = _export_onnx(model_path, work / "model.onnx")
+        from .embedder import SentenceTransformerEmbedder
+
+        reference = SentenceTransformerEmbedder(DEFAULT_MODEL, str(model_path))  # not cached: the model changed
+        max_seq_length, dimensions = _export_onnx(reference.model, work / "model.onnx")
         shutil.copyfile(model_path / "tokenizer.json", work / "tokenizer.json")
         manifest = {
             "export_version": EXPORT_VERSION,
@@ -207,7 +210,7 @@ def export(
             "dimensions": dimensions,
         }
         (work / "manifest.json").write_text(json.dumps(manifest), "utf-8")
-        cosine = min(agreement(model_path, work, CHECK_TEXTS))
+        cosine = min(agreement(reference, OnnxEmbedder(work), CHECK_TEXTS))
         if cosine < MIN_COSINE:
             raise GraphragError(f"the ONNX export agrees with sentence-transformers only to cosine {cosine:.6f}")
         manifest["min_cosine"] = round(cosine, 6)
@@ -223,19 +226,13 @@ def export(
     return dict(manifest, exported=True, path=str(target))
 
 
-def _sentence_transformer(model_path: Path):
-    from .embedder import local_model
-
-    return local_model(DEFAULT_MODEL, str(model_path))
-
-
-def _export_onnx(model_path: Path, onnx_file: Path) -> tuple[int, int]:
-    """The transformer with mean pooling and L2 normalisation, traced by torch.onnx."""
+def _export_onnx(st, onnx_file: Path) -> tuple[int, int]:
+    """The transformer of a SentenceTransformer with mean pooling and L2 normalisation, traced by
+    torch.onnx; returns its max_seq_length and dimensions."""
     import warnings
 
     import torch
 
-    st = _sentence_transformer(model_path).model
     transformer = st[0].auto_model
     # the eager attention traces into plain ops; padded positions are masked in the graph
     if hasattr(transformer, "set_attn_implementation"):
@@ -274,10 +271,9 @@ def _export_onnx(model_path: Path, onnx_file: Path) -> tuple[int, int]:
     return int(st.max_seq_length), int(transformer.config.hidden_size)
 
 
-def agreement(model_path: Path, target: Path, texts: Sequence[str]) -> list[float]:
-    """Cosine of each text's ONNX vector to its sentence-transformers vector (both unit length)."""
+def agreement(reference: Embedder, exported: Embedder, texts: Sequence[str]) -> list[float]:
+    """Cosine of each text's vector from `exported` to its vector from `reference` (both unit length)."""
     import numpy as np
 
-    reference = np.array(_sentence_transformer(model_path).embed(list(texts)))
-    exported = np.array(OnnxEmbedder(target).embed(list(texts)))
-    return [float(c) for c in (reference * exported).sum(axis=1)]
+    a, b = np.array(reference.embed(list(texts))), np.array(exported.embed(list(texts)))
+    return [float(c) for c in (a * b).sum(axis=1)]
