@@ -118,6 +118,7 @@ def rows_for_eval(result: dict) -> list[tuple[str, str, str]]:
 
 
 def main() -> None:
+    import cold_ask
     import evaluation
     import ingest
     import linking
@@ -130,6 +131,7 @@ def main() -> None:
         "query": query.main(),
         "eval": evaluation.main(),
         "serve": serve.main(),
+        "cold_ask": cold_ask.main(),
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -140,6 +142,7 @@ def main() -> None:
         + rows_for_query(results["query"])
         + rows_for_eval(results["eval"])
         + serve.rows(results["serve"])
+        + cold_ask.rows(results["cold_ask"])
     )
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")

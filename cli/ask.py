@@ -231,8 +231,13 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
         use_llm=not no_llm,
         on_token=on_token,
     )
+    # what the command did before the question: opening the connection and loading the model
+    # (imports not counted); total_ms stays the question's own work
+    answer.timings_ms.update(
+        connect_ms=round(getattr(graph, "connect_ms", 0.0), 1), embedder_load_ms=round(embedder.load_ms, 1)
+    )
     if as_json:
-        print_json(answer.to_dict())
+        print_json(dict(answer.to_dict(), query_embedder=embedder.backend))
     else:
         print_answer(answer, explain, show_mermaid, streamed)
 

@@ -17,6 +17,7 @@ neo4j-graphrag's retrievers and pipelines as it is.
 from __future__ import annotations
 
 import os
+import time
 from abc import abstractmethod
 from collections.abc import Sequence
 from functools import lru_cache
@@ -33,6 +34,7 @@ class Embedder(GraphragEmbedder):
     name: str
     dimensions: int
     backend: str  # what computes the vectors: sentence-transformers, onnx or openai
+    load_ms: float = 0.0  # loading the model, its library's import not counted
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -61,7 +63,9 @@ class SentenceTransformerEmbedder(Embedder):
         super().__init__()
         self.name = name
         self.batch_size = batch_size
+        started = time.perf_counter()
         self.model = SentenceTransformer(path, device="cpu")
+        self.load_ms = (time.perf_counter() - started) * 1000
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         size = dimension()
         if size is None:
