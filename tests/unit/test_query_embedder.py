@@ -37,15 +37,9 @@ TEXTS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def export(tmp_path_factory) -> Path:
-    """The project's export when it is current (make setup made it), else a fresh one."""
-    usable, _ = onnx_embedder.check()
-    if usable:
-        return onnx_embedder.export_dir()
-    target = tmp_path_factory.mktemp("models") / onnx_embedder.EXPORT_NAME
-    onnx_embedder.export(target=target)
-    return target
+@pytest.fixture
+def export(onnx_export) -> Path:
+    return onnx_export
 
 
 def test_onnx_vectors_agree_with_sentence_transformers(export):
