@@ -57,7 +57,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("Schema ", f"{len(schema['applied'])} migration(s) applied, {state}")
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
-    line("Queries", f"{embedder['queries']}: {embedder['queries_reason']}")
+    line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
     llm = result["llm"]
     llm_text = (
         f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"

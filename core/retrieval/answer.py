@@ -260,7 +260,7 @@ def extractive_answer(
     *,
     question_vector: list[float] | None = None,
     keywords: Iterable[str] = (),
-    max_embedded: int = 12,
+    max_embedded: int = 8,
 ) -> str:
     """The most relevant sentences of the top evidence, each with its citation.
 
