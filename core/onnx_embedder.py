@@ -28,7 +28,7 @@ from pathlib import Path
 from .embedder import DEFAULT_MODEL, Embedder, default_model_path
 from .errors import GraphragError
 
-EXPORT_VERSION = 1  # bump when the export itself changes: every export is then redone
+EXPORT_VERSION = 2  # bump when the export itself changes: every export is then redone
 EXPORT_NAME = "all-MiniLM-L6-v2"
 MIN_COSINE = 0.9999
 # what the vectors depend on: weights, architecture, tokenizer, pooling and sequence length
@@ -41,6 +41,7 @@ MODEL_FILES = (
     "1_Pooling/config.json",
 )
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+WEIGHTS = "model.onnx.data"  # the graph's weights, beside model.onnx
 BATCH = 16  # texts per run; a batch is padded to its longest text, so texts go sorted by length
 
 # Texts the export is checked on before it is kept (tests check more).
@@ -119,7 +120,7 @@ def check(model_path: Path | None = None, target: Path | None = None) -> tuple[b
         return False, f"the default model cannot be read ({exc})"
     if manifest.get("model_path") != str(model_path) or manifest.get("stat_key") != key:
         return False, f"the model changed since the ONNX export in {target}: run `graphrag models export`"
-    for name in ("model.onnx", "tokenizer.json"):
+    for name in ("model.onnx", WEIGHTS, "tokenizer.json"):
         if not (target / name).is_file():
             return False, f"the ONNX export in {target} lacks {name}: run `graphrag models export`"
     try:
@@ -220,6 +221,8 @@ def export(
             raise GraphragError(f"the ONNX export agrees with sentence-transformers only to cosine {cosine:.6f}")
         manifest["min_cosine"] = round(cosine, 6)
         (work / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+        for path in (work, *work.iterdir()):  # public weights: readable like the installed package
+            path.chmod(0o755 if path.is_dir() else 0o644)
         old = target.with_name(target.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         if target.exists():
@@ -261,18 +264,32 @@ def _export_onnx(st, onnx_file: Path) -> tuple[int, int]:
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]], dtype=torch.long)
     mask = (ids != 0).long()
     axes = {name: {0: "batch", 1: "tokens"} for name in INPUTS}
+    traced = onnx_file.with_name("traced.onnx")
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(
             Pooled(transformer).eval(),
             (ids, mask, torch.zeros_like(ids)),
-            str(onnx_file),
+            str(traced),
             dynamo=False,
             input_names=list(INPUTS),
             output_names=["sentence_embedding"],
             dynamic_axes={**axes, "sentence_embedding": {0: "batch"}},
             opset_version=17,
         )
+    # the weights beside the graph: ONNX Runtime maps them instead of copying them out of the
+    # protobuf, which halves the time to load the model (measured: 79 ms against 163 ms)
+    import onnx
+
+    onnx.save_model(
+        onnx.load(str(traced)),
+        str(onnx_file),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location=WEIGHTS,
+        size_threshold=1024,
+    )
+    traced.unlink()
     return int(st.max_seq_length), int(transformer.config.hidden_size)
 
 
