@@ -104,12 +104,26 @@ def _manifest(target: Path) -> dict | None:
         return None
 
 
+def _failure_file(target: Path) -> Path:
+    return target.with_name(target.name + ".failed")
+
+
+def _failure(target: Path) -> str | None:
+    try:
+        return _failure_file(target).read_text("utf-8").strip() or None
+    except OSError:
+        return None
+
+
 def check(model_path: Path | None = None, target: Path | None = None) -> tuple[bool, str]:
     """(usable, why): whether the export in `target` was made from the model at `model_path`
     by this version of the export. Reads the manifest and the model files' sizes and times."""
     target = target or export_dir()
     manifest = _manifest(target)
     if manifest is None:
+        failed = _failure(target)
+        if failed:
+            return False, f"no ONNX export in {target}: the last export failed ({failed})"
         return False, f"no ONNX export in {target}: run `graphrag models export`"
     if manifest.get("export_version") != EXPORT_VERSION:
         return False, f"the ONNX export in {target} is of an older version: run `graphrag models export`"
@@ -187,9 +201,24 @@ def export(
     """Export the model at `model_path` (default: the packaged all-MiniLM-L6-v2) into `target`
     unless an export of the same fingerprint is there. The export is checked against
     sentence-transformers on CHECK_TEXTS and kept only at cosine >= MIN_COSINE; it is written
-    to a temporary folder and moved into place, so a failed export leaves the old one."""
-    model_path = Path(model_path or default_model_path())
+    to a temporary folder and moved into place, so a failed export leaves the old one; why it
+    failed is kept beside it for `check` (and so `graphrag doctor`) to tell."""
     target = target or export_dir()
+    try:
+        result = _export(Path(model_path or default_model_path()), target, force, echo)
+    except Exception as exc:  # torch, onnx and file errors alike: one line, kept for the doctor
+        line = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _failure_file(target).write_text(line + "\n", "utf-8")
+        except OSError:
+            pass
+        raise GraphragError(f"the ONNX export failed: {line}") from exc
+    _failure_file(target).unlink(missing_ok=True)
+    return result
+
+
+def _export(model_path: Path, target: Path, force: bool, echo: Callable[[str], object]) -> dict:
     print_ = fingerprint(model_path)
     manifest = _manifest(target)
     if not force and manifest and manifest.get("fingerprint") == print_:

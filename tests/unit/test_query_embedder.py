@@ -14,6 +14,7 @@ import pytest
 from graphrag_cypher import onnx_embedder
 from graphrag_cypher.config import load_settings
 from graphrag_cypher.embedder import default_model_path, query_backend
+from graphrag_cypher.errors import GraphragError
 
 LONG = " ".join(["The miller's daughter spun the straw into gold while the river Wend ran low."] * 40)
 TEXTS = [
@@ -125,3 +126,11 @@ def test_a_changed_model_is_exported_again(tmp_path):
     assert second["exported"] and second["fingerprint"] != first["fingerprint"] and second["max_seq_length"] == 128
     assert onnx_embedder.check(model, target)[0] and second["min_cosine"] >= 0.9999
     assert len(onnx_embedder.OnnxEmbedder(target).tokenizer.encode(LONG).ids) == 128
+
+
+def test_a_failed_export_is_one_line_and_the_doctor_says_why(tmp_path):
+    target = tmp_path / "models" / onnx_embedder.EXPORT_NAME
+    with pytest.raises(GraphragError, match="the ONNX export failed: .*lacks config.json"):
+        onnx_embedder.export(tmp_path / "no-model", target)
+    usable, why = onnx_embedder.check(target=target)
+    assert not usable and "the last export failed" in why and "lacks config.json" in why
