@@ -87,7 +87,7 @@ def test_without_a_usable_export_questions_fall_back_and_say_why(tmp_path, monke
     target = tmp_path / onnx_embedder.EXPORT_NAME
     target.mkdir()
     manifest = json.loads((export / "manifest.json").read_text())
-    for name in ("model.onnx", "tokenizer.json"):
+    for name in ("model.onnx", onnx_embedder.WEIGHTS, "tokenizer.json"):
         (target / name).symlink_to(export / name)
     (target / "manifest.json").write_text(json.dumps(manifest))
     assert query_backend(load_settings({}))[0] == "onnx"
