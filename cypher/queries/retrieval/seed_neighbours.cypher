@@ -1,13 +1,17 @@
-// The chunks a seed chunk leads to, with how strongly and why: a shared phrase (`graphrag
-// link phrases`) adds 1 / (chunks sharing it), ignoring phrases more than $maxPhraseChunks
-// chunks share; a topic the seed names whose own chunk this is (`graphrag link titles`,
-// or any entity with a chunk about it) adds $aboutWeight. Each neighbour comes with its
-// similarity to the question. Chunks of the seed's own document are not neighbours: the
-// point is the next document.
-// params: $seedIds, $embedding, $maxPhraseChunks, $aboutRules, $aboutWeight, $corpus, $from, $to
-// returns: seedId, chunkId, documentId, title, uri, text, similarity, weight, via
+// The chunks each seed chunk leads to, the strongest $perSeed per seed. Links: a shared phrase
+// (`graphrag link phrases`) adds 1 / (chunks sharing it), ignoring phrases more than
+// $maxPhraseChunks chunks share; a topic the seed names whose own chunk this is (`graphrag link
+// titles`, or any entity with a chunk about it) adds $aboutWeight. Chunks of the seed's own
+// document are not neighbours: the point is the next document.
+// A neighbour is scored by what the question asks beyond the seed: its cosine with the question
+// vector minus the part the seed already explains (q - (q.s) s, the residual, as multi-hop dense
+// retrieval conditions the second hop on the first), plus $linkWeight x link weight.
+// vector.similarity.cosine is (1 + cos) / 2, so cosines are taken back to [-1, 1] first.
+// params: $seedIds, $embedding, $maxPhraseChunks, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to
+// returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
 UNWIND $seedIds AS seedId
 MATCH (s:Chunk {id: seedId})-[:FROM_DOCUMENT]->(sd:Document)
+WITH seedId, s, sd, 2 * vector.similarity.cosine(s.embedding, $embedding) - 1 AS qs
 CALL (s) {
   MATCH (s)-[:HAS_PHRASE]->(p:Phrase)<-[:HAS_PHRASE]-(n:Chunk)
   WHERE p.chunks <= $maxPhraseChunks AND n <> s
@@ -17,11 +21,20 @@ CALL (s) {
   WHERE NOT m1.rule IN $aboutRules AND m2.rule IN $aboutRules AND n <> s
   RETURN n, $aboutWeight AS w, coalesce(e.name, e.id) AS via
 }
-WITH seedId, sd, n, sum(w) AS weight, collect(DISTINCT via) AS vias
+WITH seedId, s, sd, qs, n, sum(w) AS weight, collect(DISTINCT via) AS vias
 MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
 WHERE d <> sd
   AND ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
+WITH seedId, qs, n, d, weight, vias,
+     2 * vector.similarity.cosine(n.embedding, $embedding) - 1 AS qn,
+     2 * vector.similarity.cosine(n.embedding, s.embedding) - 1 AS sn
+WITH seedId, n, d, weight, vias, qn, sn,
+     (qn - qs * sn) / sqrt(CASE WHEN 1 - qs * qs < 0.01 THEN 0.01 ELSE 1 - qs * qs END) + $linkWeight * weight AS strength
+ORDER BY strength DESC, n.id
+WITH seedId, collect({n: n, d: d, qn: qn, sn: sn, weight: weight, strength: strength, via: vias[0..3]})[0..$perSeed] AS top
+UNWIND top AS t
+WITH seedId, t, t.n AS n, t.d AS d
 RETURN seedId, n.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, n.text AS text,
-       vector.similarity.cosine(n.embedding, $embedding) AS similarity, weight, vias[0..3] AS via
+       t.qn AS similarity, t.sn AS seedSimilarity, t.weight AS weight, t.strength AS strength, t.via AS via
