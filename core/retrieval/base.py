@@ -41,8 +41,9 @@ WEIGHTS = {
     "leadsPerSeed": 20,  # the strongest neighbours per seed read from the graph, then ranked here
     # neighbour strength = cosine with the question less the seed's part + linkWeight x link weight
     # + coverWeight x share of the question's terms the seed lacks and the neighbour has
-    "linkWeight": 0.3,
+    "linkWeight": 0.4,
     "coverWeight": 0.4,
+    "phraseCap": 1.0,  # shared phrases together weigh at most one topic link
     "maxPhraseChunks": 50,  # a phrase shared by more chunks than this links nothing
     "aboutWeight": 1.0,  # link weight of "the seed names a topic; this chunk is about it"
     "perEntity": 20,

@@ -40,7 +40,8 @@ class GraphRetriever(Retriever):
     question names them, so they are evidence and starting points both. The second hop of a
     multi-hop question rarely resembles the question, but the first hop names it. From each
     of the top `linkSeeds` seeds the graph offers neighbours: chunks sharing a rare phrase with
-    it (weight 1 / chunks sharing it) and the chunk about a topic it names. A neighbour's
+    it (weight 1 / chunks sharing it, at most `phraseCap` for all its phrases together) and the
+    chunk about a topic it names (`aboutWeight`). A neighbour's
     strength is its similarity to what the question asks beyond the seed (the question vector
     less its projection on the seed), plus `linkWeight` × link weight (in Cypher), plus
     `coverWeight` × the share of the question's terms missing from the seed that it holds
@@ -69,6 +70,7 @@ class GraphRetriever(Retriever):
             seedIds=top,
             embedding=embedding,
             maxPhraseChunks=w["maxPhraseChunks"],
+            phraseCap=w["phraseCap"],
             aboutRules=sorted(ABOUT_RULES),
             aboutWeight=w["aboutWeight"],
             linkWeight=w["linkWeight"],

@@ -1,13 +1,14 @@
 // The chunks each seed chunk leads to, the strongest $perSeed per seed. Links: a shared phrase
 // (`graphrag link phrases`) adds 1 / (chunks sharing it), ignoring phrases more than
-// $maxPhraseChunks chunks share; a topic the seed names whose own chunk this is (`graphrag link
+// $maxPhraseChunks chunks share, and all shared phrases together add at most $phraseCap (passages
+// of one family or genus share many names without leading anywhere); a topic the seed names whose own chunk this is (`graphrag link
 // titles`, or any entity with a chunk about it) adds $aboutWeight. Chunks of the seed's own
 // document are not neighbours: the point is the next document.
 // A neighbour is scored by what the question asks beyond the seed: its cosine with the question
 // vector minus the part the seed already explains (q - (q.s) s, the residual, as multi-hop dense
 // retrieval conditions the second hop on the first), plus $linkWeight x link weight.
 // vector.similarity.cosine is (1 + cos) / 2, so cosines are taken back to [-1, 1] first.
-// params: $seedIds, $embedding, $maxPhraseChunks, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to
+// params: $seedIds, $embedding, $maxPhraseChunks, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to
 // returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
 UNWIND $seedIds AS seedId
 MATCH (s:Chunk {id: seedId})-[:FROM_DOCUMENT]->(sd:Document)
@@ -15,13 +16,14 @@ WITH seedId, s, sd, 2 * vector.similarity.cosine(s.embedding, $embedding) - 1 AS
 CALL (s) {
   MATCH (s)-[:HAS_PHRASE]->(p:Phrase)<-[:HAS_PHRASE]-(n:Chunk)
   WHERE p.chunks <= $maxPhraseChunks AND n <> s
-  RETURN n, 1.0 / p.chunks AS w, p.name AS via
+  RETURN n, 1.0 / p.chunks AS w, 0.0 AS t, p.name AS via
   UNION ALL
   MATCH (s)-[m1:MENTIONS]->(e:__Entity__)<-[m2:MENTIONS]-(n:Chunk)
   WHERE NOT m1.rule IN $aboutRules AND m2.rule IN $aboutRules AND n <> s
-  RETURN n, $aboutWeight AS w, coalesce(e.name, e.id) AS via
+  RETURN n, 0.0 AS w, $aboutWeight AS t, coalesce(e.name, e.id) AS via
 }
-WITH seedId, s, sd, qs, n, sum(w) AS weight, collect(DISTINCT via) AS vias
+WITH seedId, s, sd, qs, n, sum(w) AS phrases, sum(t) AS topics, collect(DISTINCT via) AS vias
+WITH seedId, s, sd, qs, n, CASE WHEN phrases > $phraseCap THEN $phraseCap ELSE phrases END + topics AS weight, vias
 MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
 WHERE d <> sd
   AND ($corpus IS NULL OR d.corpus = $corpus)
