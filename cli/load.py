@@ -368,6 +368,13 @@ def load_mediawiki(graph, config, paths, namespaces, site, **kw) -> None:
     default=None,
     help="User-Agent header; wikis ask for a contact (an email or URL) in it. Env: GRAPHRAG_USER_AGENT.",
 )
+@click.option(
+    "--batch",
+    type=click.IntRange(1, 500),
+    default=500,
+    show_default=True,
+    help="Pages per listing request; the checkpoint advances after each batch is stored.",
+)
 @click.option("--full", is_flag=True, help="Fetch every page, not only those whose revision changed.")
 @click.option("--restart", is_flag=True, help="Ignore the checkpoint of a stopped run and list from the start.")
 @click.option(
@@ -391,6 +398,7 @@ def load_mediawiki_api(
     retries,
     timeout,
     user_agent,
+    batch,
     full,
     restart,
     limit,
@@ -432,7 +440,15 @@ def load_mediawiki_api(
         wait_line = (lambda line: None) if as_json else (lambda line: info(f"wait: {line}"))
         with MediaWikiAPI(url, polite, on_wait=wait_line) as api:
             run = SyncRun(
-                graph, api, selection, site=site, corpus=kw["corpus"], full=full, restart=restart, limit=limit
+                graph,
+                api,
+                selection,
+                site=site,
+                corpus=kw["corpus"],
+                full=full,
+                restart=restart,
+                limit=limit,
+                batch=batch,
             )
             options = options_from("mediawiki-api", run.sync_id, **{**kw, "prune": False})
             try:

@@ -339,6 +339,7 @@ _LEFTOVER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _LEFTOVER_FILE = re.compile(r"\[\[(?:file|image|media):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]", re.IGNORECASE)
 _LEFTOVER_LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]")
 _LEFTOVER_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
+_MAGIC_WORD = re.compile(r"__[A-Z]{3,20}__")  # __NOTOC__, __FORCETOC__, __NOEDITSECTION__ ...
 
 
 def _scrub_leftovers(text: str) -> str:
@@ -357,8 +358,8 @@ def _scrub_leftovers(text: str) -> str:
 
 
 def _tidy(text: str) -> str:
-    """Removes the debris templates leave behind: '( ; born 1809)', 'word ,'."""
-    text = _scrub_leftovers(text)
+    """Removes the debris templates leave behind: '( ; born 1809)', 'word ,'; and behaviour switches."""
+    text = _MAGIC_WORD.sub("", _scrub_leftovers(text))
     text = _LEADING_PUNCT.sub("(", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)

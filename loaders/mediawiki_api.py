@@ -32,7 +32,7 @@ from graphrag_cypher.ingest import Checkpoint
 from graphrag_cypher.model import ItemError, ParsedDocument
 from graphrag_cypher.text import collapse_whitespace
 
-from .mediawiki import SiteInfo, RawPage, normal_title, page_document
+from .mediawiki import RawPage, SiteInfo, normal_title, page_document
 
 DEFAULT_USER_AGENT = (
     f"graphrag-cypher/{__version__} (MediaWiki API loader; set --user-agent to add your contact) python-httpx"
@@ -286,7 +286,7 @@ class Listed:
     aliases: list[str]
 
 
-def _listing_params(selection: Selection) -> dict:
+def _listing_params(selection: Selection, batch: int = LIST_BATCH) -> dict:
     common = {"prop": "info|redirects", "rdprop": "title", "rdlimit": "max"}
     spaces = "|".join(map(str, selection.namespaces))
     common["rdnamespace"] = spaces
@@ -302,16 +302,16 @@ def _listing_params(selection: Selection) -> dict:
             "gcmtitle": title,
             "gcmnamespace": spaces,
             "gcmtype": "page",
-            "gcmlimit": str(LIST_BATCH),
+            "gcmlimit": str(batch),
         }
-    return {**common, "generator": "allpages", "gapfilterredir": "nonredirects", "gaplimit": str(LIST_BATCH)}
+    return {**common, "generator": "allpages", "gapfilterredir": "nonredirects", "gaplimit": str(batch)}
 
 
 def list_pages(
-    api: MediaWikiAPI, selection: Selection, start: dict | None = None
+    api: MediaWikiAPI, selection: Selection, start: dict | None = None, batch: int = LIST_BATCH
 ) -> Iterator[tuple[list[Listed], list[ItemError], dict | None]]:
     """(pages, errors, continuation after them) per listing batch."""
-    params = _listing_params(selection)
+    params = _listing_params(selection, batch)
     if selection.titles:
         titles = list(dict.fromkeys(selection.titles))
         for i in range(0, len(titles), CONTENT_BATCH):
@@ -416,6 +416,7 @@ class SyncRun:
     full: bool = False
     restart: bool = False
     limit: int | None = None  # stop (resumably) after listing this many pages: for trials and tests
+    batch: int = LIST_BATCH  # pages per listing request; the checkpoint advances once per batch
     info: SiteInfo | None = None
     listed_ids: list[str] = field(default_factory=list)  # every page of the selection seen this run
     stopped: bool = False  # by --limit, with a checkpoint to go on from
@@ -435,7 +436,7 @@ class SyncRun:
         started = _now()
         self._save(None if start is None else json.dumps(start), startedAt=started, finishedAt=None)
         listed_total = (stored[0]["pagesListed"] or 0) if start else 0
-        for pages, errors, cont in list_pages(self.api, self.selection, start):
+        for pages, errors, cont in list_pages(self.api, self.selection, start, self.batch):
             yield from errors
             ids = {p.page_id: _document_id(info, self.site, p.title) for p in pages}
             known = {
