@@ -100,7 +100,7 @@ def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_ch
             v = result["validation"]
             click.echo(
                 f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
-                f"{v['skipped']} already validated"
+                f"{v['unanswered']} unanswered"
             )
     if result.get("stories", {}).get("failed"):
         raise SystemExit(3)
