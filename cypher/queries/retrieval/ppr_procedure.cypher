@@ -1,0 +1,10 @@
+// Personalised PageRank from weighted seeds (graphrag.ppr), chunks ranked by it, filters held.
+// params: $seeds, $config, $corpus, $from, $to
+// returns: chunkId, documentId, title, uri, text, score
+CALL graphrag.ppr($seeds, $config) YIELD node AS c, score
+MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
+WHERE ($corpus IS NULL OR d.corpus = $corpus)
+  AND ($from IS NULL OR d.date >= $from)
+  AND ($to IS NULL OR d.date <= $to)
+RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score
+ORDER BY score DESC, chunkId
