@@ -29,8 +29,7 @@ def installed(graph: Any) -> dict:
     read once per connection."""
     cached = getattr(graph, "_graphrag_plugin", None)
     if cached is None:
-        row = graph.read_row("plugin/installed")
-        names = set(row["procedures"]) | set(row["functions"])
+        names = set(graph.read_row("plugin/installed")["names"]) | set(graph.read_row("plugin/functions")["names"])
         version = graph.read_row("plugin/version")["version"] if "graphrag.version" in names else None
         cached = {"version": version, "names": sorted(names)}
         graph._graphrag_plugin = cached
