@@ -22,13 +22,14 @@ def server_info(graph) -> dict:
 
 def report(settings: Settings, migrations_dir=None) -> dict:
     """A JSON-ready report; `neo4j.reachable` is False (with `error`) when Neo4j is down."""
-    from . import migrations
+    from . import migrations, plugin
     from .db import connect
 
     result: dict = {
         "neo4j": {"uri": settings.neo4j_uri, "database": settings.neo4j_database, "reachable": False},
         "apoc": None,
         "gds": None,
+        "graphrag_plugin": None,
         "schema": None,
         "indexes": [],
         "embedder": {"name": settings.embedder, "dimensions": settings.embedding_dimensions},
@@ -48,6 +49,8 @@ def report(settings: Settings, migrations_dir=None) -> dict:
     with graph:
         result["neo4j"].update(server_info(graph), reachable=True)
         result.update(plugin_versions(graph))
+        found = plugin.installed(graph)
+        result["graphrag_plugin"] = {"version": found["version"], "names": found["names"], "paths": plugin.paths(graph)}
         plan = migrations.status(graph, settings.placeholders(), directory=migrations_dir)
         result["schema"] = {
             "up_to_date": not plan.pending and not plan.changed,

@@ -13,7 +13,8 @@ CALL (seeds) {
   MATCH (s)-[r]-(m)
   WHERE type(r) IN $types
     AND (m IN seeds OR COUNT { (m)-[x]-() WHERE type(x) IN $types } <= $maxDegree)
-  RETURN collect(DISTINCT r) AS near, [m IN collect(DISTINCT m) WHERE NOT m IN seeds] AS reached
+  WITH seeds, collect(DISTINCT r) AS near, collect(DISTINCT m) AS hop
+  RETURN near, [m IN hop WHERE NOT m IN seeds] AS reached
 }
 CALL (seeds, reached) {
   UNWIND reached AS u

@@ -155,7 +155,12 @@ public class PprProcedure {
                 ranked.add(new Ranked(String.valueOf(node.getProperty("id", node.getElementId())), node, x[i]));
             }
         }
-        ranked.sort((a, b) -> a.score != b.score ? Double.compare(b.score, a.score) : a.id.compareTo(b.id));
+        // Best first; scores equal to 12 decimals (ties, up to rounding) by id, as Python orders them.
+        ranked.sort((a, b) -> {
+            long ra = Math.round(a.score * 1e12);
+            long rb = Math.round(b.score * 1e12);
+            return ra != rb ? Long.compare(rb, ra) : a.id.compareTo(b.id);
+        });
         return ranked.stream().limit(s.k);
     }
 
