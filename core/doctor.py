@@ -84,9 +84,9 @@ def report(settings: Settings, migrations_dir=None) -> dict:
         result["warnings"].append(f"{len(plan.pending)} migration(s) pending: run `graphrag apply-schema`")
     if plan.changed:
         result["warnings"].append(f"applied migration(s) changed on disk: {', '.join(m.file for m, _ in plan.changed)}")
-    for plugin in ("apoc", "gds"):
-        if result[plugin] is None:
-            result["warnings"].append(f"{plugin.upper()} is not installed in this Neo4j")
+    for name in ("apoc", "gds"):
+        if result[name] is None:
+            result["warnings"].append(f"{name.upper()} is not installed in this Neo4j")
     offline = [i["name"] for i in result["indexes"] if i["state"] != "ONLINE"]
     if offline:
         result["warnings"].append(f"indexes not ONLINE: {', '.join(offline)}")

@@ -126,7 +126,9 @@ def python_ppr(graph, seeds: dict[str, float], config: dict, with_scores: bool =
     """graphrag.ppr without the plugin: the chunk ids it yields, best first (score, then id);
     (id, score) pairs when `with_scores`."""
     types = {t: w for t, w in config["relationshipTypes"].items() if w > 0}
-    edges = graph.read("retrieval/ppr_subgraph", seedIds=list(seeds), types=sorted(types), maxDegree=config["maxDegree"])
+    edges = graph.read(
+        "retrieval/ppr_subgraph", seedIds=list(seeds), types=sorted(types), maxDegree=config["maxDegree"]
+    )
     by_element: dict[str, float] = {}
     chunks: dict[str, str] = {}
     for e in edges:

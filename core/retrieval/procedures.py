@@ -24,7 +24,7 @@ def neighbours_via_procedure(
     seed_ids: list[str],
     embedding: list[float],
     *,
-    max_phrase_chunks: int = WEIGHTS["maxPhraseChunks"],
+    max_phrase_chunks: float = WEIGHTS["maxPhraseChunks"],
     about_rules: set[str] | None = None,
     about_weight: float = WEIGHTS["aboutWeight"],
     corpus: str | None = None,

@@ -16,8 +16,10 @@ def build_graph(driver, seed: int = 7) -> dict:
     """Documents, chunks with small vectors, shared phrases (one a hub), place mentions and
     title topics with their own chunks; random but fixed by `seed`."""
     rng = random.Random(seed)
-    docs = [{"id": f"d{i}", "title": f"Doc {i}", "corpus": "a" if i % 3 else "b", "date": f"2020-0{1 + i % 9}-01"}
-            for i in range(8)]
+    docs = [
+        {"id": f"d{i}", "title": f"Doc {i}", "corpus": "a" if i % 3 else "b", "date": f"2020-0{1 + i % 9}-01"}
+        for i in range(8)
+    ]
     chunks = [
         {"id": f"c{i:02d}", "doc": f"d{i % 8}", "text": f"chunk {i}", "embedding": [rng.random() for _ in range(4)]}
         for i in range(40)
@@ -33,8 +35,9 @@ def build_graph(driver, seed: int = 7) -> dict:
         for m in rng.sample(range(40), 3):
             mentions.append({"chunk": f"c{m:02d}", "entity": f"t{i}", "rule": rng.choice(["unique", "kind-cue"])})
     with driver.session() as session:
-        session.run("UNWIND $docs AS d CREATE (:Document {id: d.id, title: d.title, corpus: d.corpus, date: d.date})",
-                    docs=docs).consume()
+        session.run(
+            "UNWIND $docs AS d CREATE (:Document {id: d.id, title: d.title, corpus: d.corpus, date: d.date})", docs=docs
+        ).consume()
         session.run(
             "UNWIND $chunks AS c MATCH (d:Document {id: c.doc}) "
             "CREATE (:Chunk {id: c.id, text: c.text, embedding: c.embedding})-[:FROM_DOCUMENT]->(d)",
@@ -93,8 +96,9 @@ def test_weighted_ppr_in_python_ranks_as_the_procedure(generated):
             "labels": ["Chunk"],
             "k": 40,
         }
-        procedure = graph.read_text("CALL graphrag.ppr($seeds, $config) YIELD id, score RETURN id, score",
-                                    seeds=seeds, config=config)
+        procedure = graph.read_text(
+            "CALL graphrag.ppr($seeds, $config) YIELD id, score RETURN id, score", seeds=seeds, config=config
+        )
         python = python_ppr(graph, seeds, config, with_scores=True)
         assert [r["id"] for r in procedure] == [c for c, _ in python], (trial, seeds, procedure, python)
         assert [r["score"] for r in procedure] == pytest.approx([s for _, s in python], rel=1e-9, abs=1e-12)
