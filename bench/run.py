@@ -122,6 +122,7 @@ def main() -> None:
     import ingest
     import linking
     import query
+    import procedures
     import serve
 
     results = {
@@ -130,6 +131,7 @@ def main() -> None:
         "query": query.main(),
         "eval": evaluation.main(),
         "serve": serve.main(),
+        "procedures": procedures.main(),
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -140,6 +142,7 @@ def main() -> None:
         + rows_for_query(results["query"])
         + rows_for_eval(results["eval"])
         + serve.rows(results["serve"])
+        + procedures.rows(results["procedures"])
     )
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")
