@@ -122,8 +122,9 @@ def main() -> None:
     import ingest
     import linking
     import query
-    import procedures
     import serve
+
+    import procedures
 
     results = {
         "ingest": ingest.main(),
