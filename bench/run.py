@@ -124,12 +124,15 @@ def main() -> None:
     import query
     import serve
 
+    import procedures
+
     results = {
         "ingest": ingest.main(),
         "linking": linking.main(),
         "query": query.main(),
         "eval": evaluation.main(),
         "serve": serve.main(),
+        "procedures": procedures.main(),
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -140,6 +143,7 @@ def main() -> None:
         + rows_for_query(results["query"])
         + rows_for_eval(results["eval"])
         + serve.rows(results["serve"])
+        + procedures.rows(results["procedures"])
     )
     width = max(len(r[0]) for r in rows)
     print(f"{'benchmark':<{width}}  {'result':<14}  detail")
