@@ -95,7 +95,13 @@ class GraphRetriever(Retriever):
             seed_words = words(seed.text)
             scored = sorted(
                 (
-                    (-(float(r["strength"]) + w["coverWeight"] * coverage(terms, seed_words, words(r["text"] or ""))), r)
+                    (
+                        -(
+                            float(r["strength"])
+                            + w["coverWeight"] * coverage(terms, seed_words, words(r["text"] or ""))
+                        ),
+                        r,
+                    )
                     for r in rows
                 ),
                 key=lambda item: (item[0], item[1]["chunkId"]),
