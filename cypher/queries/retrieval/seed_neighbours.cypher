@@ -12,7 +12,6 @@
 // returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
 UNWIND $seedIds AS seedId
 MATCH (s:Chunk {id: seedId})-[:FROM_DOCUMENT]->(sd:Document)
-WITH seedId, s, sd, 2 * vector.similarity.cosine(s.embedding, $embedding) - 1 AS qs
 CALL (s) {
   MATCH (s)-[:HAS_PHRASE]->(p:Phrase)<-[:HAS_PHRASE]-(n:Chunk)
   WHERE p.chunks <= $maxPhraseChunks AND n <> s
@@ -22,21 +21,23 @@ CALL (s) {
   WHERE NOT m1.rule IN $aboutRules AND m2.rule IN $aboutRules AND n <> s
   RETURN n, 0.0 AS w, $aboutWeight AS t, coalesce(e.name, e.id) AS via
 }
-WITH seedId, s, sd, qs, n, sum(w) AS phrases, sum(t) AS topics, collect(DISTINCT via) AS vias
-WITH seedId, s, sd, qs, n, CASE WHEN phrases > $phraseCap THEN $phraseCap ELSE phrases END + topics AS weight, vias
+WITH seedId, s, sd, n, sum(w) AS phrases, sum(t) AS topics, collect(DISTINCT via) AS vias
 MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
 WHERE d <> sd
   AND ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
-WITH seedId, qs, n, d, weight, vias,
-     2 * vector.similarity.cosine(n.embedding, $embedding) - 1 AS qn,
-     2 * vector.similarity.cosine(n.embedding, s.embedding) - 1 AS sn
-WITH seedId, n, d, weight, vias, qn, sn,
-     (qn - qs * sn) / sqrt(CASE WHEN 1 - qs * qs < 0.01 THEN 0.01 ELSE 1 - qs * qs END) + $linkWeight * weight AS strength
-ORDER BY strength DESC, n.id
-WITH seedId, collect({n: n, d: d, qn: qn, sn: sn, weight: weight, strength: strength, via: vias[0..3]})[0..$perSeed] AS top
+WITH seedId, s, collect({n: n, d: d, weight: CASE WHEN phrases > $phraseCap THEN $phraseCap ELSE phrases END + topics, via: vias[0..3]}) AS leads
+WITH seedId, leads, s.embedding AS se
+WITH seedId, leads, se, 2 * vector.similarity.cosine(se, $embedding) - 1 AS qs
+UNWIND leads AS lead
+WITH seedId, qs, se, lead, lead.n.embedding AS ne
+WITH seedId, qs, lead, 2 * vector.similarity.cosine(ne, $embedding) - 1 AS qn, 2 * vector.similarity.cosine(ne, se) - 1 AS sn
+WITH seedId, lead, qn, sn,
+     (qn - qs * sn) / sqrt(CASE WHEN 1 - qs * qs < 0.01 THEN 0.01 ELSE 1 - qs * qs END) + $linkWeight * lead.weight AS strength
+ORDER BY strength DESC, lead.n.id
+WITH seedId, collect({lead: lead, qn: qn, sn: sn, strength: strength})[0..$perSeed] AS top
 UNWIND top AS t
-WITH seedId, t, t.n AS n, t.d AS d
+WITH seedId, t, t.lead.n AS n, t.lead.d AS d
 RETURN seedId, n.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, n.text AS text,
-       t.qn AS similarity, t.sn AS seedSimilarity, t.weight AS weight, t.strength AS strength, t.via AS via
+       t.qn AS similarity, t.sn AS seedSimilarity, t.lead.weight AS weight, t.strength AS strength, t.lead.via AS via
