@@ -155,3 +155,17 @@ def test_vector_search_finds_an_entity_by_its_document(kg, run_cli):
         # the corpus filter sees entity documents as it sees the pages they came from
         found = vector.search(query_text="Which weapon does Sera Lisle wield?", top_k=3, corpus="sample").items
         assert "entity:got:sera lisle" in [h.metadata["document_id"] for h in found]
+
+
+def test_entity_documents_keep_no_entity_alive_when_its_sources_are_forgotten(kg, run_cli):
+    entity_docs(run_cli, "--no-embed")
+    gone = run_cli("forget", "entity:got:edric varn", "--json")  # an entity document is no source
+    assert gone.exit_code == 0 and json.loads(gone.stdout)["forgotten"][0]["entities"] == 0, gone.output
+    assert entity_docs(run_cli, "--no-embed")["documents"]["created"] == 1
+    pages = [r["id"] for r in cypher(kg, "MATCH (d:WikiPage) RETURN d.id AS id")]
+    gone = run_cli("forget", *pages, "--json")
+    assert gone.exit_code == 0, gone.output
+    assert cypher(kg, "MATCH (e:__Entity__) WHERE e.id STARTS WITH 'got:' RETURN count(e) AS n")[0]["n"] == 0
+    out = entity_docs(run_cli, "--no-embed")
+    assert out["entities"] == 0 and out["documents"]["pruned"] == 19
+    assert cypher(kg, "MATCH (d:EntityDocument) RETURN count(d) AS n")[0]["n"] == 0
