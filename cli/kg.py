@@ -170,9 +170,7 @@ def _types(ctx, param, values) -> tuple[str, ...]:
 @click.option(
     "--chunk-size", type=click.IntRange(100, 20000), default=1000, show_default=True, help="Chunk size in characters."
 )
-@click.option(
-    "--overlap", type=click.IntRange(0, 5000), default=100, show_default=True, help="Overlap between chunks."
-)
+@click.option("--overlap", type=click.IntRange(0, 5000), default=100, show_default=True, help="Overlap between chunks.")
 @click.option("--no-embed", is_flag=True, help="Store chunks without vectors (run `graphrag embed` later).")
 @json_option
 @with_graph(config=True)

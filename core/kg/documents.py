@@ -282,15 +282,11 @@ def run(
             loader=LOADER, source_root=SOURCE_ROOT, corpus=corpus, chunk_size=chunk_size, overlap=overlap
         )
         done = total
-        part = load(
-            graph,
-            embedder,
-            options,
-            groups[corpus],
-            on_error=on_error,
-            on_progress=lambda s, done=done: on_progress(_add(done, s)),
-        )
-        total = _add(done, part)
+
+        def progress(part: LoadStats, done: LoadStats = done) -> None:
+            on_progress(_add(done, part))
+
+        total = _add(done, load(graph, embedder, options, groups[corpus], on_error=on_error, on_progress=progress))
     stats.load = total
     keep = [doc.id for docs in groups.values() for doc in docs]
     at = datetime.now(UTC).isoformat()
