@@ -194,10 +194,14 @@ def entity_docs(graph, config, corpus, types, chunk_size, overlap, no_embed, as_
     from graphrag_cypher.ingest import LoadInterrupted
     from graphrag_cypher.kg import documents
 
-    from .load import embedder_unless, print_interrupted
+    from .load import print_interrupted
     from .progress import LoadProgress
 
-    embedder = embedder_unless(no_embed, config)
+    embedder = None
+    if not no_embed:  # loaded only when some document changed: an unchanged run is quick
+        from graphrag_cypher.embedder import LazyEmbedder
+
+        embedder = LazyEmbedder(config)
     selection = documents.Selection(corpus=corpus, types=types)
     with LoadProgress("entity-docs", enabled=not as_json) as progress:
         try:
