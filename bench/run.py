@@ -84,39 +84,6 @@ def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
     ]
 
 
-def rows_for_eval(result: dict) -> list[tuple[str, str, str]]:
-    if "skipped" in result:
-        return [("eval musique", "skipped", result["skipped"])]
-    k = result["k"]
-    rows = []
-    for group in ("modes", "peers"):
-        for name, r in result.get(group, {}).items():
-            rows.append(
-                (
-                    f"eval recall@{k} {name}",
-                    f"{r[f'recall@{k}']:.2f}",
-                    f"hit@{k} {r[f'hit@{k}']:.2f}, MRR {r['mrr']:.3f}, p50 {r['latency_ms']['p50']} ms",
-                )
-            )
-    modes, peers = result.get("modes", {}), result.get("peers", {})
-    graph_modes = [m for m in ("graph", "ppr") if m in modes]
-    hybrid_peer = next((name for name in peers if name.endswith("HybridRetriever")), None)
-    if graph_modes and "vector" in modes and hybrid_peer:
-        best = max(graph_modes, key=lambda m: modes[m][f"recall@{k}"])
-        key = f"recall@{k}"
-        over_vector = modes[best][key] - modes["vector"][key]
-        over_hybrid = modes[best][key] - peers[hybrid_peer][key]
-        met = "met" if min(over_vector, over_hybrid) >= 5 else "not met"
-        rows.append(
-            (
-                f"eval best graph mode ({best})",
-                f"{over_vector:+.2f} / {over_hybrid:+.2f}",
-                f"recall@{k} over vector / over neo4j-graphrag HybridRetriever (goal >= +5 each: {met})",
-            )
-        )
-    return rows
-
-
 def main() -> None:
     import cold_ask
     import evaluation
@@ -125,12 +92,15 @@ def main() -> None:
     import query
     import serve
 
+    import procedures
+
     results = {
         "ingest": ingest.main(),
         "linking": linking.main(),
         "query": query.main(),
         "eval": evaluation.main(),
         "serve": serve.main(),
+        "procedures": procedures.main(),
         "cold_ask": cold_ask.main(),
     }
     if "--json" in sys.argv:
@@ -140,14 +110,16 @@ def main() -> None:
         rows_for_ingest(results["ingest"])
         + rows_for_linking(results["linking"])
         + rows_for_query(results["query"])
-        + rows_for_eval(results["eval"])
+        + evaluation.rows(results["eval"])
         + serve.rows(results["serve"])
+        + procedures.rows(results["procedures"])
         + cold_ask.rows(results["cold_ask"])
     )
     width = max(len(r[0]) for r in rows)
-    print(f"{'benchmark':<{width}}  {'result':<14}  detail")
+    value_width = max(14, *(len(r[1]) for r in rows))
+    print(f"{'benchmark':<{width}}  {'result':<{value_width}}  detail")
     for name, value, detail in rows:
-        print(f"{name:<{width}}  {value:<14}  {detail}")
+        print(f"{name:<{width}}  {value:<{value_width}}  {detail}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,11 @@ from .params import json_option, migrations_dir_option
 @migrations_dir_option
 @with_settings
 def doctor(config, as_json: bool, migrations_dir) -> None:
-    """Check Neo4j, APOC, GDS, the schema, every index, the embedder and the LLM.
+    """Check Neo4j, APOC, GDS, the graphrag plugin, the schema, every index, the embedder and the LLM.
+
+    For each capability the graphrag plugin offers (place matching, weighted PPR, graph
+    neighbours, the name fold) it says which path is in use: the plugin's procedure, or the
+    Cypher files and Python that stand in for it on a server without the jar (Aura).
 
     "Queries" says what embeds questions: the ONNX export of the default model, or
     sentence-transformers and why (no export yet, a changed model, another embedder).
@@ -50,6 +54,10 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("Neo4j  ", f"{neo4j['version']} {neo4j['edition']} at {neo4j['uri']} (database {neo4j['database']})")
     line("APOC   ", result["apoc"] or "not installed")
     line("GDS    ", result["gds"] or "not installed")
+    found = result["graphrag_plugin"]
+    line("graphrag plugin", found["version"] or "not installed (Cypher files and Python stand in)")
+    for capability, path in found["paths"].items():
+        line(f"  {capability}:", path, style="")
     schema = result["schema"]
     state = (
         "up to date" if schema["up_to_date"] else f"{len(schema['pending'])} pending, {len(schema['changed'])} changed"

@@ -65,7 +65,10 @@ def eval_group() -> None:
 )
 @with_settings
 def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes, peers, report_dir, config) -> None:
-    """Recall@k, hit@k, MRR and latency of every mode (and the peers) in one run.
+    """Recall@2, recall@5 (and @k), hit@k, MRR and latency of every mode (and the peers) in one run.
+
+    The default mode (what `ask` uses without --mode) is named in the JSON (`default_mode`) and
+    marked in the table, the Markdown report and the chart.
 
     \b
     Example:
@@ -81,7 +84,7 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
         read_questions,
         write_report,
     )
-    from graphrag_cypher.retrieval import MODES
+    from graphrag_cypher.retrieval import DEFAULT_MODE, MODES
 
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
     unknown = [m for m in wanted if m not in MODES]
@@ -95,6 +98,7 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
             "dataset": f"{fmt} ({questions_path.name})",
             "questions": len(questions),
             "k": k,
+            "default_mode": DEFAULT_MODE,
             "modes": evaluate_modes(run.graph, run.embedder, questions, wanted, k, CORPUS, say),
         }
         if peers:
@@ -108,26 +112,14 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
 
 
 def _print_table(result: dict) -> None:
+    from graphrag_cypher.evaluation import report_headers, report_rows
+
     from .output import print_table
 
-    k = result["k"]
-    rows = []
-    for group in ("modes", "peers"):
-        for name, r in result.get(group, {}).items():
-            rows.append(
-                [
-                    name,
-                    f"{r[f'recall@{k}']:.2f}",
-                    f"{r[f'hit@{k}']:.2f}",
-                    f"{r['mrr']:.3f}",
-                    r["latency_ms"]["p50"],
-                    r["latency_ms"]["p95"],
-                ]
-            )
     print_table(
-        ["retriever", f"recall@{k}", f"hit@{k}", "MRR", "p50 ms", "p95 ms"],
-        rows,
-        title=f"{result['dataset']}: {result['questions']} questions",
+        report_headers(result),
+        report_rows(result),
+        title=f"{result['dataset']}: {result['questions']} questions; default mode {result['default_mode']}",
     )
 
 

@@ -55,10 +55,11 @@ def link_group() -> None:
 @link_group.command("places")
 @click.option(
     "--engine",
-    type=click.Choice(["fast", "cypher"]),
+    type=click.Choice(["fast", "procedure", "cypher"]),
     default="fast",
     show_default=True,
-    help="fast: one Aho–Corasick pass over all chunks; cypher: the reference, one full-text query per name.",
+    help="fast: one Aho–Corasick pass over all chunks; procedure: the same pass inside Neo4j "
+    "(the graphrag plugin); cypher: the reference, one full-text query per name.",
 )
 @click.option(
     "--min-length",
@@ -143,6 +144,7 @@ def link_places(
     Example:
       graphrag link places
       graphrag link places --engine cypher --dry-run --json
+      graphrag link places --engine procedure
       graphrag link places --stoplist my-stoplist.txt --corpus isaw --min-confidence 0.7
     """
     from graphrag_cypher.linkers.matcher import load_stoplist

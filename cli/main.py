@@ -76,6 +76,7 @@ def _register() -> None:
 
     cli.add_command(kg.extract)
     cli.add_command(kg.resolve)
+    cli.add_command(kg.entity_docs)
     from graphrag_cypher.cli import evaluate
 
     cli.add_command(evaluate.eval_group)

@@ -30,13 +30,14 @@ def _query_embedder(settings: Settings) -> dict:
 
 def report(settings: Settings, migrations_dir=None) -> dict:
     """A JSON-ready report; `neo4j.reachable` is False (with `error`) when Neo4j is down."""
-    from . import migrations
+    from . import migrations, plugin
     from .db import connect
 
     result: dict = {
         "neo4j": {"uri": settings.neo4j_uri, "database": settings.neo4j_database, "reachable": False},
         "apoc": None,
         "gds": None,
+        "graphrag_plugin": None,
         "schema": None,
         "indexes": [],
         "embedder": {
@@ -60,6 +61,8 @@ def report(settings: Settings, migrations_dir=None) -> dict:
     with graph:
         result["neo4j"].update(server_info(graph), reachable=True)
         result.update(plugin_versions(graph))
+        found = plugin.installed(graph)
+        result["graphrag_plugin"] = {"version": found["version"], "names": found["names"], "paths": plugin.paths(graph)}
         plan = migrations.status(graph, settings.placeholders(), directory=migrations_dir)
         result["schema"] = {
             "up_to_date": not plan.pending and not plan.changed,
@@ -93,9 +96,9 @@ def report(settings: Settings, migrations_dir=None) -> dict:
         result["warnings"].append(f"{len(plan.pending)} migration(s) pending: run `graphrag apply-schema`")
     if plan.changed:
         result["warnings"].append(f"applied migration(s) changed on disk: {', '.join(m.file for m, _ in plan.changed)}")
-    for plugin in ("apoc", "gds"):
-        if result[plugin] is None:
-            result["warnings"].append(f"{plugin.upper()} is not installed in this Neo4j")
+    for name in ("apoc", "gds"):
+        if result[name] is None:
+            result["warnings"].append(f"{name.upper()} is not installed in this Neo4j")
     offline = [i["name"] for i in result["indexes"] if i["state"] != "ONLINE"]
     if offline:
         result["warnings"].append(f"indexes not ONLINE: {', '.join(offline)}")

@@ -182,3 +182,23 @@ def make_query_embedder(settings: Settings) -> Embedder:
     if embedder.dimensions != settings.embedding_dimensions:
         return make_embedder(settings)  # the same dimension error as the loader would give
     return embedder
+
+
+class LazyEmbedder(Embedder):
+    """The configured embedder, made on its first `embed`: a run that has nothing to embed (an
+    incremental one over unchanged data) never pays the seconds a model takes to load. Its name
+    and dimensions are the configuration's, which `make_embedder` checks when it is made."""
+
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.settings = settings
+        self.name = settings.embedder
+        self.dimensions = settings.embedding_dimensions
+        self._embedder: Embedder | None = None
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings)
+        return self._embedder.embed(texts)

@@ -71,8 +71,16 @@ def read_questions(path: Path) -> tuple[str, list[Question]]:
     return fmt, questions
 
 
-def score(question: Question, ranked: list[dict], k: int) -> dict:
-    """recall@k, hit@k and reciprocal rank for one question; `ranked` rows have document_id, title."""
+def cutoffs(k: int) -> list[int]:
+    """The cut-offs reported: recall@2 and recall@5 as the multi-hop papers report them, and `k`."""
+    return sorted({2, 5, k})
+
+
+def score(question: Question, ranked: list[dict], k: int | list[int]) -> dict:
+    """recall@k, hit@k and reciprocal rank for one question; `ranked` rows have document_id, title.
+
+    With one `k`: {"recall", "hit", "rr"}. With a list of cut-offs: {"recall": {k: ...}, "hit": {k: ...}, "rr"}.
+    """
     seen_docs, docs = set(), []
     for row in ranked:
         if row["document_id"] not in seen_docs:
@@ -80,18 +88,21 @@ def score(question: Question, ranked: list[dict], k: int) -> dict:
             docs.append(row)
     if question.gold_ids:
         hits = [row["document_id"] in question.gold_ids for row in docs]
-        found = {row["document_id"] for row in docs[:k]} & question.gold_ids
-        total = len(question.gold_ids)
+        gold, key = question.gold_ids, "document_id"
     else:
         hits = [row.get("title") in question.gold_titles for row in docs]
-        found = {row.get("title") for row in docs[:k]} & question.gold_titles
-        total = len(question.gold_titles)
+        gold, key = question.gold_titles, "title"
+    total = len(gold)
     first = next((i for i, hit in enumerate(hits) if hit), None)
-    return {
-        "recall": len(found) / total if total else 0.0,
-        "hit": float(len(found) == total and total > 0),
-        "rr": 1.0 / (first + 1) if first is not None else 0.0,
-    }
+    recall, hit = {}, {}
+    for cut in [k] if isinstance(k, int) else k:
+        found = {row.get(key) for row in docs[:cut]} & gold
+        recall[cut] = len(found) / total if total else 0.0
+        hit[cut] = float(len(found) == total and total > 0)
+    rr = 1.0 / (first + 1) if first is not None else 0.0
+    if isinstance(k, int):
+        return {"recall": recall[k], "hit": hit[k], "rr": rr}
+    return {"recall": recall, "hit": hit, "rr": rr}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -100,17 +111,24 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def summarise(scores: list[dict], latencies: list[float], k: int) -> dict:
+    """recall@c and hit@c for every cut-off of :func:`cutoffs` (scores from ``score(q, ranked, cutoffs(k))``)."""
     n = len(scores) or 1
-    return {
-        f"recall@{k}": round(100 * sum(s["recall"] for s in scores) / n, 2),
-        f"hit@{k}": round(100 * sum(s["hit"] for s in scores) / n, 2),
-        "mrr": round(sum(s["rr"] for s in scores) / n, 4),
-        "latency_ms": {
-            "p50": round(statistics.median(latencies), 1) if latencies else None,
-            "p95": round(percentile(latencies, 0.95), 1) if latencies else None,
-        },
-        "questions": len(scores),
-    }
+    out: dict = {}
+    for cut in cutoffs(k):
+        out[f"recall@{cut}"] = round(100 * sum(s["recall"][cut] for s in scores) / n, 2)
+    for cut in cutoffs(k):
+        out[f"hit@{cut}"] = round(100 * sum(s["hit"][cut] for s in scores) / n, 2)
+    out.update(
+        {
+            "mrr": round(sum(s["rr"] for s in scores) / n, 4),
+            "latency_ms": {
+                "p50": round(statistics.median(latencies), 1) if latencies else None,
+                "p95": round(percentile(latencies, 0.95), 1) if latencies else None,
+            },
+            "questions": len(scores),
+        }
+    )
+    return out
 
 
 def evaluate_modes(
@@ -126,7 +144,7 @@ def evaluate_modes(
 
     analyzer = QuestionAnalyzer(graph)
     results = {}
-    fetch = max(k, 10)
+    fetch = max(k, 10)  # more than k chunks: chunks of one document count once
     for mode in modes:
         search = retriever(mode, graph, embedder)
         scores, latencies = [], []
@@ -136,7 +154,9 @@ def evaluate_modes(
             started = time.perf_counter()
             evidence = search.retrieve(analyzer.analyze(question.text, corpus=corpus), fetch)
             latencies.append((time.perf_counter() - started) * 1000)
-            scores.append(score(question, [{"document_id": e.document_id, "title": e.title} for e in evidence], k))
+            scores.append(
+                score(question, [{"document_id": e.document_id, "title": e.title} for e in evidence], cutoffs(k))
+            )
         results[mode] = summarise(scores, latencies, k)
         on_progress(f"{mode}: recall@{k} {results[mode][f'recall@{k}']}")
     return results
@@ -186,7 +206,9 @@ def evaluate_peers(
             rows = graph.read("evaluation/chunk_documents", ids=[i for i in ids if i])
             order = {cid: n for n, cid in enumerate(ids)}
             rows.sort(key=lambda r: order.get(r["chunkId"], 1e9))
-            scores.append(score(question, [{"document_id": r["documentId"], "title": r["title"]} for r in rows], k))
+            scores.append(
+                score(question, [{"document_id": r["documentId"], "title": r["title"]} for r in rows], cutoffs(k))
+            )
         results[name] = summarise(scores, latencies, k)
         results[name]["failed_questions"] = failures
         on_progress(f"{name}: recall@{k} {results[name][f'recall@{k}']}")
@@ -226,24 +248,45 @@ def _record_id(record) -> str | None:
     return record["id"] if "id" in record.keys() else None
 
 
+def display_name(name: str, result: dict) -> str:
+    """A retriever's name as tables and charts show it: the default mode says so."""
+    return f"{name} (default)" if name == result.get("default_mode") else name
+
+
+def report_rows(result: dict) -> list[list[str]]:
+    """One row per mode and peer: name, recall@c and hit@c for each cut-off, MRR, p50 and p95 ms."""
+    cuts = cutoffs(result["k"])
+    rows = []
+    for group in ("modes", "peers"):
+        for name, r in result.get(group, {}).items():
+            rows.append(
+                [display_name(name, result)]
+                + [f"{r[f'recall@{c}']:.2f}" for c in cuts]
+                + [f"{r[f'hit@{c}']:.2f}" for c in cuts]
+                + [f"{r['mrr']:.3f}", str(r["latency_ms"]["p50"]), str(r["latency_ms"]["p95"])]
+            )
+    return rows
+
+
+def report_headers(result: dict) -> list[str]:
+    cuts = cutoffs(result["k"])
+    return ["retriever"] + [f"recall@{c}" for c in cuts] + [f"hit@{c}" for c in cuts] + ["MRR", "p50 ms", "p95 ms"]
+
+
 def write_report(result: dict, folder: Path) -> list[Path]:
-    """A Markdown table and a PNG bar chart of recall@k by mode and peer."""
+    """A Markdown table and a PNG bar chart of recall@2 and recall@k by mode and peer, the default marked."""
     folder.mkdir(parents=True, exist_ok=True)
     k = result["k"]
-    rows = [(name, r) for name, r in result["modes"].items()] + [
-        (name, r) for name, r in result.get("peers", {}).items()
-    ]
+    headers = report_headers(result)
     lines = [
-        f"# Retrieval evaluation: {result['dataset']} ({result['questions']} questions, k={k})",
+        f"# Retrieval evaluation: {result['dataset']} ({result['questions']} questions)",
         "",
-        f"| retriever | recall@{k} | hit@{k} | MRR | p50 ms | p95 ms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        f"Default mode: `{result.get('default_mode')}` (what `graphrag ask` uses without `--mode`).",
+        "",
+        "| " + " | ".join(headers) + " |",
+        "| --- |" + " ---: |" * (len(headers) - 1),
     ]
-    for name, r in rows:
-        lines.append(
-            f"| {name} | {r[f'recall@{k}']:.2f} | {r[f'hit@{k}']:.2f} | {r['mrr']:.3f} | "
-            f"{r['latency_ms']['p50']} | {r['latency_ms']['p95']} |"
-        )
+    lines += ["| " + " | ".join(row) + " |" for row in report_rows(result)]
     markdown = folder / "retrieval.md"
     markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
     import matplotlib
@@ -251,16 +294,24 @@ def write_report(result: dict, folder: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 0.5 * len(rows) + 1.5))
-    names = [name for name, _ in rows][::-1]
-    values = [r[f"recall@{k}"] for _, r in rows][::-1]
-    colours = ["#1f77b4" if name in result["modes"] else "#999999" for name in names]
-    ax.barh(names, values, color=colours)
-    for y, value in enumerate(values):
-        ax.text(value + 0.5, y, f"{value:.1f}", va="center")
-    ax.set_xlabel(f"recall@{k} (%)")
-    ax.set_xlim(0, 100)
-    ax.set_title(f"{result['dataset']}: recall@{k} by mode (blue) and peer (grey)")
+    entries = [(name, r, group) for group in ("modes", "peers") for name, r in result.get(group, {}).items()]
+    low = min(cutoffs(k))
+    fig, ax = plt.subplots(figsize=(9, 0.7 * len(entries) + 1.5))
+    names = [display_name(name, result) for name, _, _ in entries][::-1]
+    ys = list(range(len(entries)))
+    for y, (name, r, group) in zip(ys, entries[::-1], strict=True):
+        colour = "#d62728" if name == result.get("default_mode") else "#1f77b4" if group == "modes" else "#999999"
+        ax.barh(y + 0.2, r[f"recall@{k}"], height=0.38, color=colour)
+        ax.barh(y - 0.2, r[f"recall@{low}"], height=0.38, color=colour, alpha=0.45)
+        ax.text(r[f"recall@{k}"] + 0.5, y + 0.2, f"{r[f'recall@{k}']:.1f}", va="center", fontsize=8)
+        ax.text(r[f"recall@{low}"] + 0.5, y - 0.2, f"{r[f'recall@{low}']:.1f}", va="center", fontsize=8)
+    ax.set_yticks(ys, names)
+    for label in ax.get_yticklabels():
+        if label.get_text().endswith("(default)"):
+            label.set_fontweight("bold")
+    ax.set_xlabel(f"recall@{k} (solid) and recall@{low} (light), %")
+    ax.set_xlim(0, 105)
+    ax.set_title(f"{result['dataset']}: default mode red, other modes blue, peers grey")
     fig.tight_layout()
     chart = folder / "retrieval.png"
     fig.savefig(chart, dpi=120)

@@ -140,6 +140,17 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+@dataclass
+class Checkpoint:
+    """A marker in a load's item stream: when the Loader reaches it, every document before it
+    is written (committed) and then `reached()` is called, so a source can record how far it
+    got. `unchanged` names documents the source knows are current and did not send (a wiki
+    page whose revision is stored): they count as unchanged, and --prune keeps them."""
+
+    reached: Callable[[], None]
+    unchanged: tuple[str, ...] = ()
+
+
 class _Writer(threading.Thread):
     """Writes batches in order on its own thread; the first failure stops the load."""
 
@@ -228,6 +239,16 @@ class Loader:
             for item in items:
                 if isinstance(item, ItemError):
                     self._error(item.item, item.error)
+                    self.on_progress(self.stats)
+                    continue
+                if isinstance(item, Checkpoint):
+                    if pending:
+                        self._flush(pending, writer)
+                        pending, pending_chunks = [], 0
+                    writer.drain()
+                    self.seen.update(item.unchanged)
+                    self.stats.unchanged += len(item.unchanged)
+                    item.reached()
                     self.on_progress(self.stats)
                     continue
                 if item.id in self.seen:

@@ -7,9 +7,10 @@ A run reads, matches, decides and writes (:func:`link_places`):
   unchanged);
 * **match** — both engines look for the same names under the same rule (see :mod:`.matcher`)
   and differ only in how they find them: ``fast``, one pass over all chunk texts with an
-  Aho–Corasick automaton of all names; ``cypher``, the reference: per name, a full-text
-  shortlist on the `chunk_text` index and a word-boundary regex, in
-  `cypher/queries/linkers/match_names.cypher`;
+  Aho–Corasick automaton of all names; ``procedure``, the same pass inside Neo4j (the
+  plugin's `graphrag.link.places.match`: the texts never leave the database, only the
+  matches do); ``cypher``, the reference: per name, a full-text shortlist on the
+  `chunk_text` index and a word-boundary regex, in `cypher/queries/linkers/match_names.cypher`;
 * **decide** — what happens to the matches is shared, and reads only what both engines
   give for each match (where it is, the text as written and the words around it:
   :mod:`.contexts`): of overlapping names the longest wins; matches in not-a-place contexts
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from graphrag_cypher import plugin
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.text import fold
@@ -50,7 +52,8 @@ from .mentions import count_mentions, iter_chunks, sync_mentions
 from .name_cache import CACHE_DIR, PlaceNames, PlaceNameSource
 
 LINKER = "places"
-ENGINE_SOURCES = {"fast": "aho-corasick", "cypher": "fulltext+regex"}
+ENGINE_SOURCES = {"fast": "aho-corasick", "cypher": "fulltext+regex", "procedure": "aho-corasick-in-neo4j"}
+PROCEDURE = "graphrag.link.places.match"
 # Sections whose place names are publishers' cities and titles, not the article's places.
 # The same pattern runs in Python (re.fullmatch) and in Cypher (=~); keep it to syntax both share.
 SKIP_SECTIONS = (
@@ -144,7 +147,12 @@ def link_places(graph: Graph, options: PlaceLinkOptions | None = None, **fields)
     """Link the chunks to the places they mention: read → match → decide → write."""
     options = options_for(PlaceLinkOptions, options, fields)
     if options.engine not in ENGINE_SOURCES:
-        raise GraphragError(f"unknown engine {options.engine!r}: use fast or cypher")
+        raise GraphragError(f"unknown engine {options.engine!r}: use fast, procedure or cypher")
+    if options.engine == "procedure" and not plugin.has(graph, PROCEDURE):
+        raise GraphragError(
+            f"the procedure engine needs the graphrag plugin ({PROCEDURE}) in Neo4j's plugins/: "
+            "use --engine fast on a server without it"
+        )
     # A fast run makes a few hundred thousand objects that live to its end (the name table)
     # and no reference cycles, so Python's cycle collector would only walk them over and over
     # (a tenth of the run): it pauses for the run. The reference engine's tens of thousands
@@ -190,11 +198,12 @@ def _read_and_match(graph: Graph, options: PlaceLinkOptions, result: PlaceLinkRe
     eligible = [c for c in chunks if not (skip and skip.fullmatch(c["section"] or ""))]
     result.chunks_scanned, result.chunks_skipped = len(eligible), len(chunks) - len(eligible)
     rules = {"require_capital": options.require_capital, "skip_tails": options.skip_tails}
-    found = (
-        match_fast(source.names.matcher(**rules), eligible)
-        if fast
-        else match_reference(graph, source.names.table, options)
-    )
+    if fast:
+        found = match_fast(source.names.matcher(**rules), eligible)
+    elif options.engine == "procedure":
+        found = match_procedure(graph, source.names.table, options)
+    else:
+        found = match_reference(graph, source.names.table, options)
     if not source.confirm():  # the places changed since the cached table was built
         _count_names(source, result)
         found = match_fast(source.names.matcher(**rules), eligible)
@@ -280,6 +289,26 @@ def match_fast(matcher: Matcher, chunks: list[dict]) -> dict[str, list[Occurrenc
         if occurrences:
             found[chunk["id"]] = occurrences
     return found
+
+
+def match_procedure(graph: Graph, table: NameTable, options: PlaceLinkOptions) -> dict[str, list[Occurrence]]:
+    """chunk id → the names found in it, by the plugin's one Aho–Corasick pass inside Neo4j
+    (the fast engine's rule and positions: code points of the stored text)."""
+    found: dict[str, list[Occurrence]] = defaultdict(list)
+    config = {
+        "keys": sorted(table.targets),
+        "requireCapital": options.require_capital,
+        "skipTails": options.skip_tails,
+        "skipSections": options.skip_sections,
+        "corpus": options.corpus,
+        "window": RAW_WINDOW,
+    }
+    for row in graph.read("linkers/match_places_procedure", config=config):
+        before, after = window(row["before"], row["after"])
+        found[row["chunkId"]].append(
+            Occurrence(row["chunkId"], row["key"], row["start"], row["end"], row["surface"], before, after)
+        )
+    return dict(found)
 
 
 def match_reference(graph: Graph, table: NameTable, options: PlaceLinkOptions) -> dict[str, list[Occurrence]]:

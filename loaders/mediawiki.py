@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -106,7 +106,7 @@ def parse_mediawiki(
         if page.redirect or page.ns not in namespaces:
             continue
         try:
-            yield page_document(page, info, path, aliases.get(normal_title(page.title), []), site)
+            yield page_document(page, info, str(path), aliases.get(normal_title(page.title), []), site)
         except Exception as exc:  # one odd page must not stop the export
             yield ItemError(
                 f"{path.name} page {page.title!r}", f"{type(exc).__name__}: {collapse_whitespace(str(exc))}"
@@ -229,9 +229,19 @@ def normal_title(title: str) -> str:
 
 
 def page_document(
-    page: RawPage, info: SiteInfo, path: Path, aliases: list[str], site: str | None = None
+    page: RawPage,
+    info: SiteInfo,
+    source: str,
+    aliases: list[str],
+    site: str | None = None,
+    categories: Sequence[str] = (),
 ) -> ParsedDocument | ItemError:
+    """One page as a document. `source` is the export's path or the API's URL; the id depends
+    only on the site key and the title, so a page read from a dump and from the API is one node.
+    `categories` are those the source reports beyond the page's own links (from templates)."""
     import mwparserfromhell
+
+    where = Path(source).name if "://" not in source else source
 
     code = mwparserfromhell.parse(page.text)
     cleaner = _Cleaner(info)
@@ -241,14 +251,14 @@ def page_document(
         metadata.update(infobox)
     sections = _sections(code, cleaner)
     if not sections and not infobox:
-        return ItemError(f"{path.name} page {page.title!r}", "no text content")
-    metadata.update(_page_metadata(page, aliases, cleaner.categories))
-    site_key = site or info.dbname or slugify(info.sitename or path.stem)
+        return ItemError(f"{where} page {page.title!r}", "no text content")
+    metadata.update(_page_metadata(page, aliases, [*cleaner.categories, *categories]))
+    site_key = site or info.dbname or slugify(info.sitename or Path(source).stem)
     return ParsedDocument(
         id=f"wiki:{site_key}:{page.title}",
         title=page.title,
         kind="wiki",
-        source=str(path),
+        source=source,
         uri=info.page_url(page.title),
         labels=("WikiPage",),
         metadata=metadata,
@@ -329,6 +339,7 @@ _LEFTOVER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _LEFTOVER_FILE = re.compile(r"\[\[(?:file|image|media):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]", re.IGNORECASE)
 _LEFTOVER_LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]")
 _LEFTOVER_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
+_MAGIC_WORD = re.compile(r"__[A-Z]{3,20}__")  # __NOTOC__, __FORCETOC__, __NOEDITSECTION__ ...
 
 
 def _scrub_leftovers(text: str) -> str:
@@ -347,8 +358,8 @@ def _scrub_leftovers(text: str) -> str:
 
 
 def _tidy(text: str) -> str:
-    """Removes the debris templates leave behind: '( ; born 1809)', 'word ,'."""
-    text = _scrub_leftovers(text)
+    """Removes the debris templates leave behind: '( ; born 1809)', 'word ,'; and behaviour switches."""
+    text = _MAGIC_WORD.sub("", _scrub_leftovers(text))
     text = _LEADING_PUNCT.sub("(", text)
     text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", text)

@@ -1,9 +1,12 @@
-"""Typed entities and relations from wiki infoboxes, by heuristics the schema declares.
+"""Typed entities and relations from wiki pages and their infoboxes, by heuristics the schema declares.
 
-Each page with an infobox becomes one entity. Its type comes from a scoring system: rules
-on the template name, the fields present, the title and the categories add points to
-types (``type_scores``); the best type wins and the margin over the runner-up gives the
-confidence (High / Medium / Low), with a ``reason`` that lists the rules that fired.
+Each wiki page becomes one entity, with an infobox or without. Its type comes from a scoring
+system: rules on the infobox template name, the fields present, the title, the categories
+and the first sentence add points to types (``type_scores``); the best type wins and the
+margin over the runner-up gives the confidence (High / Medium / Low), with a ``reason`` that
+lists the rules that fired. A page no rule scores gets the schema's ``fallback`` type (Low
+confidence), or is skipped when the schema has none. Low, tied and close calls are flagged
+``needsReview``: the candidates `extract --validate` sends to an LLM.
 Mapped infobox fields become relations (``father`` → CHILD_OF, ``seat`` → SEATED_AT …);
 a relation the schema does not allow between the two types is skipped and counted.
 """
@@ -37,7 +40,20 @@ class Typing:
         return self.confidence == "Low" or self.margin < 2
 
 
-def classify(schema: KGSchema, title: str, template: str, fields: dict, categories: list[str]) -> Typing:
+def first_sentence(text: str | None, limit: int = 300) -> str:
+    """The lead sentence of a page's text (what "X is a castle in the North" cues read)."""
+    from ..text import split_sentences
+
+    text = (text or "").strip()
+    if not text:
+        return ""
+    sentences = split_sentences(text[: limit * 3])
+    return (sentences[0] if sentences else text)[:limit].strip()
+
+
+def classify(
+    schema: KGSchema, title: str, template: str | None, fields: dict, categories: list[str], lead: str = ""
+) -> Typing:
     rules = schema.infobox
     scores: dict[str, float] = {}
     reasons: list[str] = []
@@ -55,15 +71,23 @@ def classify(schema: KGSchema, title: str, template: str, fields: dict, categori
         if name.casefold() in lowered:
             add(points, f"field '{name}'")
     for rule in rules.get("titles") or []:
-        if re.search(rule["match"], title or ""):
-            add(rule["scores"], "title")
+        found = re.search(rule["match"], title or "")
+        if found:
+            add(rule["scores"], f"title '{found.group(0).strip()}'")
     for rule in rules.get("categories") or []:
         hit = next((c for c in categories if re.search(rule["match"], c, re.IGNORECASE)), None)
         if hit:
             add(rule["scores"], f"category '{hit}'")
+    for rule in rules.get("leads") or []:
+        found = re.search(rule["match"], lead or "", re.IGNORECASE)
+        if found:
+            add(rule["scores"], f"first sentence '{found.group(0).strip()}'")
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     ranked = [(t, s) for t, s in ranked if s > 0]
     if not ranked:
+        fallback = rules.get("fallback")
+        if fallback:
+            return Typing(fallback, {}, "Low", f"no rule matched: fallback {fallback}", 0.0)
         return Typing(None, {}, "Low", "no rule matched", 0.0)
     best, top = ranked[0]
     margin = top - (ranked[1][1] if len(ranked) > 1 else 0.0)
@@ -103,14 +127,21 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
     source = f"infobox:{schema.name}"
     typed: dict[str, tuple[dict, dict, Typing]] = {}
     for page in pages:
-        fields = json.loads(page["infobox"] or "{}")
-        typing = classify(schema, page["title"], page["infoboxType"], fields, page.get("categories") or [])
+        fields = json.loads(page.get("infobox") or "{}")
+        typing = classify(
+            schema,
+            page["title"],
+            page.get("infoboxType"),
+            fields,
+            page.get("categories") or [],
+            first_sentence(page.get("lead")),
+        )
         validated = schema.entity_type(page.get("validatedType"))
         if validated and validated != typing.type:
             # the LLM's verdict (`extract --validate`) decides the type, so also which edges are allowed
             typing = replace(typing, type=validated, reason=f"{typing.reason}; validated as {validated}")
         if typing.type is None:
-            out.skip("untyped: no rule matched", f"{page['title']} ({page['infoboxType']})")
+            out.skip("untyped: no rule matched", f"{page['title']} ({page.get('infoboxType') or 'no infobox'})")
             continue
         norm = norm_name(page["title"])
         if not norm:
@@ -132,8 +163,8 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
                 "reason": typing.reason,
                 "typeScores": typing.scores,
                 "needsReview": typing.doubtful,
-                "typedBy": "infobox",
-                "infoboxType": page["infoboxType"],
+                "typedBy": "infobox" if page.get("infoboxType") else "page",
+                "infoboxType": page.get("infoboxType"),
                 "source": source,
                 "schema": schema.name,
             }
@@ -230,4 +261,6 @@ def run(graph, schema: KGSchema, corpus: str | None = None) -> dict:
 def _confidences(extraction: Extraction) -> dict:
     from collections import Counter
 
-    return dict(Counter(e["confidence"] for e in extraction.entities.values() if e.get("typedBy") == "infobox"))
+    return dict(
+        Counter(e["confidence"] for e in extraction.entities.values() if e.get("typedBy") in ("infobox", "page"))
+    )

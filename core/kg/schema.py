@@ -216,7 +216,10 @@ def _check_infobox(infobox: dict, entity_types: dict, relation_types: dict, wher
             if t not in entity_types:
                 raise SchemaError(f"schema {where}: infobox {what} scores unknown type {t!r}")
 
-    for section in ("templates", "titles", "categories"):
+    fallback = infobox.get("fallback")
+    if fallback is not None and fallback not in entity_types:
+        raise SchemaError(f"schema {where}: infobox fallback {fallback!r} is not an entity type")
+    for section in ("templates", "titles", "categories", "leads"):
         for rule in infobox.get(section) or []:
             try:
                 re.compile(rule["match"])

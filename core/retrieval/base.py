@@ -38,7 +38,12 @@ WEIGHTS = {
     "graphCandidates": 30,  # hybrid seeds per question
     "linkSeeds": 10,  # the top seeds whose neighbours are followed
     "linksPerSeed": 1,  # passages placed after each seed
-    "linkWeight": 0.3,  # neighbour strength = similarity to the question + linkWeight x link weight
+    "leadsPerSeed": 20,  # the strongest neighbours per seed read from the graph, then ranked here
+    # neighbour strength = cosine with the question less the seed's part + linkWeight x link weight
+    # + coverWeight x share of the question's terms the seed lacks and the neighbour has
+    "linkWeight": 0.4,
+    "coverWeight": 0.4,
+    "phraseCap": 1.0,  # shared phrases together weigh at most one topic link
     "maxPhraseChunks": 50,  # a phrase shared by more chunks than this links nothing
     "aboutWeight": 1.0,  # link weight of "the seed names a topic; this chunk is about it"
     "perEntity": 20,

@@ -1,23 +1,64 @@
-"""graph — hybrid seeds, each followed by the passage it leads to through a shared rare phrase
-or a topic it names, and the chunks about the question's entities
-(cypher/queries/retrieval/seed_neighbours.cypher, entity_chunks.cypher)."""
+"""graph — hybrid seeds and the passages about the question's entities, each followed by the
+passage it leads to through a shared rare phrase or a topic it names, that passage chosen by
+what the question asks beyond its seed
+(cypher/queries/retrieval/entity_chunks.cypher, seed_neighbours.cypher)."""
 
 from __future__ import annotations
 
+import math
+import re
+
+from ..text import fold
 from .base import ABOUT_RULES, Analysis, Evidence, Retriever
 from .hybrid import HybridRetriever
 
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> set[str]:
+    """The folded words of a text (accents and case folded), for term coverage."""
+    return set(_WORD.findall(fold(text)))
+
+
+def term_weights(terms: list[str], texts: list[set[str]]) -> dict[str, float]:
+    """Each term's inverse document frequency over the candidate passages (their word sets).
+
+    A term most candidates hold tells little about which of them is the next hop; a rare one
+    (a name) tells much. Counted over this question's candidates, so no corpus statistics are kept.
+    """
+    n = len(texts)
+    return {t: math.log((n + 1) / (sum(words(t) <= ws for ws in texts) + 0.5)) for t in terms}
+
+
+def coverage(weights: dict[str, float], seed_words: set[str], text_words: set[str]) -> float:
+    """The weighted share of the question's terms the seed lacks that the neighbour has.
+
+    The second hop of a question answers the part the first hop does not: of the terms the
+    seed misses, the neighbour that holds more (rare ones counting more) is the likelier next
+    step. A term of several words (a CJK run) counts when all its words are there.
+    """
+    missing = {t: w for t, w in weights.items() if not words(t) <= seed_words}
+    total = sum(missing.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in missing.items() if words(t) <= text_words) / total
+
 
 class GraphRetriever(Retriever):
-    """Hybrid seeds, each followed by the passage it leads to.
+    """Seeds, each followed by the passage it leads to.
 
-    The second hop of a multi-hop question rarely resembles the question, but the first
-    hop names it. From each of the top seeds the graph offers neighbours: chunks sharing
-    a rare phrase with it (`graphrag link phrases`, weight 1 / chunks sharing it) and the
-    chunk about a topic it names (`graphrag link titles`). The neighbour with the best
-    similarity to the question plus `linkWeight` × link weight is placed right after its
-    seed, inheriting the seed's score. Chunks about the question's own entities join
-    the candidates. No LLM at index or query time; nothing per question.
+    The seeds are the hybrid list with the passages about the entities the question names
+    (`graphrag link titles`: a title's own chunk) placed right after its first item: the
+    question names them, so they are evidence and starting points both. The second hop of a
+    multi-hop question rarely resembles the question, but the first hop names it. From each
+    of the top `linkSeeds` seeds the graph offers neighbours: chunks sharing a rare phrase with
+    it (weight 1 / chunks sharing it, at most `phraseCap` for all its phrases together) and the
+    chunk about a topic it names (`aboutWeight`). A neighbour's
+    strength is its similarity to what the question asks beyond the seed (the question vector
+    less its projection on the seed), plus `linkWeight` × link weight (in Cypher), plus
+    `coverWeight` × the share of the question's terms missing from the seed that it holds,
+    each term weighted by its rarity among the candidates (here). The strongest is placed right after its seed, inheriting the seed's score.
+    No LLM at index or query time; nothing per question.
     """
 
     name = "graph"
@@ -29,19 +70,31 @@ class GraphRetriever(Retriever):
             return seeds
         embedding = self.embedding(analysis)
         params = analysis.filters.params()
-        top = [s.chunk_id for s in seeds[: w["linkSeeds"]]]
-        leads: dict[str, list[tuple[float, str, dict]]] = {}
+        order = seeds[:1] + self._about_entities(analysis, embedding, seeds[0]) + seeds[1:]
+        sequence: list[Evidence] = []
+        for evidence in order:
+            if all(evidence.chunk_id != e.chunk_id for e in sequence):
+                sequence.append(evidence)
+        top = [s.chunk_id for s in sequence[: w["linkSeeds"]]]
+        leads: dict[str, list[dict]] = {}
         for row in self.graph.read(
             "retrieval/seed_neighbours",
             seedIds=top,
             embedding=embedding,
             maxPhraseChunks=w["maxPhraseChunks"],
+            phraseCap=w["phraseCap"],
             aboutRules=sorted(ABOUT_RULES),
             aboutWeight=w["aboutWeight"],
+            linkWeight=w["linkWeight"],
+            perSeed=w["leadsPerSeed"],
             **params,
         ):
-            strength = float(row["similarity"] or 0.0) + w["linkWeight"] * float(row["weight"] or 0.0)
-            leads.setdefault(row["seedId"], []).append((-strength, row["chunkId"], row))
+            leads.setdefault(row["seedId"], []).append(row)
+        texts = {e.chunk_id: words(e.text) for e in sequence}
+        for rows in leads.values():
+            for row in rows:
+                texts.setdefault(row["chunkId"], words(row["text"] or ""))
+        weights = term_weights(analysis.keywords, list(texts.values()))
         ranked: list[Evidence] = []
         placed: set[str] = set()
 
@@ -50,33 +103,41 @@ class GraphRetriever(Retriever):
                 placed.add(evidence.chunk_id)
                 ranked.append(evidence)
 
-        for seed in seeds:
+        for seed in sequence:
             place(seed)
-            followed = 0
-            for _, chunk_id, row in sorted(leads.get(seed.chunk_id, []), key=lambda item: item[:2]):
-                if followed >= w["linksPerSeed"]:
-                    break
-                if chunk_id in placed:
-                    continue
+            rows = [r for r in leads.get(seed.chunk_id, []) if r["chunkId"] not in placed]
+            if not rows:
+                continue
+            seed_words = texts[seed.chunk_id]
+            scored = sorted(
+                (
+                    (-(float(r["strength"]) + w["coverWeight"] * coverage(weights, seed_words, texts[r["chunkId"]])), r)
+                    for r in rows
+                ),
+                key=lambda item: (item[0], item[1]["chunkId"]),
+            )
+            for _, row in scored[: w["linksPerSeed"]]:
                 place(
                     Evidence.from_row(
                         dict(row, score=seed.score), [f"linked by {', '.join(row['via'])} from {seed.chunk_id}"]
                     )
                 )
-                followed += 1
-        if analysis.entities:
-            for row in self.graph.read(
-                "retrieval/entity_chunks",
-                entityIds=[e["id"] for e in analysis.entities],
-                embedding=embedding,
-                perEntity=w["perEntity"],
-                **params,
-            ):
-                if row["chunkId"] not in placed and row["rule"] in ABOUT_RULES:
-                    # the passage about an entity the question names: just after the first seed
-                    ranked.insert(
-                        1,
-                        Evidence.from_row(dict(row, score=seeds[0].score), [f"about question entity {row['entity']}"]),
-                    )
-                    placed.add(row["chunkId"])
         return ranked[:k]
+
+    def _about_entities(self, analysis: Analysis, embedding: list[float], first: Evidence) -> list[Evidence]:
+        """The chunks about the entities the question names, in the question's order."""
+        if not analysis.entities:
+            return []
+        found: list[Evidence] = []
+        for row in self.graph.read(
+            "retrieval/entity_chunks",
+            entityIds=[e["id"] for e in analysis.entities],
+            embedding=embedding,
+            perEntity=self.weights["perEntity"],
+            **analysis.filters.params(),
+        ):
+            if row["rule"] in ABOUT_RULES:
+                found.append(
+                    Evidence.from_row(dict(row, score=first.score), [f"about question entity {row['entity']}"])
+                )
+        return found

@@ -28,12 +28,15 @@ def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert out["questions"] == 3 and out["k"] == 2 and out["dataset"].startswith("musique")
+    assert out["default_mode"] == "graph"
     assert set(out["modes"]) == {"vector", "fulltext", "hybrid", "graph", "ppr"}
     assert len(out["peers"]) == 3
     for r in list(out["modes"].values()) + list(out["peers"].values()):
-        assert {"recall@2", "hit@2", "mrr", "latency_ms"} <= set(r) and 0 <= r["recall@2"] <= 100
+        assert {"recall@2", "recall@5", "hit@2", "hit@5", "mrr", "latency_ms"} <= set(r)
+        assert 0 <= r["recall@2"] <= r["recall@5"] <= 100
     assert out["modes"]["vector"]["recall@2"] >= 50, "the fixture questions are easy for dense retrieval"
-    assert (tmp_path / "report" / "retrieval.md").read_text().count("|") > 20
+    report = (tmp_path / "report" / "retrieval.md").read_text()
+    assert report.count("|") > 20 and "| graph (default) |" in report
     assert (tmp_path / "report" / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
     # the instance's password is kept beside its data folder, wherever the command ran from
     from graphrag_cypher.neo4j_local import project_root

@@ -206,7 +206,7 @@ BEAST_PAGE = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" ver
 | owner  = [[Edric Varn]]
 | father = Smoke
 }}
-'''Ashfang''' is the grey wolf that follows [[Edric Varn]]; its sire was the old wolf Smoke.</text>
+'''Ashfang''' follows [[Edric Varn]] everywhere; Smoke sired it.</text>
     </revision>
   </page>
 </mediawiki>
@@ -257,3 +257,74 @@ def test_validated_types_decide_which_edges_are_built(sample, run_cli, tmp_path)
         "[(a)-[:CHILD_OF]->(p) | p.name] AS parents",
     )
     assert rows[0]["type"] == "Creature" and "Object" not in rows[0]["labels"] and rows[0]["parents"] == ["Smoke"]
+
+
+MARSH_PAGES = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10">
+  <siteinfo><sitename>Marsh</sitename><dbname>marshwiki</dbname>
+    <base>https://marsh.example.org/wiki/Main_Page</base></siteinfo>
+  <page><title>House Reed</title><ns>0</ns><id>1</id>
+    <revision><id>10</id><timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>
+      <text xml:space="preserve">{{Infobox house
+| seat = [[Greywater Keep]]
+}}
+'''House Reed''' rules the marshes from [[Greywater Keep]].</text></revision></page>
+  <page><title>Greywater Keep</title><ns>0</ns><id>2</id>
+    <revision><id>11</id><timestamp>2024-01-01T00:00:00Z</timestamp><model>wikitext</model><format>text/x-wiki</format>
+      <text xml:space="preserve">'''Greywater Keep''' moves through the marsh, and few have found it.</text></revision></page>
+</mediawiki>
+"""
+LORE_SEAT = "schema: SEATED_AT not allowed from House to Lore"
+
+
+def test_a_page_without_infobox_is_typed_and_its_validated_type_reaches_the_edges(sample, run_cli, tmp_path):
+    """Greywater Keep has no infobox and no cue: it gets the fallback type Lore, so House Reed's
+    seat edge is refused; `--validate` retypes it Location, and the edge is built, then and later."""
+    wiki = tmp_path / "marsh.xml"
+    wiki.write_text(MARSH_PAGES, encoding="utf-8")
+    assert run_cli("load", "mediawiki", str(wiki), "--no-embed").exit_code == 0
+    before = extract_json(run_cli, "--schema", "got")
+    assert before["skipped"][LORE_SEAT] == 1
+    row = cypher(
+        sample,
+        "MATCH (e:__Entity__ {id: 'got:greywater keep'}) RETURN e.type AS type, e.confidence AS c, "
+        "e.reason AS reason, e.typedBy AS typedBy, e.needsReview AS review",
+    )[0]
+    assert row == {
+        "type": "Lore",
+        "c": "Low",
+        "reason": "no rule matched: fallback Lore",
+        "typedBy": "page",
+        "review": True,
+    }
+
+    def validator(body):
+        items = json.loads(body["messages"][-1]["content"])
+        return json.dumps(
+            {
+                "results": [
+                    {
+                        "id": i["id"],
+                        "type": "Location" if i["name"] == "Greywater Keep" else i["guessed_type"],
+                        "reason": "a castle",
+                    }
+                    for i in items
+                ]
+            }
+        )
+
+    server = LLMServer(reply=validator)
+    try:
+        out = extract_json(run_cli, "--schema", "got", "--validate", env=llm_env(server))
+    finally:
+        server.close()
+    asked = [i for r in server.requests for i in json.loads(r["body"]["messages"][-1]["content"])]
+    keep = next(i for i in asked if i["name"] == "Greywater Keep")
+    assert keep["guessed_type"] == "Lore" and "moves through the marsh" in keep["start_of_page"]
+    assert out["validation"]["retyped"] >= 1 and LORE_SEAT not in out["skipped"]
+    again = extract_json(run_cli, "--schema", "got")
+    assert LORE_SEAT not in again["skipped"]
+    rows = cypher(
+        sample,
+        "MATCH (h:House {id: 'got:house reed'})-[:SEATED_AT]->(k:__Entity__) RETURN k.type AS type, labels(k) AS labels",
+    )
+    assert [(r["type"], sorted(r["labels"])) for r in rows] == [("Location", ["Location", "__Entity__"])]

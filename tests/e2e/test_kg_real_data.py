@@ -39,8 +39,9 @@ def test_characters_json_with_the_shipped_mapping(schema, run_cli):
 def test_awoiaf_chapters_are_typed_and_linked_to_their_pov(schema, run_cli):
     assert run_cli("load", "mediawiki", str(real("got/awoiaf-chapters-export.xml")), "--no-embed").exit_code == 0
     out = twice(run_cli, "extract", "--schema", "got", "--extractor", "infobox")
-    assert out["pages"] == 352 and out["nodesByType"]["Chapter"] == 352
-    assert out["edgesByType"]["POV_CHARACTER"] == 352 and out["confidence"] == {"High": 352}
+    # 352 chapters with infoboxes, and the two portal pages without one ("Chapters", typed Lore by title)
+    assert out["pages"] == 354 and out["nodesByType"]["Chapter"] == 352
+    assert out["edgesByType"]["POV_CHARACTER"] == 352 and out["confidence"] == {"High": 354}
     rows = cypher(
         schema,
         "MATCH (c:Chapter {name: 'A Game of Thrones-Chapter 61'})-[:POV_CHARACTER]->(p:Character) RETURN p.name AS pov",
@@ -51,12 +52,17 @@ def test_awoiaf_chapters_are_typed_and_linked_to_their_pov(schema, run_cli):
 def test_enwiki_infobox_articles_with_the_generic_schema(schema, run_cli):
     assert run_cli("load", "mediawiki", str(real("wiki/enwiki-sample-pages-articles.xml")), "--no-embed").exit_code == 0
     out = twice(run_cli, "extract", "--schema", "generic", "--extractor", "infobox")
-    assert out["pages"] == 45
+    assert out["pages"] == 106  # 45 articles with an infobox, 61 typed by title, categories and first sentence
     typed = cypher(
-        schema, "MATCH (:WikiPage)-[:DESCRIBES]->(e:__Entity__) RETURN e.name AS n, e.type AS t, e.confidence AS c"
+        schema,
+        "MATCH (:WikiPage)-[:DESCRIBES]->(e:__Entity__) RETURN e.name AS n, e.type AS t, e.confidence AS c, "
+        "e.typedBy AS by, e.reason AS r",
     )
     by_name = {r["n"]: r["t"] for r in typed}
-    assert len(typed) == 45 and all(r["c"] in {"High", "Medium", "Low"} for r in typed)
+    assert len(typed) == 106 and all(r["c"] in {"High", "Medium", "Low"} and r["r"] for r in typed)
+    assert sum(r["by"] == "page" for r in typed) == 61
+    assert by_name["Achilles"] == "Person" and by_name["An American in Paris"] == "Work"
+    assert by_name["Atlantic Ocean"] == "Place" and by_name["Anarchism"] == "Concept"
     assert by_name["Abraham Lincoln"] == "Person" and by_name["Algeria"] == "Place"
     assert by_name["American Revolutionary War"] == "Event" and by_name["Animal Farm"] == "Work"
     assert by_name["American National Standards Institute"] == "Organization"

@@ -124,6 +124,21 @@ def test_both_engines_give_the_same_links(loaded, run_cli):
     assert again["mentions_created"] == 0 and links(loaded) == fast
 
 
+def test_procedure_engine_gives_the_fast_engine_links(loaded, run_cli):
+    for flags in ((), ("--keep-bibliographies", "--any-case", "--no-default-stoplist")):
+        delete_links(loaded)
+        run_json(run_cli, "link", "places", "--engine", "fast", *flags)
+        fast = links(loaded)
+        delete_links(loaded)
+        code, out = run_json(run_cli, "link", "places", "--engine", "procedure", *flags)
+        assert code == 0 and out["engine"] == "procedure" and out["mentions_created"] == len(fast) > 0
+        assert links(loaded) == fast, flags
+    edge = query(loaded, "MATCH (:Chunk)-[m:MENTIONS]->(:Place) RETURN DISTINCT m.source AS s")
+    assert edge == [{"s": "aho-corasick-in-neo4j"}]
+    code, again = run_json(run_cli, "link", "places", "--engine", "procedure", *flags)
+    assert again["mentions_created"] == again["mentions_updated"] == again["mentions_removed"] == 0
+
+
 def test_dry_run_writes_nothing_and_options_change_the_rules(loaded, run_cli, tmp_path):
     code, out = run_json(run_cli, "link", "places", "--dry-run")
     assert out["mentions"] == 8 and out["mentions_created"] == 0 and out["mentions_total"] == 0
@@ -192,6 +207,10 @@ def test_real_data_fast_twice_parity_and_babylon(schema, run_cli):
     code, ref = run_json(run_cli, "link", "places", "--engine", "cypher", "--names-per-query", "200")
     assert code == 0 and ref["mentions_created"] == len(fast)
     assert links(schema) == fast, "the reference engine makes exactly the fast engine's links"
+    delete_links(schema)
+    code, proc = run_json(run_cli, "link", "places", "--engine", "procedure")
+    assert code == 0 and proc["mentions_created"] == len(fast)
+    assert links(schema) == fast, "the in-database engine makes exactly the fast engine's links"
 
     code, report = run_json(run_cli, "sanity", "--corpus", "isaw")
     assert code == 0 and report["ok"] and len(report["coverage"]["documents"]) == 77

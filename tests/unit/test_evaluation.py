@@ -33,3 +33,40 @@ def test_squad_normalisation_em_and_f1():
     assert exact_match("the Wend", ["Wend"]) == 1.0
     assert f1("Brannock the giant", ["Brannock"]) == pytest.approx(2 * (1 / 2) * 1 / (1 / 2 + 1))
     assert f1("nothing", ["Brannock"]) == 0.0
+
+
+def test_several_cutoffs_at_once_and_the_summary_reports_recall_at_2_and_5():
+    from graphrag_cypher.evaluation import cutoffs, summarise
+
+    q = Question("1", "?", None, [], {"a", "b"}, set())
+    ranked = [{"document_id": d, "title": None} for d in ["x", "a", "y", "z", "b"]]
+    both = score(q, ranked, cutoffs(5))
+    assert both == {"recall": {2: 0.5, 5: 1.0}, "hit": {2: 0.0, 5: 1.0}, "rr": 0.5}
+    assert cutoffs(10) == [2, 5, 10]
+    summary = summarise([both, score(q, ranked[:1], cutoffs(5))], [10.0, 20.0], 5)
+    assert summary["recall@2"] == 25.0 and summary["recall@5"] == 50.0
+    assert summary["hit@2"] == 0.0 and summary["hit@5"] == 50.0
+    assert list(summary)[:4] == ["recall@2", "recall@5", "hit@2", "hit@5"]
+
+
+def test_the_report_marks_the_default_mode(tmp_path):
+    from graphrag_cypher.evaluation import write_report
+
+    metrics = {"recall@2": 50.0, "recall@5": 70.0, "hit@2": 20.0, "hit@5": 40.0, "mrr": 0.5}
+    result = {
+        "dataset": "musique (q.json)",
+        "questions": 3,
+        "k": 5,
+        "default_mode": "graph",
+        "modes": {
+            "vector": {**metrics, "latency_ms": {"p50": 5.0, "p95": 9.0}},
+            "graph": {**metrics, "recall@5": 80.0, "latency_ms": {"p50": 9.0, "p95": 12.0}},
+        },
+        "peers": {"neo4j-graphrag HybridRetriever": {**metrics, "latency_ms": {"p50": 7.0, "p95": 8.0}}},
+    }
+    markdown, chart = write_report(result, tmp_path)
+    text = markdown.read_text()
+    assert "| graph (default) | 50.00 | 80.00 | 20.00 | 40.00 |" in text
+    assert "| vector | 50.00 | 70.00 |" in text and "vector (default)" not in text
+    assert "Default mode: `graph`" in text
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

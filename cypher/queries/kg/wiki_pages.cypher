@@ -1,11 +1,14 @@
-// Wiki pages with an infobox, for the infobox extractor, with the type the LLM validated for
-// the entity a page describes in this schema (`extract --validate`), which wins over the heuristics.
+// Wiki pages for the wiki extractor: those with an infobox, and the main-namespace pages
+// without one (typed by title, categories and first sentence); with the start of the page's
+// text (`lead`, from its first chunk) and the type the LLM validated for the entity a page
+// describes in this schema (`extract --validate`), which wins over the heuristics.
 // params: $corpus, $schema
-// returns: id, title, infoboxType, infobox, aliases, categories, validatedType
+// returns: id, title, infoboxType, infobox, aliases, categories, lead, validatedType
 MATCH (d:Document:WikiPage)
-WHERE d.infoboxType IS NOT NULL AND ($corpus IS NULL OR d.corpus = $corpus)
+WHERE (d.infoboxType IS NOT NULL OR coalesce(d.namespace, 0) = 0) AND ($corpus IS NULL OR d.corpus = $corpus)
+OPTIONAL MATCH (c:Chunk {id: d.id + '::0'})
 RETURN d.id AS id, d.title AS title, d.infoboxType AS infoboxType, d.infobox AS infobox,
-       coalesce(d.aliases, []) AS aliases, coalesce(d.categories, []) AS categories,
+       coalesce(d.aliases, []) AS aliases, coalesce(d.categories, []) AS categories, left(c.text, 900) AS lead,
        head([(d)-[:DESCRIBES]->(e:__Entity__) WHERE e.schema = $schema AND e.validatedBy IS NOT NULL | e.type])
          AS validatedType
 ORDER BY d.id

@@ -1,27 +1,43 @@
-// The chunks a seed chunk leads to, with how strongly and why: a shared phrase (`graphrag
-// link phrases`) adds 1 / (chunks sharing it), ignoring phrases more than $maxPhraseChunks
-// chunks share; a topic the seed names whose own chunk this is (`graphrag link titles`,
-// or any entity with a chunk about it) adds $aboutWeight. Each neighbour comes with its
-// similarity to the question. Chunks of the seed's own document are not neighbours: the
-// point is the next document.
-// params: $seedIds, $embedding, $maxPhraseChunks, $aboutRules, $aboutWeight, $corpus, $from, $to
-// returns: seedId, chunkId, documentId, title, uri, text, similarity, weight, via
+// The chunks each seed chunk leads to, the strongest $perSeed per seed. Links: a shared phrase
+// (`graphrag link phrases`) adds 1 / (chunks sharing it), ignoring phrases more than
+// $maxPhraseChunks chunks share, and all shared phrases together add at most $phraseCap (passages
+// of one family or genus share many names without leading anywhere); a topic the seed names whose own chunk this is (`graphrag link
+// titles`, or any entity with a chunk about it) adds $aboutWeight. Chunks of the seed's own
+// document are not neighbours: the point is the next document.
+// A neighbour is scored by what the question asks beyond the seed: its cosine with the question
+// vector minus the part the seed already explains (q - (q.s) s, the residual, as multi-hop dense
+// retrieval conditions the second hop on the first), plus $linkWeight x link weight.
+// vector.similarity.cosine is (1 + cos) / 2, so cosines are taken back to [-1, 1] first.
+// params: $seedIds, $embedding, $maxPhraseChunks, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to
+// returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
 UNWIND $seedIds AS seedId
 MATCH (s:Chunk {id: seedId})-[:FROM_DOCUMENT]->(sd:Document)
 CALL (s) {
   MATCH (s)-[:HAS_PHRASE]->(p:Phrase)<-[:HAS_PHRASE]-(n:Chunk)
   WHERE p.chunks <= $maxPhraseChunks AND n <> s
-  RETURN n, 1.0 / p.chunks AS w, p.name AS via
+  RETURN n, 1.0 / p.chunks AS w, 0.0 AS t, p.name AS via
   UNION ALL
   MATCH (s)-[m1:MENTIONS]->(e:__Entity__)<-[m2:MENTIONS]-(n:Chunk)
   WHERE NOT m1.rule IN $aboutRules AND m2.rule IN $aboutRules AND n <> s
-  RETURN n, $aboutWeight AS w, coalesce(e.name, e.id) AS via
+  RETURN n, 0.0 AS w, $aboutWeight AS t, coalesce(e.name, e.id) AS via
 }
-WITH seedId, sd, n, sum(w) AS weight, collect(DISTINCT via) AS vias
+WITH seedId, s, sd, n, sum(w) AS phrases, sum(t) AS topics, collect(DISTINCT via) AS vias
 MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
 WHERE d <> sd
   AND ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
+WITH seedId, s, collect({n: n, d: d, weight: CASE WHEN phrases > $phraseCap THEN $phraseCap ELSE phrases END + topics, via: vias[0..3]}) AS leads
+WITH seedId, leads, s.embedding AS se
+WITH seedId, leads, se, 2 * vector.similarity.cosine(se, $embedding) - 1 AS qs
+UNWIND leads AS lead
+WITH seedId, qs, se, lead, lead.n.embedding AS ne
+WITH seedId, qs, lead, 2 * vector.similarity.cosine(ne, $embedding) - 1 AS qn, 2 * vector.similarity.cosine(ne, se) - 1 AS sn
+WITH seedId, lead, qn, sn,
+     (qn - qs * sn) / sqrt(CASE WHEN 1 - qs * qs < 0.01 THEN 0.01 ELSE 1 - qs * qs END) + $linkWeight * lead.weight AS strength
+ORDER BY strength DESC, lead.n.id
+WITH seedId, collect({lead: lead, qn: qn, sn: sn, strength: strength})[0..$perSeed] AS top
+UNWIND top AS t
+WITH seedId, t, t.lead.n AS n, t.lead.d AS d
 RETURN seedId, n.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, n.text AS text,
-       vector.similarity.cosine(n.embedding, $embedding) AS similarity, weight, vias[0..3] AS via
+       t.qn AS similarity, t.sn AS seedSimilarity, t.lead.weight AS weight, t.strength AS strength, t.lead.via AS via

@@ -1,0 +1,163 @@
+"""graphrag's own procedures against the paths they replace, side by side in one run.
+
+    python bench/procedures.py [--json]
+
+* linking: `link places --engine procedure` (matching inside Neo4j) against the fast engine
+  (Python, texts over Bolt) on Pleiades + ISAW, end to end, medians of 3, and whether the
+  link sets are identical;
+* graph neighbours: `graphrag.retrieve.neighbours` against `retrieval/seed_neighbours.cypher`
+  for the top 10 hybrid seeds of each MuSiQue question, p50/p95 of the same calls;
+* ppr: recall@5 of the `ppr` mode (weighted seeds, `graphrag.ppr`) and of hybrid on MuSiQue,
+  and whether the Python walk (no plugin) ranks the same.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench_neo4j, data_dir  # noqa: E402
+
+
+def _linking() -> dict:
+    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
+    from graphrag_cypher.loaders.files import parse_folder
+    from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades
+
+    data = data_dir()
+    pleiades, isaw = data / "pleiades" / "pleiades-places.geojsonl.gz", data / "isaw-papers"
+    if not pleiades.exists() or not isaw.exists():
+        return {"skipped": f"real data not found at {data} (set GRAPHRAG_DATA_DIR)"}
+    with bench_neo4j() as (_, graph):
+        rows = [r for r in parse_pleiades(pleiades) if not isinstance(r, GazetteerError)]
+        for i in range(0, len(rows), 2000):
+            graph.write("places/upsert_places", rows=rows[i : i + 2000])
+        Loader(graph, None, LoadOptions(loader="files", source_root=str(isaw), corpus="isaw")).run(
+            parse_folder(isaw, extensions=frozenset({".xhtml"}))
+        )
+        timed: dict[str, list[float]] = {"fast": [], "procedure": []}
+        sets = {}
+        link_places(graph, PlaceLinkOptions(engine="fast", dry_run=True))  # warm-up, builds the name cache
+        for _ in range(3):
+            for engine in timed:
+                started = time.perf_counter()
+                result = link_places(graph, PlaceLinkOptions(engine=engine, dry_run=True))
+                timed[engine].append(time.perf_counter() - started)
+                sets[engine] = link_set(result.edges)
+        fast, proc = statistics.median(timed["fast"]), statistics.median(timed["procedure"])
+        return {
+            "fast_s": round(fast, 2),
+            "procedure_s": round(proc, 2),
+            "ratio": round(fast / proc, 2),
+            "links": len(sets["fast"]),
+            "identical": sets["fast"] == sets["procedure"],
+        }
+
+
+def _retrieval() -> dict:
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.evaluation import CORPUS, EvalInstance, evaluate_modes, read_questions
+    from graphrag_cypher.retrieval import HybridRetriever, PPRRetriever, QuestionAnalyzer
+    from graphrag_cypher.retrieval.base import ABOUT_RULES, WEIGHTS
+    from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS
+    from graphrag_cypher.retrieval.procedures import neighbours_via_procedure
+
+    qa = data_dir() / "qa"
+    passages, questions_file = qa / "musique_train_corpus.json", qa / "musique_train.json"
+    if not passages.exists():
+        return {"skipped": f"real data not found at {qa} (set GRAPHRAG_DATA_DIR)"}
+    _, questions = read_questions(questions_file)
+    with EvalInstance(load_settings(), passages) as run:
+        graph, embedder = run.graph, run.embedder
+        analyzer = QuestionAnalyzer(graph)
+        times: dict[str, list[float]] = {"cypher": [], "procedure": []}
+        same_walk = 0
+        for q in questions:
+            analysis = analyzer.analyze(q.text, corpus=CORPUS)
+            seeds = HybridRetriever(graph, embedder).rank(analysis, 10)
+            ids, vector = [s.chunk_id for s in seeds], analysis.embedding or embedder.embed_query(q.text)
+            started = time.perf_counter()
+            graph.read(
+                "retrieval/seed_neighbours",
+                seedIds=ids,
+                embedding=vector,
+                maxPhraseChunks=WEIGHTS["maxPhraseChunks"],
+                aboutRules=sorted(ABOUT_RULES),
+                aboutWeight=WEIGHTS["aboutWeight"],
+                corpus=CORPUS,
+                **{"from": None, "to": None},
+            )
+            times["cypher"].append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            neighbours_via_procedure(graph, ids, vector, corpus=CORPUS)
+            times["procedure"].append((time.perf_counter() - started) * 1000)
+            retriever = PPRRetriever(graph, embedder)
+            weights = {s.chunk_id: s.score for s in seeds}
+            filters = {"corpus": CORPUS, "from": None, "to": None}
+            walked = [e.chunk_id for e in retriever.walk(weights, PPR_WEIGHTS, 15, filters)]
+            graph._graphrag_plugin = {"version": None, "names": []}
+            same_walk += walked == [e.chunk_id for e in retriever.walk(weights, PPR_WEIGHTS, 15, filters)]
+            del graph._graphrag_plugin
+        scores = evaluate_modes(graph, embedder, questions, ["hybrid", "ppr"], 5, CORPUS)
+
+    def pct(values: list[float], q: float) -> float:
+        return round(sorted(values)[min(len(values) - 1, int(q * len(values)))], 1)
+
+    return {
+        "neighbours_ms": {name: {"p50": pct(v, 0.5), "p95": pct(v, 0.95)} for name, v in times.items()},
+        "ppr_recall@5": scores["ppr"]["recall@5"],
+        "hybrid_recall@5": scores["hybrid"]["recall@5"],
+        "python_walk_same": f"{same_walk}/{len(questions)}",
+    }
+
+
+def main() -> dict:
+    return {"linking": _linking(), "retrieval": _retrieval()}
+
+
+def rows(result: dict) -> list[tuple[str, str, str]]:
+    out = []
+    link = result["linking"]
+    if "skipped" in link:
+        out.append(("link places procedure vs fast", "skipped", link["skipped"]))
+    else:
+        out.append(
+            (
+                "link places procedure vs fast",
+                f"{link['ratio']}x",
+                f"procedure {link['procedure_s']} s, fast {link['fast_s']} s (end to end, dry run, median of 3); "
+                f"{link['links']} links, identical sets: {link['identical']}",
+            )
+        )
+    ret = result["retrieval"]
+    if "skipped" in ret:
+        return out + [("graph neighbours / ppr", "skipped", ret["skipped"])]
+    n = ret["neighbours_ms"]
+    out.append(
+        (
+            "graph neighbours procedure vs cypher",
+            f"p50 {n['procedure']['p50']} ms",
+            f"procedure p50/p95 {n['procedure']['p50']}/{n['procedure']['p95']} ms, cypher "
+            f"{n['cypher']['p50']}/{n['cypher']['p95']} ms, 10 seeds per MuSiQue question",
+        )
+    )
+    out.append(
+        (
+            "ppr weighted seeds recall@5",
+            f"{ret['ppr_recall@5']}",
+            f"MuSiQue-100: ppr {ret['ppr_recall@5']} vs hybrid {ret['hybrid_recall@5']} (GDS unweighted ppr: 58); "
+            f"Python walk ranks as the procedure: {ret['python_walk_same']}",
+        )
+    )
+    return out
+
+
+if __name__ == "__main__":
+    found = main()
+    print(json.dumps(found, indent=2) if "--json" in sys.argv else "\n".join(" | ".join(r) for r in rows(found)))

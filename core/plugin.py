@@ -1,0 +1,49 @@
+"""Which of graphrag's own stored procedures this Neo4j has, and the path each capability takes.
+
+The plugin jar (`procedures/graphrag-procedures`, loaded from Neo4j's `plugins/`) does the
+heavy work inside the database: place matching, weighted personalised PageRank, graph
+neighbours, the name fold. A Neo4j without it (Aura, a plain Docker image) runs the same
+capabilities through Cypher files and Python; :func:`paths` says which one is in use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PROCEDURES = {
+    "link places": "graphrag.link.places.match",
+    "ppr": "graphrag.ppr",
+    "graph neighbours": "graphrag.retrieve.neighbours",
+}
+FUNCTIONS = {"name fold": "graphrag.normName"}
+FALLBACK = {
+    "link places": "python (fast engine: Aho–Corasick over the texts read through Bolt)",
+    "ppr": "python (weighted PageRank over the subgraph read by retrieval/ppr_subgraph.cypher)",
+    "graph neighbours": "cypher (retrieval/seed_neighbours.cypher)",
+    "name fold": "cypher + APOC",
+}
+
+
+def installed(graph: Any) -> dict:
+    """{"version": plugin version or None, "names": the graphrag.* procedures and functions};
+    read once per connection."""
+    cached = getattr(graph, "_graphrag_plugin", None)
+    if cached is None:
+        names = set(graph.read_row("plugin/installed")["names"]) | set(graph.read_row("plugin/functions")["names"])
+        version = graph.read_row("plugin/version")["version"] if "graphrag.version" in names else None
+        cached = {"version": version, "names": sorted(names)}
+        graph._graphrag_plugin = cached
+    return cached
+
+
+def has(graph: Any, name: str) -> bool:
+    """Whether the procedure or function `name` (e.g. "graphrag.ppr") is installed."""
+    return name in installed(graph)["names"]
+
+
+def paths(graph: Any) -> dict[str, str]:
+    """Capability → "procedure graphrag.…" or the Cypher/Python path used without the plugin."""
+    out = {}
+    for capability, name in {**PROCEDURES, **FUNCTIONS}.items():
+        out[capability] = f"procedure {name}" if has(graph, name) else FALLBACK[capability]
+    return out

@@ -1,0 +1,142 @@
+package org.graphrag.procedures;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.io.ByteUnit;
+import org.neo4j.kernel.api.procedure.GlobalProcedures;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
+
+/** The procedures called through Cypher in an embedded Neo4j of the server's version. */
+class ProceduresCypherTest {
+
+    @TempDir
+    static Path dir;
+
+    private static DatabaseManagementService dbms;
+    private static GraphDatabaseService db;
+
+    @BeforeAll
+    static void startNeo4j() throws Exception {
+        dbms = new DatabaseManagementServiceBuilder(dir)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
+                .build();
+        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        GlobalProcedures procedures = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class);
+        procedures.registerProcedure(LinkProcedures.class);
+        procedures.registerProcedure(PprProcedure.class);
+        procedures.registerProcedure(RetrieveProcedures.class);
+        procedures.registerFunction(TextFunctions.class);
+        // Two documents of two chunks; a shared phrase, a place, a topic with its own chunk.
+        db.executeTransactionally("""
+                CREATE (d1:Document {id: 'd1', title: 'Lanterns', corpus: 'demo'}),
+                       (d2:Document {id: 'd2', title: 'Thieves', corpus: 'demo'}),
+                       (d3:Document {id: 'd3', title: 'Elsewhere', corpus: 'other'}),
+                       (a:Chunk {id: 'a', text: 'The silver lantern was made in Babylon.', embedding: [1.0, 0.0]})-[:FROM_DOCUMENT]->(d1),
+                       (b:Chunk {id: 'b', text: 'Its maker left Babylon for Rome: Routledge.', embedding: [0.0, 1.0]})-[:FROM_DOCUMENT]->(d1),
+                       (c:Chunk {id: 'c', text: 'A thief took the silver lantern from rome.', embedding: [1.0, 1.0]})-[:FROM_DOCUMENT]->(d2),
+                       (x:Chunk {id: 'x', text: 'Babylon again.', embedding: [1.0, 0.0], section: 'References'})-[:FROM_DOCUMENT]->(d3),
+                       (p:Phrase {id: 'silver lantern', name: 'silver lantern', chunks: 2}),
+                       (a)-[:HAS_PHRASE]->(p), (c)-[:HAS_PHRASE]->(p),
+                       (:Place:__Entity__ {id: 'pl:1', name: 'Babylon', names: ['Babylon']}),
+                       (:Place:__Entity__ {id: 'pl:2', name: 'Rome', names: ['Rome', 'Roma']}),
+                       (t:__Entity__ {id: 'thief', name: 'Thief'}),
+                       (b)-[:MENTIONS {rule: 'unique'}]->(t), (c)-[:MENTIONS {rule: 'own-title'}]->(t)
+                """);
+    }
+
+    @AfterAll
+    static void stopNeo4j() {
+        if (dbms != null) {
+            dbms.shutdown();
+        }
+    }
+
+    private static List<Map<String, Object>> rows(String cypher, Map<String, Object> params) {
+        return db.executeTransactionally(cypher, params, r -> {
+            List<Map<String, Object>> out = new ArrayList<>();
+            r.forEachRemaining(out::add);
+            return out;
+        });
+    }
+
+    @Test
+    void linkPlacesMatchFindsPlaceNamesInTheChunks() {
+        List<Map<String, Object>> found = rows("""
+                CALL graphrag.link.places.match({corpus: 'demo'})
+                YIELD chunkId, key, start, end, surface, before, after
+                RETURN chunkId, key, start, end, surface, before, after ORDER BY chunkId, start""", Map.of());
+        // "Rome: Routledge" is a publisher's tail, "rome" has no capital, chunk x is another corpus
+        assertEquals(2, found.size(), found.toString());
+        assertEquals(Map.of("chunkId", "a", "key", "babylon", "start", 31L, "end", 38L, "surface", "Babylon",
+                "before", "The silver lantern was made in ", "after", "."), found.get(0));
+        assertEquals("b", found.get(1).get("chunkId"));
+        List<Map<String, Object>> skipped = rows("""
+                CALL graphrag.link.places.match({keys: ['babylon'], skipSections: '(?i)references'})
+                YIELD chunkId RETURN collect(chunkId) AS ids""", Map.of());
+        assertEquals(List.of("a", "b"), skipped.get(0).get("ids"));
+    }
+
+    @Test
+    void pprRanksChunksFromWeightedSeeds() {
+        List<Map<String, Object>> ranked = rows("""
+                CALL graphrag.ppr({a: 1.0}, {k: 5}) YIELD id, score RETURN id, score""", Map.of());
+        assertEquals("a", ranked.get(0).get("id"));
+        assertEquals("c", ranked.get(1).get("id"), "c shares the phrase with a");
+        assertEquals(2, ranked.size());
+        // weights move the walk: mostly from b, which reaches c through the topic
+        List<Map<String, Object>> weighted = rows("""
+                CALL graphrag.ppr({a: 0.1, b: 0.9}, {}) YIELD id RETURN collect(id) AS ids""", Map.of());
+        assertEquals(List.of("b", "c", "a"), weighted.get(0).get("ids"));
+        List<Map<String, Object>> typed = rows("""
+                CALL graphrag.ppr({b: 1.0}, {relationshipTypes: {HAS_PHRASE: 1.0}}) YIELD id RETURN collect(id) AS ids""",
+                Map.of());
+        assertEquals(List.of(), typed.get(0).get("ids"), "without MENTIONS b has nowhere to walk");
+    }
+
+    @Test
+    void neighboursFollowPhrasesAndTopicsIntoOtherDocuments() {
+        List<Map<String, Object>> found = rows("""
+                CALL graphrag.retrieve.neighbours(['a', 'b'], [1.0, 0.0], {})
+                YIELD seedId, chunkId, documentId, similarity, seedSimilarity, weight, via
+                RETURN seedId, chunkId, documentId, similarity, seedSimilarity, weight, via ORDER BY seedId""",
+                Map.of());
+        assertEquals(2, found.size(), found.toString());
+        Map<String, Object> fromA = found.get(0);
+        assertEquals("c", fromA.get("chunkId"));
+        assertEquals(0.5, (Double) fromA.get("weight"), 1e-12);
+        assertEquals(List.of("silver lantern"), fromA.get("via"));
+        assertEquals((1 + Math.sqrt(0.5)) / 2, (Double) fromA.get("similarity"), 1e-6);
+        assertEquals((1 + Math.sqrt(0.5)) / 2, (Double) fromA.get("seedSimilarity"), 1e-6);
+        Map<String, Object> fromB = found.get(1);
+        assertEquals(List.of("Thief"), fromB.get("via"));
+        assertEquals(1.0, (Double) fromB.get("weight"), 1e-12);
+        assertTrue(rows("CALL graphrag.retrieve.neighbours(['a'], [1.0, 0.0], {corpus: 'other'}) YIELD chunkId "
+                + "RETURN chunkId", Map.of()).isEmpty());
+    }
+
+    @Test
+    void everyProcedureIsListedWithAnExample() {
+        List<Map<String, Object>> listed = rows("""
+                SHOW PROCEDURES YIELD name, description WHERE name STARTS WITH 'graphrag.'
+                RETURN name, description ORDER BY name""", Map.of());
+        assertEquals(List.of("graphrag.link.places.match", "graphrag.ppr", "graphrag.retrieve.neighbours"),
+                listed.stream().map(r -> r.get("name")).toList());
+        for (Map<String, Object> row : listed) {
+            assertTrue(row.get("description").toString().contains("Example: "), row.toString());
+        }
+    }
+}

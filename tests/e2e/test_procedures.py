@@ -1,0 +1,181 @@
+"""graphrag's own procedures against the Cypher files and the Python they stand in for, on a
+generated graph: weighted PPR (plugin vs the Python walk), graph neighbours (plugin vs
+retrieval/seed_neighbours.cypher), what `doctor` says about the paths in use."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def build_graph(driver, seed: int = 7) -> dict:
+    """Documents, chunks with small vectors, shared phrases (one a hub), place mentions and
+    title topics with their own chunks; random but fixed by `seed`."""
+    rng = random.Random(seed)
+    docs = [
+        {"id": f"d{i}", "title": f"Doc {i}", "corpus": "a" if i % 3 else "b", "date": f"2020-0{1 + i % 9}-01"}
+        for i in range(8)
+    ]
+    chunks = [
+        {"id": f"c{i:02d}", "doc": f"d{i % 8}", "text": f"chunk {i}", "embedding": [rng.random() for _ in range(4)]}
+        for i in range(40)
+    ]
+    phrases = []
+    for i in range(18):
+        members = rng.sample(range(40), 12 if i == 0 else rng.randint(2, 5))  # phrase 0: a hub
+        phrases.append({"id": f"p{i}", "name": f"phrase {i}", "chunks": [f"c{m:02d}" for m in members]})
+    mentions = []
+    for i in range(8):
+        about = f"c{rng.randrange(40):02d}"
+        mentions.append({"chunk": about, "entity": f"t{i}", "rule": "own-title"})
+        for m in rng.sample(range(40), 3):
+            mentions.append({"chunk": f"c{m:02d}", "entity": f"t{i}", "rule": rng.choice(["unique", "kind-cue"])})
+    with driver.session() as session:
+        session.run(
+            "UNWIND $docs AS d CREATE (:Document {id: d.id, title: d.title, corpus: d.corpus, date: d.date})", docs=docs
+        ).consume()
+        session.run(
+            "UNWIND $chunks AS c MATCH (d:Document {id: c.doc}) "
+            "CREATE (:Chunk {id: c.id, text: c.text, embedding: c.embedding})-[:FROM_DOCUMENT]->(d)",
+            chunks=chunks,
+        ).consume()
+        session.run(
+            "UNWIND $phrases AS p CREATE (ph:Phrase {id: p.id, name: p.name, chunks: size(p.chunks)}) "
+            "WITH ph, p UNWIND p.chunks AS cid MATCH (c:Chunk {id: cid}) CREATE (c)-[:HAS_PHRASE]->(ph)",
+            phrases=phrases,
+        ).consume()
+        session.run(
+            "UNWIND $mentions AS m MATCH (c:Chunk {id: m.chunk}) "
+            "MERGE (t:__Entity__:Topic {id: m.entity}) ON CREATE SET t.name = 'Topic ' + m.entity "
+            "MERGE (c)-[:MENTIONS {rule: m.rule}]->(t)",
+            mentions=mentions,
+        ).consume()
+    return {"chunks": [c["id"] for c in chunks], "rng": rng}
+
+
+@pytest.fixture
+def generated(neo4j):
+    with neo4j.driver() as driver:
+        made = build_graph(driver)
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+
+    with connect(load_settings()) as graph:
+        yield graph, made
+
+
+def test_the_test_server_has_the_plugin(generated):
+    from graphrag_cypher import plugin
+
+    graph, _ = generated
+    assert {"graphrag.ppr", "graphrag.link.places.match", "graphrag.retrieve.neighbours", "graphrag.normName"} <= set(
+        plugin.installed(graph)["names"]
+    )
+
+
+def test_weighted_ppr_in_python_ranks_as_the_procedure(generated):
+    from graphrag_cypher.retrieval.ppr import python_ppr
+
+    graph, made = generated
+    rng = made["rng"]
+    reached = 0
+    for trial in range(8):
+        seeds = {c: round(rng.random() + 0.05, 3) for c in rng.sample(made["chunks"], 1 + trial % 4)}
+        if trial == 5:
+            seeds["t0"] = 0.7  # an entity seed
+        config = {
+            "relationshipTypes": {"HAS_PHRASE": 1.0, "MENTIONS": [1.0, 0.5, 2.0][trial % 3]},
+            "damping": [0.5, 0.85][trial % 2],
+            "iterations": 40,
+            "tolerance": 1e-12,
+            "maxDegree": 8,
+            "labels": ["Chunk"],
+            "k": 40,
+        }
+        procedure = graph.read_text(
+            "CALL graphrag.ppr($seeds, $config) YIELD id, score RETURN id, score", seeds=seeds, config=config
+        )
+        python = python_ppr(graph, seeds, config, with_scores=True)
+        assert [r["id"] for r in procedure] == [c for c, _ in python], (trial, seeds, procedure, python)
+        assert [r["score"] for r in procedure] == pytest.approx([s for _, s in python], rel=1e-9, abs=1e-12)
+        reached += len(procedure) > len(seeds)
+    assert reached >= 5, "the walks reach beyond their seeds"
+    weighted = graph.read_text("CALL graphrag.ppr({c00: 1.0, c01: 0.01}, {}) YIELD id RETURN collect(id) AS ids")
+    flipped = graph.read_text("CALL graphrag.ppr({c00: 0.01, c01: 1.0}, {}) YIELD id RETURN collect(id) AS ids")
+    assert weighted[0]["ids"][0] == "c00" and flipped[0]["ids"][0] == "c01", "seed weights steer the walk"
+
+
+def test_ppr_mode_walks_alike_with_and_without_the_plugin(generated):
+    from graphrag_cypher.retrieval import PPRRetriever
+    from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS
+
+    graph, _ = generated
+    retriever = PPRRetriever(graph)
+    seeds = {"c03": 0.03, "c11": 0.02, "t2": 0.03}
+    for filters in ({"corpus": None, "from": None, "to": None}, {"corpus": "a", "from": "2020-02-01", "to": None}):
+        with_plugin = retriever.walk(seeds, PPR_WEIGHTS, 15, filters)
+        graph._graphrag_plugin = {"version": None, "names": []}  # as on a server without the jar
+        without = retriever.walk(seeds, PPR_WEIGHTS, 15, filters)
+        del graph._graphrag_plugin
+        assert [e.chunk_id for e in with_plugin] == [e.chunk_id for e in without] and with_plugin, filters
+        assert [e.title for e in with_plugin] == [e.title for e in without]
+
+
+def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
+    from graphrag_cypher.retrieval.base import ABOUT_RULES
+    from graphrag_cypher.retrieval.procedures import neighbours_via_procedure
+
+    graph, made = generated
+    embedding = [0.3, 0.1, 0.9, 0.4]
+    for filters in ({"corpus": None, "from": None, "to": None}, {"corpus": "a", "from": None, "to": "2020-06-01"}):
+        for max_chunks in (50, 4):
+            cypher = graph.read(
+                "retrieval/seed_neighbours",
+                seedIds=made["chunks"],
+                embedding=embedding,
+                maxPhraseChunks=max_chunks,
+                aboutRules=sorted(ABOUT_RULES),
+                aboutWeight=1.0,
+                **filters,
+            )
+            proc = neighbours_via_procedure(
+                graph,
+                made["chunks"],
+                embedding,
+                max_phrase_chunks=max_chunks,
+                corpus=filters["corpus"],
+                date_from=filters["from"],
+                date_to=filters["to"],
+            )
+            assert len(cypher) > 20
+            want = {(r["seedId"], r["chunkId"]): r for r in cypher}
+            got = {(r["seedId"], r["chunkId"]): r for r in proc}
+            assert set(got) == set(want)
+            for key, row in want.items():
+                mine = got[key]
+                for field in ("documentId", "title", "uri", "text"):
+                    assert mine[field] == row[field], (key, field)
+                assert mine["similarity"] == pytest.approx(row["similarity"], abs=1e-6)
+                assert mine["weight"] == pytest.approx(row["weight"], rel=1e-12)
+                assert len(mine["via"]) == len(row["via"]) and len(set(mine["via"])) == len(mine["via"])
+                if len(row["via"]) < 3:
+                    assert set(mine["via"]) == set(row["via"]), key
+    pairs = graph.read_text(
+        "MATCH (s:Chunk {id: $s}), (n:Chunk {id: $n}) RETURN vector.similarity.cosine(s.embedding, n.embedding) AS v",
+        s=proc[0]["seedId"],
+        n=proc[0]["chunkId"],
+    )
+    assert proc[0]["seedSimilarity"] == pytest.approx(pairs[0]["v"], abs=1e-6)
+
+
+def test_doctor_says_which_path_is_in_use(neo4j, run_cli):
+    out = json.loads(run_cli("doctor", "--json").stdout)
+    assert out["graphrag_plugin"]["version"]
+    assert out["graphrag_plugin"]["paths"]["ppr"] == "procedure graphrag.ppr"
+    assert out["graphrag_plugin"]["paths"]["link places"] == "procedure graphrag.link.places.match"
+    human = run_cli("doctor").output
+    assert "graphrag plugin" in human and "graphrag.ppr" in human
