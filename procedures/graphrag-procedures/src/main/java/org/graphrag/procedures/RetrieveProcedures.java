@@ -260,7 +260,7 @@ public class RetrieveProcedures {
             + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, aboutWeight 1.0, aboutRules "
             + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
             + "'chunk_embedding', fulltextIndex 'chunk_text'). Yields chunkId, documentId, title, uri, text, score, "
-            + "via, best first. Example (a chunk's vector as the question's): MATCH (c:Chunk) WITH c LIMIT 1 "
+            + "via, best first. A chunk's vector can stand in for a question's. Example: MATCH (c:Chunk) WITH c LIMIT 1 "
             + "CALL graphrag.retrieve.graph(c.embedding, 'silver lantern', {k: 5, terms: ['silver', 'lantern']}) "
             + "YIELD chunkId, title, via RETURN chunkId, title, via")
     public Stream<Ranked> graph(
