@@ -27,7 +27,12 @@ def build_graph(driver, seed: int = 7) -> dict:
         for i in range(8)
     ]
     chunks = [
-        {"id": f"c{i:02d}", "doc": f"d{i % 8}", "text": f"chunk {i} " + " ".join(words.sample(VOCABULARY, 5)), "embedding": [rng.random() for _ in range(4)]}
+        {
+            "id": f"c{i:02d}",
+            "doc": f"d{i % 8}",
+            "text": f"chunk {i} " + " ".join(words.sample(VOCABULARY, 5)),
+            "embedding": [rng.random() for _ in range(4)],
+        }
         for i in range(40)
     ]
     phrases = []
@@ -173,7 +178,7 @@ def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
             assert set(got) == set(want)
             for seed, rows in want.items():
                 assert [r["chunkId"] for r in got[seed]] == [r["chunkId"] for r in rows], (seed, weights)
-                for mine, row in zip(got[seed], rows):
+                for mine, row in zip(got[seed], rows, strict=True):
                     for field in ("documentId", "title", "uri", "text", "similarity", "seedSimilarity", "weight"):
                         assert mine[field] == row[field], (seed, row["chunkId"], field)
                     assert mine["strength"] == row["strength"], (seed, row["chunkId"])
