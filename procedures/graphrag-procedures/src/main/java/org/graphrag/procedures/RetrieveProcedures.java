@@ -68,6 +68,9 @@ public class RetrieveProcedures {
         public List<String> via;
     }
 
+    /** A neighbour row and where its text columns are read from, once it survives the cut. */
+    private record Candidate(Neighbour row, Node node, Node document) {}
+
     public static class Ranked {
         public String chunkId;
         public String documentId;
@@ -212,7 +215,7 @@ public class RetrieveProcedures {
                 }
             }
         }
-        List<Neighbour> rows = new ArrayList<>();
+        List<Candidate> rows = new ArrayList<>();
         for (Map.Entry<Node, double[]> e : sums.entrySet()) {
             Node n = e.getKey();
             double phrases = e.getValue()[0];
@@ -227,10 +230,6 @@ public class RetrieveProcedures {
                 Neighbour row = new Neighbour();
                 row.seedId = seedId;
                 row.chunkId = (String) n.getProperty("id", null);
-                row.documentId = (String) doc.getProperty("id", null);
-                row.title = (String) doc.getProperty("title", null);
-                row.uri = (String) doc.getProperty("uri", null);
-                row.text = (String) n.getProperty("text", null);
                 row.similarity = qn;
                 row.seedSimilarity = sn;
                 row.weight = weight;
@@ -240,13 +239,23 @@ public class RetrieveProcedures {
                 }
                 List<String> names = new ArrayList<>(vias.getOrDefault(n, Set.of()));
                 row.via = new ArrayList<>(names.subList(0, Math.min(3, names.size())));
-                rows.add(row);
+                rows.add(new Candidate(row, n, doc));
             }
         }
         // ORDER BY strength DESC, n.id (Cypher: null above every number, so first when descending)
-        rows.sort(Comparator.comparing((Neighbour r) -> r.strength, Comparator.nullsFirst(RetrieveProcedures::descending))
-                .thenComparing(r -> r.chunkId, Comparator.nullsLast(RetrieveProcedures::compareCodePoints)));
-        return rows.size() > s.perSeed ? new ArrayList<>(rows.subList(0, (int) Math.max(0, s.perSeed))) : rows;
+        rows.sort(Comparator.comparing((Candidate c) -> c.row().strength,
+                        Comparator.nullsFirst(RetrieveProcedures::descending))
+                .thenComparing(c -> c.row().chunkId, Comparator.nullsLast(RetrieveProcedures::compareCodePoints)));
+        List<Neighbour> top = new ArrayList<>();
+        for (Candidate c : rows.subList(0, (int) Math.max(0, Math.min(rows.size(), s.perSeed)))) {
+            Neighbour row = c.row();  // the text columns of the rows kept only
+            row.documentId = (String) c.document().getProperty("id", null);
+            row.title = (String) c.document().getProperty("title", null);
+            row.uri = (String) c.document().getProperty("uri", null);
+            row.text = (String) c.node().getProperty("text", null);
+            top.add(row);
+        }
+        return top;
     }
 
     @Procedure(name = "graphrag.retrieve.graph", mode = Mode.READ)
@@ -301,6 +310,7 @@ public class RetrieveProcedures {
         }
         double coverWeight = number(config, "coverWeight", 0.4).doubleValue();
         long linksPerSeed = number(config, "linksPerSeed", 1).longValue();
+        Map<String, Set<String>> wordsOf = new HashMap<>();  // by text: neighbours recur across seeds
         List<Ranked> ranked = new ArrayList<>();
         Set<String> placed = new HashSet<>();
         for (Ranked seed : sequence) {
@@ -316,11 +326,13 @@ public class RetrieveProcedures {
             if (rows.isEmpty()) {
                 continue;
             }
-            Set<String> seedWords = words(seed.text);
+            Set<String> seedWords =
+                    wordsOf.computeIfAbsent(seed.text == null ? "" : seed.text, RetrieveProcedures::words);
             List<Map.Entry<Double, Neighbour>> scored = new ArrayList<>();
             for (Neighbour r : rows) {
                 double strength = r.strength == null ? Double.NaN : r.strength;
-                scored.add(Map.entry(-(strength + coverWeight * coverage(terms, seedWords, words(r.text))), r));
+                scored.add(Map.entry(-(strength + coverWeight * coverage(terms, seedWords,
+                        wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words))), r));
             }
             // Python's sorted by (-(strength + coverWeight x coverage), chunkId)
             scored.sort(Comparator.comparing((Map.Entry<Double, Neighbour> e) -> e.getKey(), RetrieveProcedures::ascending)
