@@ -16,9 +16,10 @@ from .params import json_option, migrations_dir_option
 def doctor(config, as_json: bool, migrations_dir) -> None:
     """Check Neo4j, APOC, GDS, the graphrag plugin, the schema, every index, the embedder and the LLM.
 
-    For each capability the graphrag plugin offers (place matching, weighted PPR, graph
-    neighbours, the name fold) it says which path is in use: the plugin's procedure, or the
-    Cypher files and Python that stand in for it on a server without the jar (Aura).
+    For each capability the graphrag plugin offers (place matching, weighted PPR, the graph
+    mode, graph neighbours, the name fold) it says which path is in use: the plugin's
+    procedure, or the Cypher files and Python that stand in for it on a server without the jar
+    (Aura).
 
     "Queries" says what embeds questions: the ONNX export of the default model, or
     sentence-transformers and why (no export yet, a changed model, another embedder).

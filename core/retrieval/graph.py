@@ -1,7 +1,8 @@
 """graph — hybrid seeds and the passages about the question's entities, each followed by the
 passage it leads to through a shared rare phrase or a topic it names, that passage chosen by
 what the question asks beyond its seed
-(cypher/queries/retrieval/entity_chunks.cypher, seed_neighbours.cypher)."""
+(cypher/queries/retrieval/entity_chunks.cypher, seed_neighbours.cypher; where Neo4j has the
+graphrag plugin, all of it in one call of `graphrag.retrieve.graph`, which ranks the same)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import math
 import re
 
 from ..text import fold
-from .base import ABOUT_RULES, Analysis, Evidence, Retriever
+from .base import ABOUT_RULES, Analysis, Evidence, Retriever, fetch_size, fulltext_query
 from .hybrid import HybridRetriever
+from .procedures import graph_via_procedure, has_graph_procedure
 
 _WORD = re.compile(r"\w+")
 
@@ -59,11 +61,17 @@ class GraphRetriever(Retriever):
     `coverWeight` × the share of the question's terms missing from the seed that it holds,
     each term weighted by its rarity among the candidates (here). The strongest is placed right after its seed, inheriting the seed's score.
     No LLM at index or query time; nothing per question.
+
+    Where Neo4j has the graphrag plugin, the procedure `graphrag.retrieve.graph` does all of this
+    inside the database (the same rows, in the same order); otherwise the Cypher files and the
+    placing below do.
     """
 
     name = "graph"
 
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
+        if has_graph_procedure(self.graph):
+            return self._rank_in_neo4j(analysis, k)
         w = self.weights
         seeds = HybridRetriever(self.graph, self.embedder, w, self.timings).rank(analysis, max(k, w["graphCandidates"]))
         if not seeds:
@@ -123,6 +131,21 @@ class GraphRetriever(Retriever):
                     )
                 )
         return ranked[:k]
+
+    def _rank_in_neo4j(self, analysis: Analysis, k: int) -> list[Evidence]:
+        """The same ranking by one call of `graphrag.retrieve.graph`."""
+        rows = graph_via_procedure(
+            self.graph,
+            self.embedding(analysis),
+            fulltext_query(analysis),
+            k=k,
+            weights=self.weights,
+            entity_ids=[e["id"] for e in analysis.entities],
+            terms=analysis.keywords,
+            filters=analysis.filters.params(),
+            fetch=fetch_size(max(k, self.weights["graphCandidates"]), analysis.filters),
+        )
+        return [Evidence.from_row(r) for r in rows]
 
     def _about_entities(self, analysis: Analysis, embedding: list[float], first: Evidence) -> list[Evidence]:
         """The chunks about the entities the question names, in the question's order."""
