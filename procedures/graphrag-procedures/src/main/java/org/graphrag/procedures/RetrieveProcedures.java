@@ -1,6 +1,7 @@
 package org.graphrag.procedures;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -304,13 +305,26 @@ public class RetrieveProcedures {
         for (Ranked seed : sequence.subList(0, linkSeeds)) {
             leads.computeIfAbsent(seed.chunkId, id -> neighboursOf(id, question, s, vectors));
         }
-        List<Set<String>> terms = new ArrayList<>();
-        for (String term : strings(config, "terms", List.of())) {
-            terms.add(words(term));
+        Map<String, Set<String>> wordsOf = new HashMap<>();  // by text: neighbours recur across seeds
+        // graph.py's term_weights: each term's idf over the candidates (the sequence, then the leads)
+        Map<String, Set<String>> pool = new LinkedHashMap<>();
+        for (Ranked r : sequence) {
+            pool.putIfAbsent(r.chunkId, wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words));
         }
+        for (Ranked seed : sequence.subList(0, linkSeeds)) {
+            for (Neighbour r : leads.getOrDefault(seed.chunkId, List.of())) {
+                pool.computeIfAbsent(r.chunkId,
+                        id -> wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words));
+            }
+        }
+        Map<String, Set<String>> termWords = new LinkedHashMap<>();
+        for (String term : strings(config, "terms", List.of())) {
+            termWords.putIfAbsent(term, words(term));
+        }
+        List<Set<String>> terms = new ArrayList<>(termWords.values());
+        List<Double> termWeights = termWeights(terms, pool.values());
         double coverWeight = number(config, "coverWeight", 0.4).doubleValue();
         long linksPerSeed = number(config, "linksPerSeed", 1).longValue();
-        Map<String, Set<String>> wordsOf = new HashMap<>();  // by text: neighbours recur across seeds
         List<Ranked> ranked = new ArrayList<>();
         Set<String> placed = new HashSet<>();
         for (Ranked seed : sequence) {
@@ -331,7 +345,7 @@ public class RetrieveProcedures {
             List<Map.Entry<Double, Neighbour>> scored = new ArrayList<>();
             for (Neighbour r : rows) {
                 double strength = r.strength == null ? Double.NaN : r.strength;
-                scored.add(Map.entry(-(strength + coverWeight * coverage(terms, seedWords,
+                scored.add(Map.entry(-(strength + coverWeight * coverage(terms, termWeights, seedWords,
                         wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words))), r));
             }
             // Python's sorted by (-(strength + coverWeight x coverage), chunkId)
@@ -491,19 +505,42 @@ public class RetrieveProcedures {
                 || type == Character.OTHER_NUMBER;
     }
 
-    /** The share of the terms the seed lacks that the neighbour has (a term counts when all its words are there). */
-    static double coverage(List<Set<String>> terms, Set<String> seedWords, Set<String> textWords) {
-        int missing = 0;
-        int held = 0;
+    /**
+     * graph.py's term_weights: log((n + 1) / (df + 0.5)), df the candidates holding all of a term's
+     * words, n the candidates.
+     */
+    static List<Double> termWeights(List<Set<String>> terms, Collection<Set<String>> candidates) {
+        List<Double> out = new ArrayList<>(terms.size());
+        int n = candidates.size();
         for (Set<String> term : terms) {
+            int df = 0;
+            for (Set<String> c : candidates) {
+                if (c.containsAll(term)) {
+                    df++;
+                }
+            }
+            out.add(Math.log((n + 1) / (df + 0.5)));
+        }
+        return out;
+    }
+
+    /**
+     * graph.py's coverage: the weighted share of the terms the seed lacks that the neighbour has (a
+     * term counts when all its words are there), summed in the terms' order as Python sums them.
+     */
+    static double coverage(List<Set<String>> terms, List<Double> weights, Set<String> seedWords, Set<String> textWords) {
+        double missing = 0.0;
+        double held = 0.0;
+        for (int i = 0; i < terms.size(); i++) {
+            Set<String> term = terms.get(i);
             if (!seedWords.containsAll(term)) {
-                missing++;
+                missing += weights.get(i);
                 if (textWords.containsAll(term)) {
-                    held++;
+                    held += weights.get(i);
                 }
             }
         }
-        return missing == 0 ? 0.0 : (double) held / missing;
+        return missing <= 0 ? 0.0 : held / missing;
     }
 
     // -- helpers ---------------------------------------------------------------------------------

@@ -176,12 +176,22 @@ class ProceduresCypherTest {
                 RetrieveProcedures.words("Ὀδυσσεύς — 東京タワー  x\u0301y"));
         List<java.util.Set<String>> terms = List.of(RetrieveProcedures.words("silver lantern"),
                 RetrieveProcedures.words("thief"), RetrieveProcedures.words("Rome"));
-        assertEquals(1.0, RetrieveProcedures.coverage(terms, RetrieveProcedures.words("The silver lantern"),
+        List<Double> even = List.of(1.0, 1.0, 1.0);
+        assertEquals(1.0, RetrieveProcedures.coverage(terms, even, RetrieveProcedures.words("The silver lantern"),
                 RetrieveProcedures.words("a THIEF in rome")), 0.0);
-        assertEquals(0.5, RetrieveProcedures.coverage(terms, RetrieveProcedures.words("The silver lantern"),
+        assertEquals(0.5, RetrieveProcedures.coverage(terms, even, RetrieveProcedures.words("The silver lantern"),
                 RetrieveProcedures.words("a thief")), 0.0);
-        assertEquals(0.0, RetrieveProcedures.coverage(terms, RetrieveProcedures.words("silver lantern thief rome"),
+        assertEquals(0.0, RetrieveProcedures.coverage(terms, even, RetrieveProcedures.words("silver lantern thief rome"),
                 RetrieveProcedures.words("a thief")), 0.0);
+        // graph.py's term_weights: rarer among the candidates weighs more
+        List<java.util.Set<String>> pool = List.of(RetrieveProcedures.words("a thief"),
+                RetrieveProcedures.words("thief of Rome"), RetrieveProcedures.words("the thief"));
+        List<Double> idf = RetrieveProcedures.termWeights(terms, pool);
+        assertEquals(Math.log(4 / 0.5), idf.get(0), 1e-12);
+        assertEquals(Math.log(4 / 3.5), idf.get(1), 1e-12);
+        assertEquals(Math.log(4 / 1.5), idf.get(2), 1e-12);
+        assertEquals(idf.get(2) / (idf.get(1) + idf.get(2)), RetrieveProcedures.coverage(terms, idf,
+                RetrieveProcedures.words("The silver lantern"), RetrieveProcedures.words("in rome")), 1e-12);
     }
 
     @Test
