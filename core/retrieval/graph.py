@@ -53,7 +53,8 @@ class GraphRetriever(Retriever):
     (`graphrag link titles`: a title's own chunk) placed right after its first item: the
     question names them, so they are evidence and starting points both. The second hop of a
     multi-hop question rarely resembles the question, but the first hop names it. From each
-    of the top `linkSeeds` seeds the graph offers neighbours: chunks sharing a rare phrase with
+    of the top `linkSeeds` seeds (at most k/2 + 2: a seed further down cannot bring its
+    neighbour into the top k) the graph offers neighbours: chunks sharing a rare phrase with
     it (weight 1 / chunks sharing it, at most `phraseCap` for all its phrases together) and the
     chunk about a topic it names (`aboutWeight`). A neighbour's
     strength is its similarity to what the question asks beyond the seed (the question vector
@@ -70,9 +71,11 @@ class GraphRetriever(Retriever):
     name = "graph"
 
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
+        # A seed and the passage it leads to take two places, so the neighbours of a seed past
+        # place k/2 (and one spare, for neighbours already placed) cannot reach the top k.
+        w = {**self.weights, "linkSeeds": min(self.weights["linkSeeds"], k // 2 + 2)}
         if has_graph_procedure(self.graph):
-            return self._rank_in_neo4j(analysis, k)
-        w = self.weights
+            return self._rank_in_neo4j(analysis, k, w)
         seeds = HybridRetriever(self.graph, self.embedder, w, self.timings).rank(analysis, max(k, w["graphCandidates"]))
         if not seeds:
             return seeds
@@ -132,14 +135,14 @@ class GraphRetriever(Retriever):
                 )
         return ranked[:k]
 
-    def _rank_in_neo4j(self, analysis: Analysis, k: int) -> list[Evidence]:
+    def _rank_in_neo4j(self, analysis: Analysis, k: int, weights: dict) -> list[Evidence]:
         """The same ranking by one call of `graphrag.retrieve.graph`."""
         rows = graph_via_procedure(
             self.graph,
             self.embedding(analysis),
             fulltext_query(analysis),
             k=k,
-            weights=self.weights,
+            weights=weights,
             entity_ids=[e["id"] for e in analysis.entities],
             terms=analysis.keywords,
             filters=analysis.filters.params(),
