@@ -110,6 +110,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
       GRAPHRAG_API_KEY=$(openssl rand -hex 24) graphrag serve --host 0.0.0.0 --port 8080
     """
     import secrets
+    import signal
 
     import uvicorn
 
@@ -145,6 +146,13 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
     )
     # `graphrag ask` from this folder finds the server here (and checks it is this one)
     state = served.write_state(url, config, __version__, instance)
+
+    def stopped(signum, frame):  # uvicorn re-raises SIGTERM once it has shut down: the file goes first
+        served.remove_state(state, instance)
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
+
+    signal.signal(signal.SIGTERM, stopped)
     try:
         server.run(sockets=[sock])
     finally:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 STATE_FILE = Path(".graphrag") / "serve.json"
 SERVER_ENV = "GRAPHRAG_SERVER"
-API_KEY_ENV = "GRAPHRAG_API_KEY"  # as graphrag_cypher.server names it (not imported: it is heavy)
+API_KEY_ENV = "GRAPHRAG_API_KEY"  # the server package names it too (not imported here: it is heavy)
 HEALTH_TIMEOUT = 1.0  # seconds: a server that is slower to say it is there is not used
 ANSWER_TIMEOUT = 600.0
 MAX_QUESTION = 2000  # the longest question POST /chat takes
@@ -245,6 +245,7 @@ def _request(method: str, url: str, key: str | None, body: dict | None = None, t
         return exc.code, _json(exc.read())
     except (OSError, ValueError) as exc:  # refused, timed out, not HTTP
         reason = getattr(exc, "reason", None) or exc
+        reason = getattr(reason, "strerror", None) or reason  # "Connection refused", not "[Errno 111] ..."
         raise ServerProblem(f"no graphrag server answers at {url.rsplit('/', 1)[0]} ({reason})") from None
 
 
