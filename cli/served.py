@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STATE_FILE = Path(".graphrag") / "serve.json"
-SERVER_ENV = "GRAPHRAG_SERVER"
 API_KEY_ENV = "GRAPHRAG_API_KEY"  # the server package names it too (not imported here: it is heavy)
 HEALTH_TIMEOUT = 1.0  # seconds: a server that is slower to say it is there is not used
 ANSWER_TIMEOUT = 600.0
