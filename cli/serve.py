@@ -147,7 +147,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
     # `graphrag ask` from this folder finds the server here (and checks it is this one)
     state = served.write_state(url, config, __version__, instance)
 
-    def stopped(signum, frame):  # uvicorn re-raises SIGTERM once it has shut down: the file goes first
+    def stopped(signum, _frame):  # uvicorn re-raises SIGTERM once it has shut down: the file goes first
         served.remove_state(state, instance)
         signal.signal(signum, signal.SIG_DFL)
         signal.raise_signal(signum)
