@@ -108,64 +108,69 @@ def _embedder(config):
     return make_query_embedder(config)
 
 
-def print_answer(answer, explain: bool = False, show_mermaid: bool = False, streamed: bool = False) -> None:
+def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False, streamed: bool = False) -> None:
     """The answer (already written when streamed), then its sources; with `explain` the analysis,
-    the route and the retrieval trace. Everything from documents is printed as plain text."""
+    the route and the retrieval trace. `answer` is the `ask --json` dict, whether it was made here
+    or by a server. Everything from documents is printed as plain text."""
     if not streamed:
-        click.echo(_safe(answer.text_with_titles) or "I found no evidence for this question.")
+        click.echo(_safe(answer["answer_with_titles"]) or "I found no evidence for this question.")
     else:
         click.echo()
-    if answer.dropped_citations:
+    dropped = answer.get("dropped_citations") or []
+    if dropped:
         click.echo(
-            f"(removed {len(answer.dropped_citations)} citation(s) to ids that were not given: "
-            f"{_line(', '.join(answer.dropped_citations))})",
+            f"(removed {len(dropped)} citation(s) to ids that were not given: {_line(', '.join(dropped))})",
             err=True,
         )
-    if answer.llm.note:
-        click.echo(answer.llm.note, err=True)
-    if answer.sources:
+    note = (answer.get("llm") or {}).get("note")
+    if note:
+        click.echo(note, err=True)
+    if answer["sources"]:
         click.echo("\nSources:")
-        cited = {c.cite for c in answer.citations}
-        for source in answer.sources:
-            mark = "*" if source.cite in cited else " "
+        cited = {c["id"] for c in answer["citations"]}
+        for source in answer["sources"]:
+            mark = "*" if source["id"] in cited else " "
             click.echo(f" {mark} {_source_line(source)}")
     if explain:
         print_explain(answer)
     if show_mermaid:
-        click.echo("\n```mermaid\n" + _safe(answer.mermaid) + "\n```")
+        click.echo("\n```mermaid\n" + _safe(answer["mermaid"]) + "\n```")
 
 
-def _source_line(source) -> str:
-    return _line(f"[{source.cite}] {source.title or source.document_id}" + (f" <{source.uri}>" if source.uri else ""))
-
-
-def print_explain(answer) -> None:
-    click.echo(
-        f"\nRetrieval trace (route {answer.route}, mode {answer.mode}, filters {_line(answer.filters.to_dict())}):"
+def _source_line(source: dict) -> str:
+    return _line(
+        f"[{source['id']}] {source['title'] or source['document_id']}"
+        + (f" <{source['uri']}>" if source["uri"] else "")
     )
-    if answer.analysis.entities:
+
+
+def print_explain(answer: dict) -> None:
+    click.echo(
+        f"\nRetrieval trace (route {answer['route']}, mode {answer['mode']}, filters {_line(answer['filters'])}):"
+    )
+    if answer["entities"]:
         click.echo("  question entities:")
-        for e in answer.analysis.entities:
+        for e in answer["entities"]:
             click.echo(
                 _line(
                     f"    {e['name']} ({e['id']}, {e.get('type') or 'Entity'}) found by "
                     f'"{e.get("matched") or e["name"]}"'
                 )
             )
-    for number, path in enumerate(answer.paths, 1):
+    for number, path in enumerate(answer["paths"], 1):
         click.echo(
             _line(
                 f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): "
                 + _path_text(path)
             )
         )
-    for ev in answer.evidence:
+    for ev in answer["evidence"]:
         click.echo(
             _line(
-                f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} via {', '.join(ev.via[:4])}"
+                f"  {round(float(ev['score']), 6):.4f} [{ev['source']}] {ev['chunk_id']} via {', '.join(ev['via'][:4])}"
             )
         )
-    click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer.timings_ms.items()))
+    click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
 
 
 def _path_text(path: dict) -> str:
@@ -194,10 +199,21 @@ def _path_text(path: dict) -> str:
     "question and which mode and entity brought which chunk.",
 )
 @click.option("--mermaid", "show_mermaid", is_flag=True, help="Print the evidence subgraph as a Mermaid diagram.")
+@click.option(
+    "--server",
+    "server_url",
+    envvar="GRAPHRAG_SERVER",
+    metavar="URL",
+    default=None,
+    help="Ask this running `graphrag serve` (an error if it does not answer); `none` answers directly. "
+    "Env: GRAPHRAG_SERVER. Default: the server in .graphrag/serve.json when it serves this graph.",
+)
+@click.option("--direct", is_flag=True, help="Answer in this process, even when a server for this graph is running.")
 @json_option
 @usage_checked
-@with_graph(config=True)
-def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, as_json, graph, config) -> None:
+def ask(
+    question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, server_url, direct, as_json
+) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
     Question analysis finds the entities it names (by name or alias, accent- and
@@ -207,39 +223,89 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
     With an LLM the answer streams; each citation is checked before it is shown, and
     shown as its source's title (--json keeps the ids).
 
+    When a `graphrag serve` for the same Neo4j URI and database runs from this folder
+    (it leaves .graphrag/serve.json), the question goes to it: the answer and output are
+    the same, without loading the driver and the model here (--json adds `served_by`).
+
     \b
     Example:
       graphrag ask "Who made the silver lantern, and who stole it?"
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
+      graphrag ask "Who stole the lantern?" --server http://127.0.0.1:8000
     """
-    from graphrag_cypher.retrieval import qa
+    from graphrag_cypher import __version__
 
-    embedder = _embedder(config)
-    streamed = bool(config.llm_configured and not no_llm and not as_json)
-    on_token = _write if streamed else None
-    answer = qa.ask(
-        graph,
-        embedder,
-        config,
-        question,
-        mode=mode or qa.DEFAULT_MODE,
-        k=k,
-        corpus=corpus,
-        date_from=date_from,
-        date_to=date_to,
-        use_llm=not no_llm,
-        on_token=on_token,
-    )
-    # what the command did before the question: opening the connection and loading the model
-    # (imports not counted); total_ms stays the question's own work
-    answer.timings_ms.update(
-        connect_ms=round(getattr(graph, "connect_ms", 0.0), 1), embedder_load_ms=round(embedder.load_ms, 1)
-    )
+    from . import served
+    from .context import settings
+
+    config = settings()
+    options = dict(mode=mode, k=k, corpus=corpus, date_from=date_from, date_to=date_to)
+    use_llm = bool(config.llm_configured and not no_llm)
+    streamed = use_llm and not as_json
+    forced = bool(server_url) and server_url.strip().lower() != "none" and not direct
+    try:
+        server = served.choose(config, server_url, direct, __version__, note=lambda line: click.echo(line, err=True))
+    except served.ServerProblem as exc:
+        raise click.ClickException(str(exc)) from None
+    if server is not None and not forced and not served.servable(question):
+        server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
+    if server is not None and use_llm and not server.health.get("llm"):
+        if forced:
+            raise click.ClickException(f"{server.url} answers without an LLM and this ask uses one: ask with --no-llm")
+        click.echo(
+            f"not using the graphrag server at {server.url}: it answers without an LLM; answering directly", err=True
+        )
+        server = None
+    if server is not None:
+        body = {
+            "question": question,
+            "mode": mode,
+            "k": k,
+            "corpus": corpus,
+            "from": date_from,
+            "to": date_to,
+            "llm": use_llm,
+        }
+        try:
+            result = served.ask(server, body, on_token=_write if streamed else None)
+        except served.ServerProblem as exc:
+            raise click.ClickException(str(exc)) from None
+        answer = served.as_ask_json(result, question, server)
+    else:
+        answer = _ask_direct(config, question, options, use_llm=not no_llm, streamed=streamed)
     if as_json:
-        print_json(dict(answer.to_dict(), query_embedder=embedder.backend))
+        print_json(answer)
     else:
         print_answer(answer, explain, show_mermaid, streamed)
+
+
+def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: bool) -> dict:
+    """The question answered in this process: the graph opened here, the query model loaded here."""
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.retrieval import qa
+
+    with connect(config) as graph:
+        embedder = _embedder(config)
+        answer = qa.ask(
+            graph,
+            embedder,
+            config,
+            question,
+            mode=options["mode"] or qa.DEFAULT_MODE,
+            k=options["k"],
+            corpus=options["corpus"],
+            date_from=options["date_from"],
+            date_to=options["date_to"],
+            use_llm=use_llm,
+            on_token=_write if streamed else None,
+        )
+        # what the command did before the question: opening the connection and loading the model
+        # (imports not counted); total_ms stays the question's own work
+        answer.timings_ms.update(
+            connect_ms=round(getattr(graph, "connect_ms", 0.0), 1), embedder_load_ms=round(embedder.load_ms, 1)
+        )
+        return dict(answer.to_dict(), query_embedder=embedder.backend)
 
 
 @click.command("chat")
@@ -289,11 +355,11 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
         if line == "/sources":
             if last:
                 for source in last.sources:
-                    click.echo(_source_line(source))
+                    click.echo(_source_line(source.to_dict()))
             continue
         if line == "/explain":
             if last:
-                print_explain(last)
+                print_explain(last.to_dict())
             continue
         if line.lower().startswith("learn:"):
             _learn(graph, config, line)
@@ -322,7 +388,7 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
             click.echo(f"error: {exc}", err=True)
             continue
         conversation.add(line, question, last)
-        print_answer(last, streamed=streamed)
+        print_answer(last.to_dict(), streamed=streamed)
 
 
 def _write(text: str) -> None:

@@ -99,17 +99,28 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
     which every request must then send as "Authorization: Bearer <key>". Writes (crawl,
     uploads, forget, MCP learn) always need the key.
 
+    While it runs it leaves .graphrag/serve.json (mode 0600: its URL, pid, Neo4j URI and
+    database) in this folder, so `graphrag ask` run here sends its questions to it.
+
     \b
     Example:
       graphrag serve
+      graphrag ask "Who made the silver lantern?"   # answered by the server above
       curl -N localhost:8000/chat -H 'Accept: text/event-stream' -d '{"question": "Who made the silver lantern?"}'
       GRAPHRAG_API_KEY=$(openssl rand -hex 24) graphrag serve --host 0.0.0.0 --port 8080
     """
+    import secrets
+    import signal
+
     import uvicorn
 
+    from graphrag_cypher import __version__
     from graphrag_cypher.embedder import make_query_embedder
     from graphrag_cypher.server import create_app
 
+    from . import served
+
+    instance = secrets.token_hex(8)
     options = _options(
         host=host,
         port=port,
@@ -119,14 +130,33 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
         max_upload=max_upload,
         use_llm=not no_llm,
         mcp_writes=mcp_writes,
+        extra={"instance": instance},
     )
     app = create_app(config, options, graph=graph, embedder=make_query_embedder(config))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)
+    )
+    sock = server.config.bind_socket()  # bound here, so --port 0 has its real port for the state file
+    bound = sock.getsockname()[1]
+    url = served.local_url(host, bound)
     click.echo(
-        f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{port}/ "
+        f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{bound}/ "
         f"(writes {'on' if options.writes_enabled else 'off: set GRAPHRAG_API_KEY'})",
         err=True,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)
+    # `graphrag ask` from this folder finds the server here (and checks it is this one)
+    state = served.write_state(url, config, __version__, instance)
+
+    def stopped(signum, _frame):  # uvicorn re-raises SIGTERM once it has shut down: the file goes first
+        served.remove_state(state, instance)
+        signal.signal(signum, signal.SIG_DFL)
+        signal.raise_signal(signum)
+
+    signal.signal(signal.SIGTERM, stopped)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        served.remove_state(state, instance)
 
 
 @click.command("mcp")

@@ -358,6 +358,9 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                 },
                 "llm": bool(state.settings.llm_configured and state.options.use_llm),
                 "writes": state.options.writes_enabled,
+                # what `graphrag ask --json` reports, and the id of `graphrag serve`'s state file
+                "query_embedder": getattr(state.embedder, "backend", None),
+                "instance": state.options.extra.get("instance"),
             },
             status_code=200 if up_to_date else 503,
         )
