@@ -148,15 +148,17 @@ def _usable_state(path: Path, settings, key: str | None, version: str) -> tuple[
 
 
 def connect(url: str, key: str | None, version: str) -> Server:
-    """A quick GET /health: the server is there, its graph reachable and its schema current."""
+    """A quick GET /health/live: the server is there, and which (version, instance); no database
+    call, so it costs a millisecond (a server whose Neo4j has gone answers the question with a
+    one-line error)."""
     started = time.perf_counter()
-    status, body = _request("GET", url + "/health", key, timeout=HEALTH_TIMEOUT)
+    status, body = _request("GET", url + "/health/live", key, timeout=HEALTH_TIMEOUT)
     health_ms = (time.perf_counter() - started) * 1000
     if status == 401:
         raise ServerProblem(f"{url} needs an API key: set {API_KEY_ENV} to the server's key")
     if status != 200 or not isinstance(body, dict):
         why = body.get("error") or body.get("status") if isinstance(body, dict) else None
-        raise ServerProblem(f"{url}/health answered {status}" + (f" ({why})" if why else ""))
+        raise ServerProblem(f"{url}/health/live answered {status}" + (f" ({why})" if why else ""))
     if body.get("version") != version:
         raise ServerProblem(f"{url} runs graphrag {body.get('version')}, this is {version}")
     return Server(url, key, body, health_ms)
@@ -245,7 +247,7 @@ def _request(method: str, url: str, key: str | None, body: dict | None = None, t
     except (OSError, ValueError) as exc:  # refused, timed out, not HTTP
         reason = getattr(exc, "reason", None) or exc
         reason = getattr(reason, "strerror", None) or reason  # "Connection refused", not "[Errno 111] ..."
-        raise ServerProblem(f"no graphrag server answers at {url.rsplit('/', 1)[0]} ({reason})") from None
+        raise ServerProblem(f"no graphrag server answers at {_base(url)} ({reason})") from None
 
 
 def _json(raw: bytes):
@@ -272,3 +274,11 @@ def as_ask_json(result: dict, question: str, server: Server) -> dict:
     out["query_embedder"] = server.health.get("query_embedder")
     out["served_by"] = server.url
     return out
+
+
+def _base(url: str) -> str:
+    """The server's URL without the endpoint a request went to (``…/health/live`` → ``…``)."""
+    for endpoint in ("/health/live", "/health", "/chat"):
+        if url.endswith(endpoint):
+            return url[: -len(endpoint)]
+    return url

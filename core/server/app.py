@@ -334,6 +334,21 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         return Response(target.read_bytes(), media_type=types[suffix], headers=security_headers)
 
     # -- health --------------------------------------------------------------------------
+    @app.get("/health/live", summary="The server is up: its version and instance, no database call")
+    def health_live():
+        # liveness, as against /health's readiness: what `graphrag ask` checks before handing a
+        # question over, in a millisecond (the schema check of /health reads the graph)
+        return JSONResponse(
+            {
+                "status": "ok",
+                "version": __version__,
+                "llm": bool(state.settings.llm_configured and state.options.use_llm),
+                "writes": state.options.writes_enabled,
+                "query_embedder": getattr(state.embedder, "backend", None),
+                "instance": state.options.extra.get("instance"),
+            }
+        )
+
     @app.get("/health", summary="Neo4j reachable, schema up to date")
     def health():
         from graphrag_cypher import migrations

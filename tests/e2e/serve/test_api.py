@@ -19,6 +19,15 @@ def test_health_reports_neo4j_and_schema(served):
     assert body["writes"] is True and body["llm"] is True
 
 
+def test_liveness_names_the_server_without_the_schema(served):
+    with served.client() as http:
+        live = http.get("/health/live").json()
+        ready = http.get("/health").json()
+    assert live["status"] == "ok" and "schema" not in live and "neo4j" not in live
+    for key in ("version", "llm", "writes", "query_embedder", "instance"):
+        assert live[key] == ready[key], key
+
+
 def test_chat_json_is_what_ask_json_prints(served, run_cli, monkeypatch):
     served.neo4j.point_env(monkeypatch)
     with served.client() as http:
