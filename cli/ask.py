@@ -8,6 +8,8 @@ from datetime import date
 
 import click
 
+from graphrag_cypher.chinese import CHOICES
+
 from .context import with_graph
 from .output import print_json
 from .params import json_option
@@ -95,6 +97,15 @@ def ask_options(func):
             help="Only documents dated on or before.",
         ),
         click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
+        click.option(
+            "--convert",
+            type=click.Choice(CHOICES),
+            default="auto",
+            show_default=True,
+            envvar="GRAPHRAG_CONVERT",
+            help="Convert the answer between simplified and traditional Chinese (OpenCC; citations untouched). "
+            "auto: to the question's script. Env: GRAPHRAG_CONVERT.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -164,6 +175,9 @@ def print_explain(answer) -> None:
                 f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} via {', '.join(ev.via[:4])}"
             )
         )
+    if answer.conversion is not None:
+        c = answer.conversion
+        click.echo(f"  convert: {c.applied or 'none'} ({c.reason})")
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer.timings_ms.items()))
 
 
@@ -196,7 +210,9 @@ def _path_text(path: dict) -> str:
 @json_option
 @usage_checked
 @with_graph(config=True)
-def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, as_json, graph, config) -> None:
+def ask(
+    question, mode, k, corpus, date_from, date_to, no_llm, convert, explain, show_mermaid, as_json, graph, config
+) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
     Question analysis finds the entities it names (by name or alias, accent- and
@@ -211,6 +227,7 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
       graphrag ask "Who made the silver lantern, and who stole it?"
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
+      graphrag ask "誰做了銀燈籠?" --convert s2t
     """
     from graphrag_cypher.retrieval import qa
 
@@ -229,6 +246,7 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
         date_to=date_to,
         use_llm=not no_llm,
         on_token=on_token,
+        convert=convert,
     )
     if as_json:
         print_json(answer.to_dict())
@@ -248,7 +266,7 @@ def ask(question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mer
 )
 @usage_checked
 @with_graph(config=True)
-def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) -> None:
+def chat(mode, k, corpus, date_from, date_to, no_llm, convert, max_turns, graph, config) -> None:
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
@@ -311,6 +329,7 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
                 use_llm=not no_llm,
                 history=conversation.messages(),
                 on_token=on_token,
+                convert=convert,
             )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import llm
+from ..chinese import Conversion, StreamConverter, choose
 from ..errors import GraphragError
 from . import retriever
 from .analysis import QuestionAnalyzer
@@ -62,6 +63,7 @@ class Answer:
     context: str  # the text the answer was written from
     mermaid: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    conversion: Conversion | None = None  # simplified <-> traditional, applied to the answer text
 
     @property
     def filters(self) -> Filters:
@@ -89,6 +91,7 @@ class Answer:
             "keywords": self.analysis.keywords,
             "language": self.analysis.language,
             "llm": self.llm.to_dict(),
+            "convert": self.conversion.to_dict() if self.conversion else None,
         }
         if context:
             out["context"] = self.context
@@ -111,13 +114,17 @@ def ask(
     history=(),
     on_token: Callable[[str], None] | None = None,
     today=None,
+    convert: str = "auto",
 ) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
-    gave and written as its sources' titles; an unknown one never reaches `on_token`."""
+    gave and written as its sources' titles; an unknown one never reaches `on_token`.
+    `convert` (auto, s2t, s2tw, s2twp, t2s, none) converts the answer between simplified and
+    traditional Chinese before its citations are checked; auto follows the question's script."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     started = time.perf_counter()
+    conversion = choose(question, convert)
     today = today or _today()
     timings: dict[str, float] = {}
     analyzer = QuestionAnalyzer(graph, timings)
@@ -137,14 +144,16 @@ def ask(
     llm_used = bool(use_llm and settings.llm_configured)
     answer_started = time.perf_counter()
     checker = CitationFilter(context.cites, emit=on_token if llm_used else None)
+    writer = StreamConverter(conversion.applied, checker.feed)
     if llm_used:
-        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), checker.feed)
+        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), writer.feed)
         note = None
     else:
         lead = describe_paths(paths, context) if route_used == "relation" else ""
         quoted = extractive_answer(analysis.search_text, sources, embedder.embed if embedder else None)
-        checker.feed(" ".join(part for part in (lead, quoted) if part))
+        writer.feed(" ".join(part for part in (lead, quoted) if part))
         note = NO_LLM_NOTE
+    writer.close()
     checked = checker.close()
     timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
     timings["total_ms"] = (time.perf_counter() - started) * 1000
@@ -164,6 +173,7 @@ def ask(
         context=context.text,
         mermaid=mermaid(graph_context, sources),
         timings_ms={key: round(value, 1) for key, value in timings.items()},
+        conversion=conversion,
     )
 
 
