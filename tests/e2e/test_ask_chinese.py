@@ -28,7 +28,11 @@ def ask(run_cli, *args, env=None):
 
 
 def test_traditional_question_gets_a_traditional_answer(simplified, run_cli):
-    server = LLMServer(lambda body: "老玛伦用银子做了灯笼[T1]。后来渡船夫把它偷走了[T1, Z9]。")
+    def reply(body):
+        cite = body["messages"][-1]["content"].split("[", 1)[1].split("]", 1)[0]  # the source's id
+        return f"老玛伦用银子做了灯笼[{cite}]。后来渡船夫把它偷走了[{cite}, Z9]。"
+
+    server = LLMServer(reply)
     try:
         env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "m"}
         out = ask(run_cli, env=env)
@@ -37,12 +41,13 @@ def test_traditional_question_gets_a_traditional_answer(simplified, run_cli):
             "applied": "s2t",
             "reason": "the question is in Traditional Chinese",
         }
-        assert out["answer"] == "老瑪倫用銀子做了燈籠[T1]。後來渡船夫把它偷走了[T1]。"
+        cite = out["sources"][0]["id"]
+        assert out["answer"] == f"老瑪倫用銀子做了燈籠[{cite}]。後來渡船伕把它偷走了[{cite}]。"  # OpenCC's phrases
         assert out["dropped_citations"] == ["Z9"]  # citations are checked after converting, as ever
-        assert out["answer_with_titles"] == "老瑪倫用銀子做了燈籠[银灯笼的故事]。後來渡船夫把它偷走了[银灯笼的故事]。"
+        assert out["answer_with_titles"] == "老瑪倫用銀子做了燈籠[银灯笼的故事]。後來渡船伕把它偷走了[银灯笼的故事]。"
         kept = ask(run_cli, "--convert", "none", env=env)
         assert (
-            kept["answer"] == "老玛伦用银子做了灯笼[T1]。后来渡船夫把它偷走了[T1]。"
+            kept["answer"] == f"老玛伦用银子做了灯笼[{cite}]。后来渡船夫把它偷走了[{cite}]。"
             and kept["convert"]["applied"] is None
         )
         shown = run_cli("ask", QUESTION, "--mode", "vector", "--explain", env=env)
