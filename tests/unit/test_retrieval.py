@@ -72,6 +72,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "keywords",
         "language",
         "llm",
+        "convert",
         "mermaid",
         "timings_ms",
     ]
