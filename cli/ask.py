@@ -106,10 +106,40 @@ def ask_options(func):
             help="Convert the answer between simplified and traditional Chinese (OpenCC; citations untouched). "
             "auto: to the question's script. Env: GRAPHRAG_CONVERT.",
         ),
+        click.option(
+            "--rerank",
+            is_flag=True,
+            envvar="GRAPHRAG_RERANK",
+            help="Reorder the top candidates with the reranker (GRAPHRAG_RERANKER or --reranker). Env: GRAPHRAG_RERANK=1.",
+        ),
+        click.option(
+            "--reranker",
+            "reranker_spec",
+            default=None,
+            metavar="cross-encoder:MODEL|URL",
+            help="The reranker for --rerank: a sentence-transformers CrossEncoder, or a server with a /rerank "
+            "endpoint. Env: GRAPHRAG_RERANKER.",
+        ),
+        click.option(
+            "--rerank-candidates",
+            type=click.IntRange(1, 200),
+            default=20,
+            show_default=True,
+            help="How many of the mode's top chunks the reranker scores.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _reranker(rerank: bool, spec: str | None):
+    """The reranker --rerank asks for, or None (a missing or unknown one is a one-line error)."""
+    if not rerank:
+        return None
+    from graphrag_cypher.rerank import make_reranker
+
+    return make_reranker(spec)
 
 
 def _embedder(config):
@@ -175,6 +205,14 @@ def print_explain(answer) -> None:
                 f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} via {', '.join(ev.via[:4])}"
             )
         )
+    if answer.reranked is not None:
+        r = answer.reranked
+        click.echo(
+            _line(
+                f"  rerank: {r.reranker} scored {r.candidates} candidate(s), kept {r.kept}: "
+                + ", ".join(f"{m['before']}→{m['after']}" for m in r.moves)
+            )
+        )
     if answer.conversion is not None:
         c = answer.conversion
         click.echo(f"  convert: {c.applied or 'none'} ({c.reason})")
@@ -211,7 +249,22 @@ def _path_text(path: dict) -> str:
 @usage_checked
 @with_graph(config=True)
 def ask(
-    question, mode, k, corpus, date_from, date_to, no_llm, convert, explain, show_mermaid, as_json, graph, config
+    question,
+    mode,
+    k,
+    corpus,
+    date_from,
+    date_to,
+    no_llm,
+    convert,
+    rerank,
+    reranker_spec,
+    rerank_candidates,
+    explain,
+    show_mermaid,
+    as_json,
+    graph,
+    config,
 ) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
@@ -228,6 +281,7 @@ def ask(
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
       graphrag ask "誰做了銀燈籠?" --convert s2t
+      graphrag ask "Who stole the lantern?" --rerank --reranker http://127.0.0.1:8080/v1 --explain
     """
     from graphrag_cypher.retrieval import qa
 
@@ -247,6 +301,8 @@ def ask(
         use_llm=not no_llm,
         on_token=on_token,
         convert=convert,
+        reranker=_reranker(rerank, reranker_spec),
+        rerank_candidates=rerank_candidates,
     )
     if as_json:
         print_json(answer.to_dict())
@@ -266,7 +322,21 @@ def ask(
 )
 @usage_checked
 @with_graph(config=True)
-def chat(mode, k, corpus, date_from, date_to, no_llm, convert, max_turns, graph, config) -> None:
+def chat(
+    mode,
+    k,
+    corpus,
+    date_from,
+    date_to,
+    no_llm,
+    convert,
+    rerank,
+    reranker_spec,
+    rerank_candidates,
+    max_turns,
+    graph,
+    config,
+) -> None:
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
@@ -285,6 +355,7 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, convert, max_turns, graph,
     from graphrag_cypher.retrieval.chat import Conversation
 
     embedder = _embedder(config)
+    reranker = _reranker(rerank, reranker_spec)
     conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
     last = None
     interactive = sys.stdin.isatty()
@@ -330,6 +401,8 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, convert, max_turns, graph,
                 history=conversation.messages(),
                 on_token=on_token,
                 convert=convert,
+                reranker=reranker,
+                rerank_candidates=rerank_candidates,
             )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)

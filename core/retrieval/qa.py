@@ -27,6 +27,7 @@ from .answer import (
 from .base import DEFAULT_MODE, Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
 from .relation import relation
+from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
 
 NO_LLM_NOTE = (
     "No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
@@ -64,6 +65,7 @@ class Answer:
     mermaid: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     conversion: Conversion | None = None  # simplified <-> traditional, applied to the answer text
+    reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or a relation answer)
 
     @property
     def filters(self) -> Filters:
@@ -92,6 +94,7 @@ class Answer:
             "language": self.analysis.language,
             "llm": self.llm.to_dict(),
             "convert": self.conversion.to_dict() if self.conversion else None,
+            "rerank": self.reranked.to_dict() if self.reranked else None,
         }
         if context:
             out["context"] = self.context
@@ -115,12 +118,16 @@ def ask(
     on_token: Callable[[str], None] | None = None,
     today=None,
     convert: str = "auto",
+    reranker=None,
+    rerank_candidates: int = DEFAULT_CANDIDATES,
 ) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
     gave and written as its sources' titles; an unknown one never reaches `on_token`.
     `convert` (auto, s2t, s2tw, s2twp, t2s, none) converts the answer between simplified and
-    traditional Chinese before its citations are checked; auto follows the question's script."""
+    traditional Chinese before its citations are checked; auto follows the question's script.
+    With a `reranker` (graphrag_cypher.rerank), the mode's top `rerank_candidates` chunks are
+    reordered by it and the best `k` kept."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     started = time.perf_counter()
@@ -136,8 +143,13 @@ def ask(
         if found is not None and found[1]:
             paths, evidence = found
             route_used = "relation"
+    reranked = None
     if evidence is None:
-        evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, k)
+        fetch = max(k, rerank_candidates) if reranker is not None else k
+        evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, fetch)
+        if reranker is not None:
+            evidence, reranked = rerank(reranker, analysis.search_text or question, evidence, k)
+            timings["rerank_ms"] = reranked.ms
     sources = sources_for(evidence)
     graph_context = merge_graphs(path_graph(paths), evidence_graph(graph, evidence))
     context = build_context(sources, graph_context)
@@ -174,6 +186,7 @@ def ask(
         mermaid=mermaid(graph_context, sources),
         timings_ms={key: round(value, 1) for key, value in timings.items()},
         conversion=conversion,
+        reranked=reranked,
     )
 
 
