@@ -181,11 +181,6 @@ def eval_answers(questions_path, passages_path, k, limit, keep, as_json, mode, c
         message = "no LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL): nothing to evaluate"
         print_json({"skipped": message}) if as_json else click.echo(message)
         return
-    reranker = None
-    if rerank:
-        from graphrag_cypher.rerank import make_reranker
-
-        reranker = make_reranker(reranker_spec)
     fmt, questions = read_questions(questions_path)
     questions = questions[:limit] if limit else questions
     with EvalInstance(config, passages_path, keep, (lambda m: None) if as_json else info) as run:

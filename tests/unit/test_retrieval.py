@@ -73,6 +73,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "language",
         "llm",
         "convert",
+        "rerank",
         "mermaid",
         "timings_ms",
     ]
