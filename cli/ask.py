@@ -121,6 +121,16 @@ def ask_options(func):
             "endpoint. Env: GRAPHRAG_RERANKER.",
         ),
         click.option(
+            "--judge",
+            is_flag=True,
+            help="Let the LLM judge every piece of evidence relevant or not (by default only weak evidence).",
+        ),
+        click.option(
+            "--no-gate",
+            is_flag=True,
+            help="No score gate and no judge: answer from whatever was retrieved. Env: GRAPHRAG_GATE=off.",
+        ),
+        click.option(
             "--rerank-candidates",
             type=click.IntRange(1, 200),
             default=20,
@@ -131,6 +141,20 @@ def ask_options(func):
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _judge(judge: bool, no_gate: bool) -> str:
+    """auto (weak evidence is judged), always (--judge) or off (--no-gate); GRAPHRAG_GATE sets the default."""
+    import os
+
+    if no_gate:
+        return "off"
+    if judge:
+        return "always"
+    value = (os.environ.get("GRAPHRAG_GATE") or "auto").strip().lower()
+    if value not in ("auto", "always", "off"):
+        raise UsageProblem(f"GRAPHRAG_GATE={value!r}: use auto, always or off")
+    return value
 
 
 def _reranker(rerank: bool, spec: str | None):
@@ -205,6 +229,17 @@ def print_explain(answer) -> None:
                 f"  {round(float(ev.score), 6):.4f} [{answer.source_of(ev)}] {ev.chunk_id} via {', '.join(ev.via[:4])}"
             )
         )
+    if answer.gate is not None:
+        g = answer.gate
+        best = "no vectors to compare" if g.best is None else f"best similarity {g.best:.3f}"
+        state = "weak" if g.weak else "strong enough"
+        judged = f"; judged by {g.judged_by} ({g.requests} request(s), {g.cached} cached)" if g.judged_by else ""
+        click.echo(
+            _line(f"  gate: {best}, threshold {g.threshold:g}: {state}{judged}" + (f"; {g.note}" if g.note else ""))
+        )
+        for v in g.dropped:
+            click.echo(_line(f"    dropped {v['chunk_id']} ({v['by']}): {v['reason']}"))
+        click.echo("  web: not searched (no web-search fallback is configured)")
     if answer.reranked is not None:
         r = answer.reranked
         click.echo(
@@ -260,6 +295,8 @@ def ask(
     rerank,
     reranker_spec,
     rerank_candidates,
+    judge,
+    no_gate,
     explain,
     show_mermaid,
     as_json,
@@ -281,6 +318,7 @@ def ask(
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
       graphrag ask "誰做了銀燈籠?" --convert s2t
+      graphrag ask "What did the harbour board decide?" --judge --explain
       graphrag ask "Who stole the lantern?" --rerank --reranker http://127.0.0.1:8080/v1 --explain
     """
     from graphrag_cypher.retrieval import qa
@@ -303,6 +341,7 @@ def ask(
         convert=convert,
         reranker=_reranker(rerank, reranker_spec),
         rerank_candidates=rerank_candidates,
+        judge=_judge(judge, no_gate),
     )
     if as_json:
         print_json(answer.to_dict())
@@ -333,6 +372,8 @@ def chat(
     rerank,
     reranker_spec,
     rerank_candidates,
+    judge,
+    no_gate,
     max_turns,
     graph,
     config,
@@ -403,6 +444,7 @@ def chat(
                 convert=convert,
                 reranker=reranker,
                 rerank_candidates=rerank_candidates,
+                judge=_judge(judge, no_gate),
             )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)
