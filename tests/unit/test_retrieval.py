@@ -74,6 +74,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "llm",
         "convert",
         "rerank",
+        "gate",
         "mermaid",
         "timings_ms",
     ]
