@@ -235,7 +235,10 @@ def print_explain(answer) -> None:
         state = "weak" if g.weak else "strong enough"
         judged = f"; judged by {g.judged_by} ({g.requests} request(s), {g.cached} cached)" if g.judged_by else ""
         click.echo(
-            _line(f"  gate: {best}, threshold {g.threshold:g}: {state}{judged}" + (f"; {g.note}" if g.note else ""))
+            _line(
+                f"  gate: {best}, judge under {g.threshold:g}, drop under {g.drop_threshold:g}: {state}{judged}"
+                + (f"; {g.note}" if g.note else "")
+            )
         )
         for v in g.dropped:
             click.echo(_line(f"    dropped {v['chunk_id']} ({v['by']}): {v['reason']}"))

@@ -10,7 +10,8 @@ cosine is under the threshold (`DEFAULT_THRESHOLDS`, calibrated per embedder wit
   configured: it judges each piece relevant or not (structured output, up to `JUDGE_BATCH`
   pieces per request), and what it calls irrelevant is dropped. Verdicts are cached on disk
   by model, question and chunk text, so asking again costs no request.
-- Without an LLM (or with `judge="off"`) the gate alone applies: weak evidence is dropped whole.
+- Without an LLM the gate alone applies: evidence whose best cosine is under the lower drop
+  threshold is dropped whole (a wrong drop costs the answer, a wrong judge call one request).
 - Evidence whose chunks have no vectors cannot be gated (`similarity` null): it is kept.
 
 With nothing left the answer says so plainly (see qa.py) instead of answering from noise.
@@ -29,9 +30,12 @@ from .. import llm
 from ..errors import GraphragError
 from .base import Evidence
 
-# Calibrated with bench/calibrate_gate.py on MuSiQue-100 and HotpotQA-100 (see README "Score gate").
-DEFAULT_THRESHOLDS = {"sentence-transformers/all-MiniLM-L6-v2": 0.40}
-FALLBACK_THRESHOLD = 0.40  # other embedders, until calibrated: set GRAPHRAG_GATE_THRESHOLD
+# Calibrated with bench/calibrate_gate.py on MuSiQue-100 and HotpotQA-100 (see README "Score gate"):
+# (judge, drop). Under `judge` the evidence is weak and the LLM judges it (a wrong call costs a
+# request); under `drop`, without an LLM, it is dropped whole (a wrong call costs the answer, so
+# it is set where no answerable question of the sets or the sample falls).
+DEFAULT_THRESHOLDS = {"sentence-transformers/all-MiniLM-L6-v2": (0.40, 0.20)}
+FALLBACK_THRESHOLDS = (0.40, 0.20)  # other embedders, until calibrated: set GRAPHRAG_GATE_THRESHOLD(S)
 GATE_CHOICES = ("auto", "always", "off")  # when the judge runs: weak evidence, every time, never
 JUDGE_BATCH = 8
 JUDGE_PROMPT = (
@@ -71,7 +75,8 @@ JUDGE_SCHEMA = {
 class GateTrace:
     """What the gate and the judge did, for --explain and --json."""
 
-    threshold: float
+    threshold: float  # under it the evidence is weak and goes to the judge
+    drop_threshold: float  # under it, without a judge, the evidence is dropped
     best: float | None  # the best cosine of the evidence (None: no vectors to compare)
     weak: bool
     judged_by: str | None = None  # the LLM model that judged, if one did
@@ -87,6 +92,7 @@ class GateTrace:
     def to_dict(self) -> dict:
         return {
             "threshold": self.threshold,
+            "drop_threshold": self.drop_threshold,
             "best_similarity": None if self.best is None else round(self.best, 4),
             "weak": self.weak,
             "judged_by": self.judged_by,
@@ -98,14 +104,20 @@ class GateTrace:
         }
 
 
-def threshold_for(settings) -> float:
-    value = os.environ.get("GRAPHRAG_GATE_THRESHOLD")
-    if value:
-        try:
-            return float(value)
-        except ValueError:
-            raise GraphragError(f"GRAPHRAG_GATE_THRESHOLD={value!r} is not a number (e.g. 0.35)") from None
-    return DEFAULT_THRESHOLDS.get(settings.embedder, FALLBACK_THRESHOLD)
+def thresholds_for(settings) -> tuple[float, float]:
+    """(judge, drop): GRAPHRAG_GATE_THRESHOLD and GRAPHRAG_GATE_DROP_THRESHOLD, else the calibrated pair."""
+    judge, drop = DEFAULT_THRESHOLDS.get(settings.embedder, FALLBACK_THRESHOLDS)
+    return _number("GRAPHRAG_GATE_THRESHOLD", judge), _number("GRAPHRAG_GATE_DROP_THRESHOLD", drop)
+
+
+def _number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise GraphragError(f"{name}={value!r} is not a number (e.g. 0.4)") from None
 
 
 def similarities(graph, embedding: list[float], evidence: list[Evidence]) -> dict[str, float]:
@@ -125,11 +137,11 @@ def apply_gate(
     use_llm: bool = True,
 ) -> tuple[list[Evidence], GateTrace]:
     """The evidence the gate and the judge keep, and what they did."""
-    threshold = threshold_for(settings)
+    threshold, drop = thresholds_for(settings)
     sims = similarities(graph, embedding, evidence) if embedding is not None and evidence else {}
     best = max(sims.values()) if sims else None
     weak = best is not None and best < threshold
-    trace = GateTrace(threshold, best, weak)
+    trace = GateTrace(threshold, drop, best, weak)
     if not evidence:
         return evidence, trace
     if judge != "off" and (weak or judge == "always"):
@@ -142,9 +154,9 @@ def apply_gate(
                 if relevant:
                     kept.append(ev)
             return kept, trace
-        trace.note = "no LLM to judge the evidence: the gate alone applies"
-    if weak:
-        reason = f"best similarity {best:.3f} < {threshold:g}: the evidence is weak"
+        trace.note = f"no LLM to judge the evidence: the gate alone applies (it drops evidence under {drop:g})"
+    if best is not None and best < drop:
+        reason = f"best similarity {best:.3f} < {drop:g}: nothing here is about the question"
         trace.verdicts = [_verdict(ev, sims, False, reason, "gate") for ev in evidence]
         return [], trace
     return evidence, trace

@@ -107,11 +107,12 @@ def test_weak_evidence_is_judged_and_nothing_relevant_is_said_plainly(corpus, ru
 def test_without_an_llm_the_gate_alone_applies(corpus, run_cli):
     out = json.loads(run_cli("ask", OFF_TOPIC, "--mode", "vector", "--json").stdout)
     assert out["gate"]["weak"] is True and out["gate"]["judged_by"] is None and "gate alone" in out["gate"]["note"]
+    assert out["gate"]["best_similarity"] < out["gate"]["drop_threshold"] < out["gate"]["threshold"]
     assert out["evidence"] == [] and out["answer"].startswith("I found nothing relevant")
     assert all(v["by"] == "gate" for v in out["gate"]["verdicts"])
     strong = json.loads(run_cli("ask", ON_TOPIC, "--mode", "vector", "--json").stdout)
     assert strong["gate"]["weak"] is False and strong["citations"]
     pinned = json.loads(
-        run_cli("ask", ON_TOPIC, "--mode", "vector", "--json", env={"GRAPHRAG_GATE_THRESHOLD": "0.99"}).stdout
+        run_cli("ask", ON_TOPIC, "--mode", "vector", "--json", env={"GRAPHRAG_GATE_DROP_THRESHOLD": "0.99"}).stdout
     )
-    assert pinned["gate"]["threshold"] == 0.99 and pinned["evidence"] == []
+    assert pinned["gate"]["drop_threshold"] == 0.99 and pinned["evidence"] == []
