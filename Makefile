@@ -6,10 +6,10 @@ BIN := $(VENV)/bin
 MVN ?= mvn
 export JAVA_HOME ?= $(shell ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)
 
-.PHONY: setup python-deps java-build env demo test test-python test-java lint deadcode bench clean-neo4j
+.PHONY: setup python-deps java-build models env demo test test-python test-java lint deadcode bench clean-neo4j
 
-## setup: virtual environment, Python dependencies, the local Neo4j build, a .env (idempotent)
-setup: python-deps java-build .env
+## setup: virtual environment, Python dependencies, the local Neo4j build, the ONNX query model, a .env (idempotent)
+setup: python-deps java-build models .env
 
 python-deps: $(VENV)/.installed
 
@@ -22,6 +22,12 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 java-build: python-deps
 	$(BIN)/graphrag neo4j build
+
+# The default model exported to ONNX, so questions are embedded without torch. Offline (the weights
+# are in the installed package); redone only when the model changed. If it fails, setup goes on and
+# questions use sentence-transformers (`graphrag doctor` says why).
+models: python-deps
+	@$(BIN)/graphrag models export || echo "warning: the ONNX export failed; questions will be embedded by sentence-transformers" >&2
 
 # umask 077: .env holds the password, so it is the owner's alone (0600) from its first byte.
 .env:

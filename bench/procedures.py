@@ -5,6 +5,9 @@
 * linking: `link places --engine procedure` (matching inside Neo4j) against the fast engine
   (Python, texts over Bolt) on Pleiades + ISAW, end to end, medians of 3, and whether the
   link sets are identical;
+* graph mode: `GraphRetriever.rank` through `graphrag.retrieve.graph` (one call) against the
+  Cypher files and Python's placing (three queries), each MuSiQue question's embedding computed
+  once before both, p50/p95, and how many questions get the same ranking;
 * graph neighbours: `graphrag.retrieve.neighbours` against `retrieval/seed_neighbours.cypher`
   for the top 10 hybrid seeds of each MuSiQue question, p50/p95 of the same calls;
 * ppr: recall@5 of the `ppr` mode (weighted seeds, `graphrag.ppr`) and of hybrid on MuSiQue,
@@ -17,6 +20,7 @@ import json
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -63,10 +67,9 @@ def _linking() -> dict:
 def _retrieval() -> dict:
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.evaluation import CORPUS, EvalInstance, evaluate_modes, read_questions
-    from graphrag_cypher.retrieval import HybridRetriever, PPRRetriever, QuestionAnalyzer
-    from graphrag_cypher.retrieval.base import ABOUT_RULES, WEIGHTS
+    from graphrag_cypher.retrieval import GraphRetriever, HybridRetriever, PPRRetriever, QuestionAnalyzer
     from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS
-    from graphrag_cypher.retrieval.procedures import neighbours_via_procedure
+    from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
 
     qa = data_dir() / "qa"
     passages, questions_file = qa / "musique_train_corpus.json", qa / "musique_train.json"
@@ -77,44 +80,72 @@ def _retrieval() -> dict:
         graph, embedder = run.graph, run.embedder
         analyzer = QuestionAnalyzer(graph)
         times: dict[str, list[float]] = {"cypher": [], "procedure": []}
-        same_walk = 0
-        for q in questions:
-            analysis = analyzer.analyze(q.text, corpus=CORPUS)
+        graph_times: dict[str, list[float]] = {"cypher": [], "procedure": []}
+        same_walk = same_graph = same_neighbours = 0
+        analyses = [analyzer.analyze(q.text, corpus=CORPUS) for q in questions]
+        retriever = GraphRetriever(graph, embedder)
+        for analysis in analyses:
+            retriever.embedding(analysis)  # embedded once, outside the timings
+        for analysis in analyses[:10]:  # warm-up: query plans, caches
+            retriever.rank(analysis, 5)
+            _without_plugin(graph, partial(retriever.rank, analysis, 5))
+        for i, analysis in enumerate(analyses):
+            ranked = {}
+            for path in ("procedure", "cypher") if i % 2 else ("cypher", "procedure"):  # neither always first
+                started = time.perf_counter()
+                if path == "procedure":
+                    ranked[path] = retriever.rank(analysis, 5)
+                else:
+                    ranked[path] = _without_plugin(graph, partial(retriever.rank, analysis, 5))
+                graph_times[path].append((time.perf_counter() - started) * 1000)
+            same_graph += [e.to_dict() for e in ranked["procedure"]] == [e.to_dict() for e in ranked["cypher"]]
+        for q, analysis in zip(questions, analyses, strict=True):
             seeds = HybridRetriever(graph, embedder).rank(analysis, 10)
             ids, vector = [s.chunk_id for s in seeds], analysis.embedding or embedder.embed_query(q.text)
             started = time.perf_counter()
-            graph.read(
-                "retrieval/seed_neighbours",
-                seedIds=ids,
-                embedding=vector,
-                maxPhraseChunks=WEIGHTS["maxPhraseChunks"],
-                aboutRules=sorted(ABOUT_RULES),
-                aboutWeight=WEIGHTS["aboutWeight"],
-                corpus=CORPUS,
-                **{"from": None, "to": None},
+            cypher = graph.read(
+                "retrieval/seed_neighbours", seedIds=ids, embedding=vector, **neighbour_config(corpus=CORPUS)
             )
             times["cypher"].append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            neighbours_via_procedure(graph, ids, vector, corpus=CORPUS)
+            proc = neighbours_via_procedure(graph, ids, vector, corpus=CORPUS)
             times["procedure"].append((time.perf_counter() - started) * 1000)
-            retriever = PPRRetriever(graph, embedder)
+            same_neighbours += sorted(cypher, key=_row_key) == sorted(proc, key=_row_key)
+            ppr = PPRRetriever(graph, embedder)
             weights = {s.chunk_id: s.score for s in seeds}
             filters = {"corpus": CORPUS, "from": None, "to": None}
-            walked = [e.chunk_id for e in retriever.walk(weights, PPR_WEIGHTS, 15, filters)]
-            graph._graphrag_plugin = {"version": None, "names": []}
-            same_walk += walked == [e.chunk_id for e in retriever.walk(weights, PPR_WEIGHTS, 15, filters)]
-            del graph._graphrag_plugin
-        scores = evaluate_modes(graph, embedder, questions, ["hybrid", "ppr"], 5, CORPUS)
+            walked = [e.chunk_id for e in ppr.walk(weights, PPR_WEIGHTS, 15, filters)]
+            same_walk += walked == [
+                e.chunk_id for e in _without_plugin(graph, partial(ppr.walk, weights, PPR_WEIGHTS, 15, filters))
+            ]
+        scores = evaluate_modes(graph, embedder, questions, ["hybrid", "ppr", "graph"], 5, CORPUS)
 
     def pct(values: list[float], q: float) -> float:
         return round(sorted(values)[min(len(values) - 1, int(q * len(values)))], 1)
 
     return {
+        "graph_ms": {name: {"p50": pct(v, 0.5), "p95": pct(v, 0.95)} for name, v in graph_times.items()},
+        "graph_same": f"{same_graph}/{len(questions)}",
+        "graph_recall@5": scores["graph"]["recall@5"],
         "neighbours_ms": {name: {"p50": pct(v, 0.5), "p95": pct(v, 0.95)} for name, v in times.items()},
+        "neighbours_same": f"{same_neighbours}/{len(questions)}",
         "ppr_recall@5": scores["ppr"]["recall@5"],
         "hybrid_recall@5": scores["hybrid"]["recall@5"],
         "python_walk_same": f"{same_walk}/{len(questions)}",
     }
+
+
+def _without_plugin(graph, call):
+    """`call()` as on a server without the graphrag jar: the Cypher files and Python."""
+    graph._graphrag_plugin = {"version": None, "names": []}
+    try:
+        return call()
+    finally:
+        del graph._graphrag_plugin
+
+
+def _row_key(row: dict) -> tuple:
+    return (row["seedId"], row["chunkId"])
 
 
 def main() -> dict:
@@ -138,13 +169,25 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
     ret = result["retrieval"]
     if "skipped" in ret:
         return out + [("graph neighbours / ppr", "skipped", ret["skipped"])]
+    g = ret["graph_ms"]
+    out.append(
+        (
+            "graph p50/p95 procedure vs cypher",
+            f"p50 {g['procedure']['p50']} ms",
+            f"graph mode on MuSiQue-100, k 5: graphrag.retrieve.graph p50/p95 {g['procedure']['p50']}/"
+            f"{g['procedure']['p95']} ms, Cypher files + Python {g['cypher']['p50']}/{g['cypher']['p95']} ms "
+            f"(question embedded before both; goal p50 <= 30 ms); same ranking: {ret['graph_same']}; "
+            f"recall@5 {ret['graph_recall@5']}",
+        )
+    )
     n = ret["neighbours_ms"]
     out.append(
         (
             "graph neighbours procedure vs cypher",
             f"p50 {n['procedure']['p50']} ms",
             f"procedure p50/p95 {n['procedure']['p50']}/{n['procedure']['p95']} ms, cypher "
-            f"{n['cypher']['p50']}/{n['cypher']['p95']} ms, 10 seeds per MuSiQue question",
+            f"{n['cypher']['p50']}/{n['cypher']['p95']} ms, 10 seeds per MuSiQue question; "
+            f"same rows: {ret['neighbours_same']}",
         )
     )
     out.append(

@@ -16,9 +16,13 @@ from .params import json_option, migrations_dir_option
 def doctor(config, as_json: bool, migrations_dir) -> None:
     """Check Neo4j, APOC, GDS, the graphrag plugin, the schema, every index, the embedder and the LLM.
 
-    For each capability the graphrag plugin offers (place matching, weighted PPR, graph
-    neighbours, the name fold) it says which path is in use: the plugin's procedure, or the
-    Cypher files and Python that stand in for it on a server without the jar (Aura).
+    For each capability the graphrag plugin offers (place matching, weighted PPR, the graph
+    mode, graph neighbours, the name fold) it says which path is in use: the plugin's
+    procedure, or the Cypher files and Python that stand in for it on a server without the jar
+    (Aura).
+
+    "Queries" says what embeds questions: the ONNX export of the default model, or
+    sentence-transformers and why (no export yet, a changed model, another embedder).
 
     Exits with code 1 when Neo4j cannot be reached, a migration is pending or
     changed, or an index is not ONLINE.
@@ -62,6 +66,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("Schema ", f"{len(schema['applied'])} migration(s) applied, {state}")
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
+    line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
     llm = result["llm"]
     llm_text = (
         f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"

@@ -140,3 +140,96 @@ def resolve(graph, schema_name, threshold, dry_run, as_json) -> None:
         click.echo(f"{pair['score']:5.1f}  {pair['type']}: {pair['keep']['name']!r} <- {pair['merge']['name']!r}")
     verb = "would merge" if dry_run else "merged"
     click.echo(f"{len(result['candidates'])} candidate pair(s); {verb} {result['merged']}")
+
+
+_TYPE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+def _types(ctx, param, values) -> tuple[str, ...]:
+    import re
+
+    for value in values:
+        if not re.match(_TYPE_NAME, value):
+            raise click.BadParameter(f"{value!r} is not a type name (letters, digits, underscores)")
+    return tuple(values)
+
+
+@click.command("entity-docs")
+@click.option(
+    "--corpus",
+    default=None,
+    help="Only entities described or mentioned by documents of this corpus; their documents join it.",
+)
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    callback=_types,
+    help="Only entities of this type (or label). Repeatable. Default: every type but Topic (document titles).",
+)
+@click.option(
+    "--chunk-size", type=click.IntRange(100, 20000), default=1000, show_default=True, help="Chunk size in characters."
+)
+@click.option("--overlap", type=click.IntRange(0, 5000), default=100, show_default=True, help="Overlap between chunks.")
+@click.option("--no-embed", is_flag=True, help="Store chunks without vectors (run `graphrag embed` later).")
+@json_option
+@with_graph(config=True)
+def entity_docs(graph, config, corpus, types, chunk_size, overlap, no_embed, as_json) -> None:
+    """One searchable text document per entity, from its properties and relations.
+
+    Each entity gets a :Document:EntityDocument (id entity:<entity id>, kind entity) whose
+    text gives its name, type, aliases, description, properties and its relations in both
+    directions with the other entity's name and type. It is chunked and embedded like any
+    document, and its chunks MENTION the entity with rule own-title, so vector search finds
+    the entity and graph retrieval treats the chunk as being about it. Run it again after
+    extract, resolve or any edit: unchanged entities are skipped, a changed entity (property
+    or relation) regenerates only its own document, and documents of removed entities go.
+
+    \b
+    Example:
+      graphrag extract --schema got
+      graphrag entity-docs
+      graphrag entity-docs --type Character --type House --corpus awoiaf --json
+    """
+    from graphrag_cypher.ingest import LoadInterrupted
+    from graphrag_cypher.kg import documents
+
+    from .load import print_interrupted
+    from .progress import LoadProgress
+
+    embedder = None
+    if not no_embed:  # loaded only when some document changed: an unchanged run is quick
+        from graphrag_cypher.embedder import LazyEmbedder
+
+        embedder = LazyEmbedder(config)
+    selection = documents.Selection(corpus=corpus, types=types)
+    with LoadProgress("entity-docs", enabled=not as_json) as progress:
+        try:
+            stats = documents.run(
+                graph,
+                embedder,
+                selection,
+                chunk_size=chunk_size,
+                overlap=overlap,
+                on_error=progress.error,
+                on_progress=progress.update,
+            )
+        except LoadInterrupted as exc:
+            print_interrupted(exc, as_json)
+            raise
+    result = stats.to_dict()
+    if as_json:
+        print_json(result)
+    else:
+        d, c = result["documents"], result["chunks"]
+        kinds = ", ".join(f"{n} {t}" for t, n in result["entitiesByType"].items()) or "none"
+        click.echo(f"entities: {result['entities']} ({kinds})")
+        click.echo(
+            f"entity documents: {d['created']} created, {d['updated']} updated, {d['unchanged']} unchanged, "
+            f"{d['failed']} failed, {d['pruned']} pruned; chunks: {c['created']} created, {c['deleted']} deleted, "
+            f"{c['embedded']} embedded"
+        )
+        if not result["entities"]:
+            info("no entity matched: run `graphrag extract` first, or check --type and --corpus")
+    if result["documents"]["failed"]:
+        raise SystemExit(3)

@@ -76,10 +76,13 @@ def _register() -> None:
 
     cli.add_command(kg.extract)
     cli.add_command(kg.resolve)
+    cli.add_command(kg.entity_docs)
     from graphrag_cypher.cli import evaluate
 
     cli.add_command(evaluate.eval_group)
-    from graphrag_cypher.cli import forget, serve
+    from graphrag_cypher.cli import forget, models, serve
+
+    cli.add_command(models.models_group)
 
     cli.add_command(serve.serve)
     cli.add_command(serve.mcp)

@@ -107,7 +107,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
     """
     import uvicorn
 
-    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.embedder import make_query_embedder
     from graphrag_cypher.server import create_app
 
     options = _options(
@@ -120,7 +120,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
         use_llm=not no_llm,
         mcp_writes=mcp_writes,
     )
-    app = create_app(config, options, graph=graph, embedder=make_embedder(config))
+    app = create_app(config, options, graph=graph, embedder=make_query_embedder(config))
     click.echo(
         f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{port}/ "
         f"(writes {'on' if options.writes_enabled else 'off: set GRAPHRAG_API_KEY'})",
@@ -147,10 +147,10 @@ def mcp(graph, config, allow_writes, allowed_paths, no_llm) -> None:
       graphrag mcp
       # a desktop client's config: {"mcpServers": {"graphrag": {"command": "graphrag", "args": ["mcp"]}}}
     """
-    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.embedder import make_query_embedder
     from graphrag_cypher.server import ServerOptions
     from graphrag_cypher.server.app import State
     from graphrag_cypher.server.mcp_tools import run_stdio
 
     options = ServerOptions(allowed_paths=tuple(allowed_paths), use_llm=not no_llm, mcp_writes=allow_writes)
-    run_stdio(State(config, options, graph, make_embedder(config)))
+    run_stdio(State(config, options, graph, make_query_embedder(config)))

@@ -11,6 +11,7 @@ with data writes, run as auto-commit statements (:meth:`Graph.run_schema`).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -93,6 +94,7 @@ class Graph:
         _quiet_driver_logs()
         from neo4j import GraphDatabase
 
+        started = time.perf_counter()
         try:
             self.driver = GraphDatabase.driver(
                 settings.neo4j_uri,
@@ -105,6 +107,7 @@ class Graph:
             self.driver.verify_connectivity()
         except Exception as exc:  # the driver raises several unrelated types here
             raise _unavailable(settings, exc) from exc
+        self.connect_ms = (time.perf_counter() - started) * 1000  # the driver's import not counted
 
     def close(self) -> None:
         self.driver.close()

@@ -20,6 +20,14 @@ def server_info(graph) -> dict:
     return {"version": row["version"], "edition": row["edition"]}
 
 
+def _query_embedder(settings: Settings) -> dict:
+    """Which library embeds questions (onnx or sentence-transformers) and why."""
+    from .embedder import query_backend
+
+    backend, why = query_backend(settings)
+    return {"queries": backend, "queries_reason": why}
+
+
 def report(settings: Settings, migrations_dir=None) -> dict:
     """A JSON-ready report; `neo4j.reachable` is False (with `error`) when Neo4j is down."""
     from . import migrations, plugin
@@ -32,7 +40,11 @@ def report(settings: Settings, migrations_dir=None) -> dict:
         "graphrag_plugin": None,
         "schema": None,
         "indexes": [],
-        "embedder": {"name": settings.embedder, "dimensions": settings.embedding_dimensions},
+        "embedder": {
+            "name": settings.embedder,
+            "dimensions": settings.embedding_dimensions,
+            **_query_embedder(settings),
+        },
         "llm": {
             "configured": settings.llm_configured,
             "model": settings.llm_model,

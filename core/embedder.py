@@ -6,6 +6,10 @@ sentence-transformers model folder as ``sentence-transformers:/path/to/model``, 
 ``openai/<model>`` (uses ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``).
 Heavy libraries are imported only when an embedder is created.
 
+Questions are embedded by ``make_query_embedder``: for the default model that is the same
+weights through ONNX Runtime (``onnx_embedder.py``, exported at setup), so answering a
+question never imports torch; documents are embedded by ``make_embedder``.
+
 Every embedder is also a neo4j-graphrag ``Embedder`` (``embed_query``), so it plugs into
 neo4j-graphrag's retrievers and pipelines as it is.
 """
@@ -13,19 +17,24 @@ neo4j-graphrag's retrievers and pipelines as it is.
 from __future__ import annotations
 
 import os
+import time
 from abc import abstractmethod
 from collections.abc import Sequence
 from functools import lru_cache
 
 from neo4j_graphrag.embeddings.base import Embedder as GraphragEmbedder
 
-from .config import Settings
+from .config import DEFAULT_EMBEDDER, Settings
 from .errors import GraphragError
+
+DEFAULT_MODEL = DEFAULT_EMBEDDER
 
 
 class Embedder(GraphragEmbedder):
     name: str
     dimensions: int
+    backend: str  # what computes the vectors: sentence-transformers, onnx or openai
+    load_ms: float = 0.0  # loading the model, its library's import not counted
 
     @abstractmethod
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -37,6 +46,8 @@ class Embedder(GraphragEmbedder):
 
 
 class SentenceTransformerEmbedder(Embedder):
+    backend = "sentence-transformers"
+
     def __init__(self, name: str, path: str, batch_size: int = 64):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -52,7 +63,9 @@ class SentenceTransformerEmbedder(Embedder):
         super().__init__()
         self.name = name
         self.batch_size = batch_size
+        started = time.perf_counter()
         self.model = SentenceTransformer(path, device="cpu")
+        self.load_ms = (time.perf_counter() - started) * 1000
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         size = dimension()
         if size is None:
@@ -73,6 +86,8 @@ class SentenceTransformerEmbedder(Embedder):
 
 
 class OpenAIEmbedder(Embedder):
+    backend = "openai"
+
     def __init__(self, name: str, model: str, dimensions: int, batch_size: int = 128):
         try:
             from openai import OpenAI
@@ -110,17 +125,17 @@ def default_model_path() -> str:
 
 
 @lru_cache(maxsize=4)
-def _local_model(name: str, path: str) -> SentenceTransformerEmbedder:
+def local_model(name: str, path: str) -> SentenceTransformerEmbedder:
     """Loading takes seconds; a process (a chat, a test run) loads each model once."""
     return SentenceTransformerEmbedder(name, path)
 
 
 def make_embedder(settings: Settings) -> Embedder:
     name = settings.embedder
-    if name == "sentence-transformers/all-MiniLM-L6-v2":
-        embedder: Embedder = _local_model(name, default_model_path())
+    if name == DEFAULT_MODEL:
+        embedder: Embedder = local_model(name, default_model_path())
     elif name.startswith("sentence-transformers:"):
-        embedder = _local_model(name, name.split(":", 1)[1])
+        embedder = local_model(name, name.split(":", 1)[1])
     elif name.startswith("openai/"):
         embedder = OpenAIEmbedder(name, name.split("/", 1)[1], settings.embedding_dimensions)
     else:
@@ -135,3 +150,55 @@ def make_embedder(settings: Settings) -> Embedder:
             "and run `graphrag apply-schema`"
         )
     return embedder
+
+
+def query_backend(settings: Settings) -> tuple[str, str]:
+    """(backend, why) of the query-time embedder: "onnx" when the default model is configured
+    and its ONNX export is there and current, else the embedder `make_embedder` makes."""
+    if settings.embedder != DEFAULT_MODEL:
+        kind = "openai" if settings.embedder.startswith("openai/") else "sentence-transformers"
+        return kind, f"the configured embedder {settings.embedder} is not the default model"
+    from .onnx_embedder import check
+
+    usable, why = check()
+    return ("onnx", why) if usable else ("sentence-transformers", why)
+
+
+@lru_cache(maxsize=1)
+def _onnx_model():
+    from .onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder()
+
+
+def make_query_embedder(settings: Settings) -> Embedder:
+    """The embedder for questions (ask, chat, serve): the default model through ONNX Runtime
+    when its export is there (no torch is imported), else what `make_embedder` makes.
+    Documents are always embedded by `make_embedder`."""
+    backend, _ = query_backend(settings)
+    if backend != "onnx":
+        return make_embedder(settings)
+    embedder = _onnx_model()
+    if embedder.dimensions != settings.embedding_dimensions:
+        return make_embedder(settings)  # the same dimension error as the loader would give
+    return embedder
+
+
+class LazyEmbedder(Embedder):
+    """The configured embedder, made on its first `embed`: a run that has nothing to embed (an
+    incremental one over unchanged data) never pays the seconds a model takes to load. Its name
+    and dimensions are the configuration's, which `make_embedder` checks when it is made."""
+
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.settings = settings
+        self.name = settings.embedder
+        self.dimensions = settings.embedding_dimensions
+        self._embedder: Embedder | None = None
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings)
+        return self._embedder.embed(texts)

@@ -2,7 +2,7 @@
 
 The plugin jar (`procedures/graphrag-procedures`, loaded from Neo4j's `plugins/`) does the
 heavy work inside the database: place matching, weighted personalised PageRank, graph
-neighbours, the name fold. A Neo4j without it (Aura, a plain Docker image) runs the same
+retrieval, the name fold. A Neo4j without it (Aura, a plain Docker image) runs the same
 capabilities through Cypher files and Python; :func:`paths` says which one is in use.
 """
 
@@ -13,12 +13,14 @@ from typing import Any
 PROCEDURES = {
     "link places": "graphrag.link.places.match",
     "ppr": "graphrag.ppr",
+    "graph mode": "graphrag.retrieve.graph",
     "graph neighbours": "graphrag.retrieve.neighbours",
 }
 FUNCTIONS = {"name fold": "graphrag.normName"}
 FALLBACK = {
     "link places": "python (fast engine: Aho–Corasick over the texts read through Bolt)",
     "ppr": "python (weighted PageRank over the subgraph read by retrieval/ppr_subgraph.cypher)",
+    "graph mode": "cypher (retrieval/hybrid, entity_chunks, seed_neighbours.cypher) + python placing",
     "graph neighbours": "cypher (retrieval/seed_neighbours.cypher)",
     "name fold": "cypher + APOC",
 }

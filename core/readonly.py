@@ -109,6 +109,10 @@ READ_PROCEDURES: tuple[str, ...] = (
     "gds.memory.summary",
     "gds.listprogress",
     "gds.userlog",
+    # this project's procedures jar: all read only (matching, walks, retrieval)
+    "graphrag.link.places.match",
+    "graphrag.ppr",
+    "graphrag.retrieve.*",
 )
 
 READ_FUNCTIONS: tuple[str, ...] = (
@@ -167,6 +171,7 @@ READ_FUNCTIONS: tuple[str, ...] = (
     "gds.alpha.ml.onehotencoding",
     # this project's procedures jar
     "graphrag.fold",
+    "graphrag.normname",
     "graphrag.version",
 )
 

@@ -131,3 +131,16 @@ def schema(neo4j, run_cli):
     result = run_cli("apply-schema")
     assert result.exit_code == 0, result.output
     return neo4j
+
+
+@pytest.fixture(scope="session")
+def onnx_export(tmp_path_factory) -> Path:
+    """The ONNX export of the default model: the project's when current (make setup made it),
+    else a fresh one for this session."""
+    from graphrag_cypher import onnx_embedder
+
+    if onnx_embedder.check()[0]:
+        return onnx_embedder.export_dir()
+    target = tmp_path_factory.mktemp("models") / onnx_embedder.EXPORT_NAME
+    onnx_embedder.export(target=target)
+    return target

@@ -252,42 +252,82 @@ def check_citations(answer: str, context: Context) -> Checked:
 
 
 def extractive_answer(
-    question: str, sources: list[Source], embed: Callable | None, max_sentences: int = 4, per_source: int = 2
+    question: str,
+    sources: list[Source],
+    embed: Callable | None,
+    max_sentences: int = 4,
+    per_source: int = 2,
+    *,
+    question_vector: list[float] | None = None,
+    keywords: Iterable[str] = (),
+    max_embedded: int = 8,
 ) -> str:
-    """The most relevant sentences of the top evidence, each with its citation."""
+    """The most relevant sentences of the top evidence, each with its citation.
+
+    Sentences are scored by similarity to the question (`question_vector`, the embedding the
+    retrieval already made, when given). Embedding every sentence of the top chunks was most of
+    an answer's time, so each sentence is embedded once, and when there are more than
+    `max_embedded` only those that share the most question `keywords` (word stems) are, ties
+    going to the higher-ranked evidence. Without `embed`, word overlap alone scores them."""
     from graphrag_cypher.text import split_sentences
 
     candidates: list[tuple[str, str, int]] = []
+    seen: set[str] = set()
     for rank, source in enumerate(sources[:4]):
         for ev in source.chunks[:2]:
             for sentence in split_sentences(ev.text):
                 sentence = neutral(sentence)  # a quoted "[D1]" must not become a citation
-                if 20 <= len(sentence) <= 600:
+                # overlapping chunks repeat sentences: the first (best-ranked) one stands for all
+                if 20 <= len(sentence) <= 600 and sentence not in seen:
+                    seen.add(sentence)
                     candidates.append((sentence, source.cite, rank))
     if not candidates:
         return ""
     if embed is not None:
-        vectors = embed([question] + [c[0] for c in candidates])
-        q = vectors[0]
-        scores = [sum(a * b for a, b in zip(q, v, strict=True)) for v in vectors[1:]]
+        if len(candidates) > max_embedded:
+            overlap = _keyword_overlap(list(keywords) or _words(question), [c[0] for c in candidates])
+            keep = sorted(range(len(candidates)), key=lambda i: (-overlap[i], candidates[i][2], i))[:max_embedded]
+            candidates = [candidates[i] for i in sorted(keep)]
+        texts = [c[0] for c in candidates]
+        if question_vector is None:
+            question_vector, *vectors = embed([question] + texts)
+        else:
+            vectors = embed(texts)
+        scores = [sum(a * b for a, b in zip(question_vector, v, strict=True)) for v in vectors]
     else:
-        words = {w for w in re.findall(r"\w+", question.lower()) if len(w) > 2}
+        words = set(_words(question))
         scores = [len(words & set(re.findall(r"\w+", c[0].lower()))) for c in candidates]
     # Prefer sentences from higher-ranked evidence a little, then by similarity.
     ranked = sorted(range(len(candidates)), key=lambda i: -(scores[i] - 0.02 * candidates[i][2]))
-    chosen, seen, used = [], set(), dict[str, int]()
+    chosen, used = [], dict[str, int]()
     for i in ranked:
-        sentence, cite, _ = candidates[i]
+        cite = candidates[i][1]
         # a multi-part question is often answered by several sources: no source takes every slot
-        if sentence in seen or used.get(cite, 0) >= per_source:
+        if used.get(cite, 0) >= per_source:
             continue
-        seen.add(sentence)
         used[cite] = used.get(cite, 0) + 1
         chosen.append(i)
         if len(chosen) == max_sentences:
             break
     chosen.sort(key=lambda i: (candidates[i][2], i))  # read in evidence order
     return " ".join(f"{candidates[i][0]} [{candidates[i][1]}]" for i in chosen)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"\w+", text.lower()) if len(w) > 2]
+
+
+def _keyword_overlap(keywords: list[str], sentences: list[str]) -> list[int]:
+    """How many of the keywords each sentence has: a word starting with the keyword's first five
+    letters ("stole" finds "stolen", "made" finds "made"), or the keyword itself inside the
+    sentence for scripts without spaces (Chinese)."""
+    stems = {k.lower()[:5] for k in keywords if k.strip()}
+    out = []
+    for sentence in sentences:
+        lower = sentence.lower()
+        words = re.findall(r"\w+", lower)
+        out.append(sum(1 for s in stems if (any(w.startswith(s) for w in words) if s.isascii() else s in lower)))
+    return out
 
 
 def describe_paths(paths: list[dict], context: Context, max_paths: int = 3) -> str:

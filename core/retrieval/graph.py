@@ -1,15 +1,18 @@
 """graph — hybrid seeds and the passages about the question's entities, each followed by the
 passage it leads to through a shared rare phrase or a topic it names, that passage chosen by
 what the question asks beyond its seed
-(cypher/queries/retrieval/entity_chunks.cypher, seed_neighbours.cypher)."""
+(cypher/queries/retrieval/entity_chunks.cypher, seed_neighbours.cypher; where Neo4j has the
+graphrag plugin, all of it in one call of `graphrag.retrieve.graph`, which ranks the same)."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from ..text import fold
-from .base import ABOUT_RULES, Analysis, Evidence, Retriever
+from .base import ABOUT_RULES, Analysis, Evidence, Retriever, fetch_size, fulltext_query
 from .hybrid import HybridRetriever
+from .procedures import graph_via_procedure, has_graph_procedure
 
 _WORD = re.compile(r"\w+")
 
@@ -19,17 +22,28 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall(fold(text)))
 
 
-def coverage(terms: list[str], seed_words: set[str], text_words: set[str]) -> float:
-    """The share of the question's terms the seed lacks that the neighbour has.
+def term_weights(terms: list[str], texts: list[set[str]]) -> dict[str, float]:
+    """Each term's inverse document frequency over the candidate passages (their word sets).
+
+    A term most candidates hold tells little about which of them is the next hop; a rare one
+    (a name) tells much. Counted over this question's candidates, so no corpus statistics are kept.
+    """
+    n = len(texts)
+    return {t: math.log((n + 1) / (sum(words(t) <= ws for ws in texts) + 0.5)) for t in terms}
+
+
+def coverage(weights: dict[str, float], seed_words: set[str], text_words: set[str]) -> float:
+    """The weighted share of the question's terms the seed lacks that the neighbour has.
 
     The second hop of a question answers the part the first hop does not: of the terms the
-    seed misses, the neighbour that holds more is the likelier next step. A term of several
-    words (a CJK run) counts when all its words are there.
+    seed misses, the neighbour that holds more (rare ones counting more) is the likelier next
+    step. A term of several words (a CJK run) counts when all its words are there.
     """
-    missing = [t for t in terms if not words(t) <= seed_words]
-    if not missing:
+    missing = {t: w for t, w in weights.items() if not words(t) <= seed_words}
+    total = sum(missing.values())
+    if total <= 0:
         return 0.0
-    return sum(words(t) <= text_words for t in missing) / len(missing)
+    return sum(w for t, w in missing.items() if words(t) <= text_words) / total
 
 
 class GraphRetriever(Retriever):
@@ -44,14 +58,20 @@ class GraphRetriever(Retriever):
     chunk about a topic it names (`aboutWeight`). A neighbour's
     strength is its similarity to what the question asks beyond the seed (the question vector
     less its projection on the seed), plus `linkWeight` × link weight (in Cypher), plus
-    `coverWeight` × the share of the question's terms missing from the seed that it holds
-    (here). The strongest is placed right after its seed, inheriting the seed's score.
+    `coverWeight` × the share of the question's terms missing from the seed that it holds,
+    each term weighted by its rarity among the candidates (here). The strongest is placed right after its seed, inheriting the seed's score.
     No LLM at index or query time; nothing per question.
+
+    Where Neo4j has the graphrag plugin, the procedure `graphrag.retrieve.graph` does all of this
+    inside the database (the same rows, in the same order); otherwise the Cypher files and the
+    placing below do.
     """
 
     name = "graph"
 
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
+        if has_graph_procedure(self.graph):
+            return self._rank_in_neo4j(analysis, k)
         w = self.weights
         seeds = HybridRetriever(self.graph, self.embedder, w, self.timings).rank(analysis, max(k, w["graphCandidates"]))
         if not seeds:
@@ -78,7 +98,11 @@ class GraphRetriever(Retriever):
             **params,
         ):
             leads.setdefault(row["seedId"], []).append(row)
-        terms = analysis.keywords
+        texts = {e.chunk_id: words(e.text) for e in sequence}
+        for rows in leads.values():
+            for row in rows:
+                texts.setdefault(row["chunkId"], words(row["text"] or ""))
+        weights = term_weights(analysis.keywords, list(texts.values()))
         ranked: list[Evidence] = []
         placed: set[str] = set()
 
@@ -92,16 +116,10 @@ class GraphRetriever(Retriever):
             rows = [r for r in leads.get(seed.chunk_id, []) if r["chunkId"] not in placed]
             if not rows:
                 continue
-            seed_words = words(seed.text)
+            seed_words = texts[seed.chunk_id]
             scored = sorted(
                 (
-                    (
-                        -(
-                            float(r["strength"])
-                            + w["coverWeight"] * coverage(terms, seed_words, words(r["text"] or ""))
-                        ),
-                        r,
-                    )
+                    (-(float(r["strength"]) + w["coverWeight"] * coverage(weights, seed_words, texts[r["chunkId"]])), r)
                     for r in rows
                 ),
                 key=lambda item: (item[0], item[1]["chunkId"]),
@@ -113,6 +131,21 @@ class GraphRetriever(Retriever):
                     )
                 )
         return ranked[:k]
+
+    def _rank_in_neo4j(self, analysis: Analysis, k: int) -> list[Evidence]:
+        """The same ranking by one call of `graphrag.retrieve.graph`."""
+        rows = graph_via_procedure(
+            self.graph,
+            self.embedding(analysis),
+            fulltext_query(analysis),
+            k=k,
+            weights=self.weights,
+            entity_ids=[e["id"] for e in analysis.entities],
+            terms=analysis.keywords,
+            filters=analysis.filters.params(),
+            fetch=fetch_size(max(k, self.weights["graphCandidates"]), analysis.filters),
+        )
+        return [Evidence.from_row(r) for r in rows]
 
     def _about_entities(self, analysis: Analysis, embedding: list[float], first: Evidence) -> list[Evidence]:
         """The chunks about the entities the question names, in the question's order."""

@@ -1,9 +1,11 @@
-"""Graph retrieval's building blocks through the graphrag plugin's procedures.
+"""Graph retrieval through the graphrag plugin's procedures.
 
-:func:`neighbours_via_procedure` gives the rows of `retrieval/seed_neighbours.cypher` (the
-chunks each seed leads to through a shared phrase or a topic it names) by one call of
-`graphrag.retrieve.neighbours`, plus `seedSimilarity`: how alike seed and neighbour are
-(Neo4j's `vector.similarity.cosine`, in [0, 1]).
+- :func:`graph_via_procedure`: the whole `graph` mode (`GraphRetriever.rank`: hybrid seeds, the
+  chunks about the question's entities, each seed's best neighbour placed after it) by one call
+  of `graphrag.retrieve.graph`; the same rows in the same order as the Cypher files and Python.
+- :func:`neighbours_via_procedure`: the rows of `retrieval/seed_neighbours.cypher` (each seed's
+  strongest neighbours through a shared phrase or a topic it names) by one call of
+  `graphrag.retrieve.neighbours`, `seedSimilarity` included.
 """
 
 from __future__ import annotations
@@ -12,11 +14,51 @@ from graphrag_cypher import plugin
 
 from .base import ABOUT_RULES, WEIGHTS
 
+GRAPH = "graphrag.retrieve.graph"
 NEIGHBOURS = "graphrag.retrieve.neighbours"
+
+# The weights the graph procedure reads from its config, by their WEIGHTS names.
+GRAPH_WEIGHTS = (
+    "vectorWeight",
+    "fulltextWeight",
+    "rrfK",
+    "graphCandidates",
+    "linkSeeds",
+    "linksPerSeed",
+    "leadsPerSeed",
+    "linkWeight",
+    "coverWeight",
+    "phraseCap",
+    "maxPhraseChunks",
+    "aboutWeight",
+    "perEntity",
+)
+
+
+def has_graph_procedure(graph) -> bool:
+    return plugin.has(graph, GRAPH)
 
 
 def has_neighbours_procedure(graph) -> bool:
     return plugin.has(graph, NEIGHBOURS)
+
+
+def _filters(corpus: str | None, date_from: str | None, date_to: str | None) -> dict:
+    return {"corpus": corpus, "from": date_from, "to": date_to}
+
+
+def neighbour_config(weights: dict | None = None, **filters) -> dict:
+    """graphrag.retrieve.neighbours's config: seed_neighbours.cypher's parameters from the weights."""
+    w = {**WEIGHTS, **(weights or {})}
+    return {
+        "maxPhraseChunks": w["maxPhraseChunks"],
+        "phraseCap": float(w["phraseCap"]),
+        "aboutRules": sorted(ABOUT_RULES),
+        "aboutWeight": float(w["aboutWeight"]),
+        "linkWeight": float(w["linkWeight"]),
+        "perSeed": int(w["leadsPerSeed"]),
+        **_filters(filters.get("corpus"), filters.get("date_from"), filters.get("date_to")),
+    }
 
 
 def neighbours_via_procedure(
@@ -24,21 +66,40 @@ def neighbours_via_procedure(
     seed_ids: list[str],
     embedding: list[float],
     *,
-    max_phrase_chunks: float = WEIGHTS["maxPhraseChunks"],
-    about_rules: set[str] | None = None,
-    about_weight: float = WEIGHTS["aboutWeight"],
+    weights: dict | None = None,
     corpus: str | None = None,
     date_from: str | None = None,
     date_to: str | None = None,
 ) -> list[dict]:
-    """seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, via
-    per (seed, neighbour): seed_neighbours.cypher's rows and the seed–neighbour similarity."""
-    config = {
-        "maxPhraseChunks": max_phrase_chunks,
-        "aboutRules": sorted(ABOUT_RULES if about_rules is None else about_rules),
-        "aboutWeight": float(about_weight),
-        "corpus": corpus,
-        "from": date_from,
-        "to": date_to,
-    }
+    """seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
+    per (seed, neighbour): seed_neighbours.cypher's rows, the graph mode's weights unless given."""
+    config = neighbour_config(weights, corpus=corpus, date_from=date_from, date_to=date_to)
     return graph.read("retrieval/neighbours_procedure", seedIds=list(seed_ids), embedding=embedding, config=config)
+
+
+def graph_via_procedure(
+    graph,
+    embedding: list[float],
+    query: str,
+    *,
+    k: int,
+    weights: dict,
+    entity_ids: list[str],
+    terms: list[str],
+    filters: dict,
+    fetch: int,
+) -> list[dict]:
+    """chunkId, documentId, title, uri, text, score, via: the graph mode's ranking, best first.
+
+    `query` is the escaped Lucene query of the full-text list, `fetch` how many hits each index
+    gives, `filters` {corpus, from, to}."""
+    config = {
+        **{name: weights[name] for name in GRAPH_WEIGHTS},
+        "aboutRules": sorted(ABOUT_RULES),
+        "k": k,
+        "fetch": fetch,
+        "entityIds": list(entity_ids),
+        "terms": list(terms),
+        **filters,
+    }
+    return graph.read("retrieval/graph_procedure", embedding=embedding, query=query, config=config)

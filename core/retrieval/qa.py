@@ -186,7 +186,13 @@ def ask(
         note = None
     else:
         lead = describe_paths(paths, context) if route_used == "relation" else ""
-        quoted = extractive_answer(analysis.search_text, sources, embedder.embed if embedder else None)
+        quoted = extractive_answer(
+            analysis.search_text,
+            sources,
+            embedder.embed if embedder else None,
+            question_vector=analysis.embedding,
+            keywords=analysis.keywords,
+        )
         writer.feed(" ".join(part for part in (lead, quoted) if part))
         note = NO_LLM_NOTE
     writer.close()

@@ -47,10 +47,22 @@ class State:
 
     def __init__(self, settings, options: ServerOptions, graph, embedder):
         self.settings, self.options = settings, options
+        # questions: the query embedder (ONNX for the default model); documents: `document_embedder`
         self.graph, self.embedder = graph, engine.LockedEmbedder(embedder)
+        self._documents_embedder = None if getattr(embedder, "backend", None) == "onnx" else self.embedder
         self.jobs = Jobs()
         self.answers: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
+
+    def document_embedder(self):
+        """What learned documents are embedded with: sentence-transformers, loaded on the first
+        learn when questions go through ONNX (loading stays on the library it was built with)."""
+        with self._lock:
+            if self._documents_embedder is None:
+                from graphrag_cypher.embedder import make_embedder
+
+                self._documents_embedder = engine.LockedEmbedder(make_embedder(self.settings))
+            return self._documents_embedder
 
     def remember(self, result: dict) -> str:
         answer_id = uuid.uuid4().hex[:16]
@@ -229,9 +241,9 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
         graph = connect(settings)
     if embedder is None:
-        from graphrag_cypher.embedder import make_embedder
+        from graphrag_cypher.embedder import make_query_embedder
 
-        embedder = make_embedder(settings)
+        embedder = make_query_embedder(settings)
     state = State(settings, options, graph, embedder)
     from .mcp_tools import build_mcp
 
@@ -451,7 +463,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         def work(progress, error):
             return engine.learn(
                 state.graph,
-                state.embedder,
+                state.document_embedder(),
                 engine.upload_items(Path(folder.name), names),
                 loader="upload",
                 source_root=engine.UPLOAD_SOURCE,
@@ -489,7 +501,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             root = " ".join([str(p) for p in resolved] + sorted(urls))
             return engine.learn(
                 state.graph,
-                state.embedder,
+                state.document_embedder(),
                 items(),
                 loader="learn",
                 source_root=root,

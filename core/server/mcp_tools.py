@@ -161,15 +161,18 @@ def build_mcp(state, writes: bool = False):
                     yield from engine.crawl_items(parsed.urls, crawl=True, max_pages=30)
 
             root = " ".join([str(p) for p in paths] + sorted(parsed.urls))
-            result = await call(
-                engine.learn,
-                state.graph,
-                state.embedder,
-                items(),
-                loader="learn",
-                source_root=root,
-                topics=parsed.topics,
-            )
+
+            def learn():  # in the worker thread: the document embedder may load on first use
+                return engine.learn(
+                    state.graph,
+                    state.document_embedder(),
+                    items(),
+                    loader="learn",
+                    source_root=root,
+                    topics=parsed.topics,
+                )
+
+            result = await call(learn)
             result["errors"] = result["errors"][:50]
             return result
 

@@ -73,6 +73,33 @@ def test_known_questions_find_the_right_document_first(sample, run_cli, question
         assert any(c["document_id"].endswith(":T1") for c in out["citations"])
 
 
+def test_a_cold_ask_answers_the_demo_question_without_torch(sample, onnx_export):
+    """`graphrag ask` in a fresh process, as from a terminal: the ONNX query model, no torch,
+    transformers or sentence-transformers imported, and the demo's two stories cited."""
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import contextlib, io, json, sys
+from graphrag_cypher.cli.main import cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    cli(["ask", "--json", "Who made the silver lantern, and who stole it?"], standalone_mode=False)
+answer = json.loads(out.getvalue())
+heavy = sorted({m.split(".")[0] for m in sys.modules} & {"torch", "transformers", "sentence_transformers"})
+print(json.dumps({"heavy": heavy, "backend": answer["query_embedder"], "cites": [c["id"] for c in answer["citations"]],
+                  "timings": answer["timings_ms"]}))
+"""
+    env = dict(os.environ, GRAPHRAG_MODELS_DIR=str(onnx_export.parent))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["heavy"] == [] and result["backend"] == "onnx"
+    assert {"T2", "T5"} <= set(result["cites"])
+    assert result["timings"]["embedder_load_ms"] > 0 and result["timings"]["connect_ms"] > 0
+
+
 def test_corpus_and_date_filters_hold_in_hybrid_mode(sample, run_cli):
     out = ask_json(run_cli, "harbour lighthouse", "--mode", "hybrid", "--from", "2024-05-01", "--to", "2024-05-31")
     assert out["evidence"] and all("Alexandria" in e["title"] for e in out["evidence"])

@@ -23,8 +23,22 @@ def test_doctor_json_before_and_after_the_schema(neo4j, run_cli):
     by_name = {i["name"]: i for i in report["indexes"]}
     assert by_name["chunk_embedding"]["dimensions"] == 384
     assert all(i["state"] == "ONLINE" for i in report["indexes"])
-    assert report["embedder"] == {"name": "sentence-transformers/all-MiniLM-L6-v2", "dimensions": 384}
+    embedder = report["embedder"]
+    assert {k: embedder[k] for k in ("name", "dimensions")} == {
+        "name": "sentence-transformers/all-MiniLM-L6-v2",
+        "dimensions": 384,
+    }
+    assert embedder["queries"] in {"onnx", "sentence-transformers"} and embedder["queries_reason"]
     assert report["llm"]["configured"] is False
+
+
+def test_doctor_says_what_embeds_questions_and_why(neo4j, run_cli, onnx_export, tmp_path):
+    run_cli("apply-schema")
+    used = json.loads(run_cli("doctor", "--json", env={"GRAPHRAG_MODELS_DIR": str(onnx_export.parent)}).stdout)
+    assert used["embedder"]["queries"] == "onnx" and "cosine" in used["embedder"]["queries_reason"]
+    missing = run_cli("doctor", env={"GRAPHRAG_MODELS_DIR": str(tmp_path / "none")})
+    assert "Queries sentence-transformers: no ONNX export" in " ".join(missing.stdout.split())
+    assert "graphrag models export" in missing.stdout
 
 
 def test_doctor_table(neo4j, run_cli):

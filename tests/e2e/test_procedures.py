@@ -1,6 +1,7 @@
 """graphrag's own procedures against the Cypher files and the Python they stand in for, on a
 generated graph: weighted PPR (plugin vs the Python walk), graph neighbours (plugin vs
-retrieval/seed_neighbours.cypher), what `doctor` says about the paths in use."""
+retrieval/seed_neighbours.cypher), the whole graph mode (graphrag.retrieve.graph vs the Cypher
+files and Python's placing), what `doctor` says about the paths in use."""
 
 from __future__ import annotations
 
@@ -11,17 +12,27 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 
+# The words of the generated texts (accented ones too: coverage folds them as the full-text index does not).
+VOCABULARY = "silver lantern thief harbour river Ephesus Babylon Alexandría troll giant bridge tower king".split()
+VOCABULARY += "queen mountain forest Nikopolis Thebes temple gold stolen made sea ship".split()
+
 
 def build_graph(driver, seed: int = 7) -> dict:
     """Documents, chunks with small vectors, shared phrases (one a hub), place mentions and
     title topics with their own chunks; random but fixed by `seed`."""
     rng = random.Random(seed)
+    words = random.Random(seed + 1)  # the texts' own draws, so the rest of the graph stays as it was
     docs = [
         {"id": f"d{i}", "title": f"Doc {i}", "corpus": "a" if i % 3 else "b", "date": f"2020-0{1 + i % 9}-01"}
         for i in range(8)
     ]
     chunks = [
-        {"id": f"c{i:02d}", "doc": f"d{i % 8}", "text": f"chunk {i}", "embedding": [rng.random() for _ in range(4)]}
+        {
+            "id": f"c{i:02d}",
+            "doc": f"d{i % 8}",
+            "text": f"chunk {i} " + " ".join(words.sample(VOCABULARY, 5)),
+            "embedding": [rng.random() for _ in range(4)],
+        }
         for i in range(40)
     ]
     phrases = []
@@ -72,9 +83,13 @@ def test_the_test_server_has_the_plugin(generated):
     from graphrag_cypher import plugin
 
     graph, _ = generated
-    assert {"graphrag.ppr", "graphrag.link.places.match", "graphrag.retrieve.neighbours", "graphrag.normName"} <= set(
-        plugin.installed(graph)["names"]
-    )
+    assert {
+        "graphrag.ppr",
+        "graphrag.link.places.match",
+        "graphrag.retrieve.neighbours",
+        "graphrag.retrieve.graph",
+        "graphrag.normName",
+    } <= set(plugin.installed(graph)["names"])
 
 
 def test_weighted_ppr_in_python_ranks_as_the_procedure(generated):
@@ -126,50 +141,108 @@ def test_ppr_mode_walks_alike_with_and_without_the_plugin(generated):
 
 
 def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
-    from graphrag_cypher.retrieval.base import ABOUT_RULES
-    from graphrag_cypher.retrieval.procedures import neighbours_via_procedure
+    from graphrag_cypher.retrieval.base import WEIGHTS
+    from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
 
     graph, made = generated
     embedding = [0.3, 0.1, 0.9, 0.4]
     for filters in ({"corpus": None, "from": None, "to": None}, {"corpus": "a", "from": None, "to": "2020-06-01"}):
-        for max_chunks in (50, 4):
+        for weights in (
+            {},
+            {"maxPhraseChunks": 4, "leadsPerSeed": 3},
+            {"phraseCap": 0.3, "linkWeight": 2.0, "aboutWeight": 0.5, "leadsPerSeed": 1},
+        ):
+            config = neighbour_config(weights)
             cypher = graph.read(
                 "retrieval/seed_neighbours",
                 seedIds=made["chunks"],
                 embedding=embedding,
-                maxPhraseChunks=max_chunks,
-                aboutRules=sorted(ABOUT_RULES),
-                aboutWeight=1.0,
+                **{k: v for k, v in config.items() if k not in filters},
                 **filters,
             )
             proc = neighbours_via_procedure(
                 graph,
                 made["chunks"],
                 embedding,
-                max_phrase_chunks=max_chunks,
+                weights=weights,
                 corpus=filters["corpus"],
                 date_from=filters["from"],
                 date_to=filters["to"],
             )
-            assert len(cypher) > 20
-            want = {(r["seedId"], r["chunkId"]): r for r in cypher}
-            got = {(r["seedId"], r["chunkId"]): r for r in proc}
+            assert len(cypher) > 20 if config["perSeed"] > 1 else len(cypher) > 10
+            # the same rows, each seed's in the same order (the strongest `perSeed`)
+            want, got = {}, {}
+            for rows, into in ((cypher, want), (proc, got)):
+                for r in rows:
+                    into.setdefault(r["seedId"], []).append(r)
             assert set(got) == set(want)
-            for key, row in want.items():
-                mine = got[key]
-                for field in ("documentId", "title", "uri", "text"):
-                    assert mine[field] == row[field], (key, field)
-                assert mine["similarity"] == pytest.approx(row["similarity"], abs=1e-6)
-                assert mine["weight"] == pytest.approx(row["weight"], rel=1e-12)
-                assert len(mine["via"]) == len(row["via"]) and len(set(mine["via"])) == len(mine["via"])
-                if len(row["via"]) < 3:
-                    assert set(mine["via"]) == set(row["via"]), key
+            for seed, rows in want.items():
+                assert [r["chunkId"] for r in got[seed]] == [r["chunkId"] for r in rows], (seed, weights)
+                for mine, row in zip(got[seed], rows, strict=True):
+                    for field in ("documentId", "title", "uri", "text", "similarity", "seedSimilarity", "weight"):
+                        assert mine[field] == row[field], (seed, row["chunkId"], field)
+                    assert mine["strength"] == row["strength"], (seed, row["chunkId"])
+                    assert mine["via"] == row["via"], (seed, row["chunkId"])
+    assert config["perSeed"] == 1 and WEIGHTS["leadsPerSeed"] > 1
     pairs = graph.read_text(
-        "MATCH (s:Chunk {id: $s}), (n:Chunk {id: $n}) RETURN vector.similarity.cosine(s.embedding, n.embedding) AS v",
+        "MATCH (s:Chunk {id: $s}), (n:Chunk {id: $n}) "
+        "RETURN 2 * vector.similarity.cosine(s.embedding, n.embedding) - 1 AS v",
         s=proc[0]["seedId"],
         n=proc[0]["chunkId"],
     )
-    assert proc[0]["seedSimilarity"] == pytest.approx(pairs[0]["v"], abs=1e-6)
+    assert proc[0]["seedSimilarity"] == pairs[0]["v"]
+
+
+@pytest.fixture
+def indexed(generated):
+    """The generated graph with the two indexes hybrid search reads (4-dimensional vectors)."""
+    graph, made = generated
+    with graph.driver.session(database=graph.database) as session:
+        session.run(
+            "CREATE VECTOR INDEX chunk_embedding IF NOT EXISTS FOR (c:Chunk) ON c.embedding "
+            "OPTIONS {indexConfig: {`vector.dimensions`: 4, `vector.similarity_function`: 'cosine'}}"
+        ).consume()
+        session.run("CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS FOR (c:Chunk) ON EACH [c.text]").consume()
+        session.run("CALL db.awaitIndexes(60)").consume()
+    return graph, made
+
+
+def test_graph_procedure_ranks_as_the_cypher_files(indexed):
+    from graphrag_cypher.retrieval import GraphRetriever
+    from graphrag_cypher.retrieval.base import Analysis, Filters
+
+    graph, made = indexed
+    rng = random.Random(11)
+    linked = about = 0
+    for trial in range(12):
+        keywords = rng.sample(VOCABULARY, 1 + trial % 3)
+        entities = [{"id": f"t{i}"} for i in rng.sample(range(8), trial % 3)]
+        filters = [Filters(), Filters(corpus="a"), Filters(date_from="2020-03-01", date_to="2020-08-01")][trial % 3]
+        weights = [{}, {"linksPerSeed": 2, "linkSeeds": 6}, {"coverWeight": 2.0, "graphCandidates": 12}][trial % 3]
+        k = [5, 12, 30][trial % 3]
+        analysis = Analysis(
+            question=" ".join(keywords),
+            search_text=" ".join(keywords),
+            keywords=keywords,
+            entities=entities,
+            route=None,
+            language="en",
+            filters=filters,
+            embedding=[rng.uniform(-1, 1) for _ in range(4)],
+        )
+        retriever = GraphRetriever(graph, None, weights)
+        inside = retriever.rank(analysis, k)
+        graph._graphrag_plugin = {"version": None, "names": []}  # as on a server without the jar
+        try:
+            outside = retriever.rank(analysis, k)
+        finally:
+            del graph._graphrag_plugin
+        assert inside, trial
+        assert [e.chunk_id for e in inside] == [e.chunk_id for e in outside], trial
+        assert [e.to_dict() for e in inside] == [e.to_dict() for e in outside], trial
+        linked += sum(e.via[0].startswith("linked by") for e in inside)
+        about += sum(e.via[0].startswith("about question entity") for e in inside)
+    assert linked > 20 and about > 3, (linked, about)
 
 
 def test_doctor_says_which_path_is_in_use(neo4j, run_cli):
@@ -177,5 +250,6 @@ def test_doctor_says_which_path_is_in_use(neo4j, run_cli):
     assert out["graphrag_plugin"]["version"]
     assert out["graphrag_plugin"]["paths"]["ppr"] == "procedure graphrag.ppr"
     assert out["graphrag_plugin"]["paths"]["link places"] == "procedure graphrag.link.places.match"
+    assert out["graphrag_plugin"]["paths"]["graph mode"] == "procedure graphrag.retrieve.graph"
     human = run_cli("doctor").output
     assert "graphrag plugin" in human and "graphrag.ppr" in human

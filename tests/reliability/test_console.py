@@ -249,7 +249,11 @@ def test_reads_still_run(neo4j, run_cli):
         "SHOW INDEXES YIELD name RETURN count(name) > 0 AS t",
         "CALL apoc.meta.stats() YIELD labels RETURN labels.Doc AS t",
         "RETURN apoc.text.join(['a', 'b'], '-') AS t, date.truncate('month', date('2024-03-05')) AS d",
-        "RETURN gds.version() AS t, graphrag.version() AS v",
+        "RETURN gds.version() AS t, graphrag.version() AS v, graphrag.normName('Tell el-Amarna') AS k",
+        # graphrag's own procedures read only
+        "CALL graphrag.ppr({Ostia: 1.0}, {}) YIELD id RETURN count(id) AS t",
+        "CALL graphrag.retrieve.neighbours(['Ostia'], [1.0, 0.0], {}) YIELD chunkId RETURN count(chunkId) AS t",
+        "CALL graphrag.link.places.match({keys: ['ostia']}) YIELD chunkId RETURN count(chunkId) AS t",
         "// a comment naming apoc.load.json('x')\nRETURN 'CALL apoc.load.json(1)' AS t",
     ):
         result = run_cli("cypher", query, "--json")

@@ -82,3 +82,19 @@ def test_answer_to_dict_keeps_the_json_keys():
     assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None}]
     assert out["filters"]["corpus"] == "sample" and out["llm"] == {"used": False, "model": None, "note": "note"}
     assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
+
+
+def test_graph_coverage_counts_the_terms_the_seed_lacks_rare_ones_more():
+    from graphrag_cypher.retrieval.graph import coverage, term_weights, words
+
+    seed = words("Signmark is a rapper from Finland.")
+    markka = words("The Finnish markka was the currency of Finland until 2002.")
+    other = words("Currency boards were common in the colonies.")
+    pool = [seed, markka, other, words("A currency is money."), words("Currency and money.")]
+    weights = term_weights(["Signmark", "currency", "replaced", "markka"], pool)
+    assert weights["markka"] > weights["currency"]  # one candidate holds it, four hold "currency"
+    # the seed has Signmark; of currency/replaced/markka the markka passage holds two, the other one
+    assert coverage(weights, seed, markka) > coverage(weights, seed, other) > 0
+    assert coverage(weights, markka | seed, other) == 0.0  # only "replaced" is missing, and it lacks it too
+    assert coverage({"Signmark": 1.0}, seed, markka) == 0.0  # nothing missing: no coverage
+    assert words("Ünïcode CAFÉ") == {"unicode", "cafe"}

@@ -1,7 +1,9 @@
 // Forget one document completely: its chunks (and with them their MENTIONS, HAS_PHRASE and
 // NEXT links), phrases that no longer join two chunks, and entities left with no source (no
 // chunk mentions them, no document describes them, no chunk is theirs). Gazetteer places
-// (they carry their own contentHash) are sources of their own and stay.
+// (they carry their own contentHash) are sources of their own and stay. An entity document
+// (`graphrag entity-docs`) is no source: its chunks keep no entity alive, and forgetting one
+// removes no entity (the next entity-docs run writes it again, or drops it with its entity).
 // params: $id
 // returns: documents, chunks, phrases, entities
 MATCH (d:Document {id: $id})
@@ -23,7 +25,8 @@ CALL (d) {
   OPTIONAL MATCH (d)-[:DESCRIBES]->(e:__Entity__)
   RETURN collect(DISTINCT e) AS described
 }
-WITH d, chunks, phrases, [e IN mentioned + described WHERE e.contentHash IS NULL] AS candidates
+WITH d, chunks, phrases,
+     [e IN mentioned + described WHERE e.contentHash IS NULL AND NOT d:EntityDocument] AS candidates
 FOREACH (c IN chunks | DETACH DELETE c)
 DETACH DELETE d
 WITH size(chunks) AS chunkCount, phrases, candidates
@@ -36,7 +39,7 @@ CALL (phrases) {
 CALL (candidates) {
   UNWIND candidates AS e
   WITH DISTINCT e
-  WHERE NOT EXISTS { (:Chunk)-[:MENTIONS]->(e) } AND NOT EXISTS { (:Document)-[:DESCRIBES]->(e) }
+  WHERE NOT EXISTS { (c:Chunk)-[:MENTIONS]->(e) WHERE NOT EXISTS { (c)-[:FROM_DOCUMENT]->(:EntityDocument) } } AND NOT EXISTS { (:Document)-[:DESCRIBES]->(e) }
     AND NOT EXISTS { (e)-[:FROM_CHUNK]->(:Chunk) }
   DETACH DELETE e
   RETURN count(e) AS entitiesRemoved

@@ -1,7 +1,8 @@
 // Hybrid search: weighted reciprocal-rank fusion of vector and full-text results, each
 // filtered by corpus and date before ranking (so filters hold in hybrid mode too). $query is a
 // Lucene query escaped by the caller; an empty one searches vectors only.
-// score = sum over lists of weight / (rrfK + rank), rank starting at 1.
+// score = sum over lists of weight / (rrfK + rank), rank starting at 1; equal scores in chunk id
+// order (so the list is the same on every run, and graphrag.retrieve.graph's seeds are these).
 // params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $vectorWeight, $fulltextWeight, $rrfK
 // returns: chunkId, documentId, title, uri, text, score, via
 CALL () {
@@ -29,5 +30,5 @@ CALL () {
 WITH c, sum(part) AS score, collect(via) AS via
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
 RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score, via
-ORDER BY score DESC
+ORDER BY score DESC, chunkId
 LIMIT $k

@@ -1,11 +1,17 @@
 package org.graphrag.procedures;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.neo4j.graphdb.Direction;
@@ -13,6 +19,8 @@ import org.neo4j.graphdb.Label;
 import org.neo4j.graphdb.Node;
 import org.neo4j.graphdb.Relationship;
 import org.neo4j.graphdb.RelationshipType;
+import org.neo4j.graphdb.ResourceIterator;
+import org.neo4j.graphdb.Result;
 import org.neo4j.graphdb.Transaction;
 import org.neo4j.procedure.Context;
 import org.neo4j.procedure.Description;
@@ -21,16 +29,28 @@ import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
 
 /**
- * Graph retrieval's building blocks as procedures: the rows of
- * {@code cypher/queries/retrieval/seed_neighbours.cypher}, computed in one pass per seed.
+ * Graph retrieval inside Neo4j: the rows of {@code cypher/queries/retrieval/seed_neighbours.cypher}
+ * ({@code graphrag.retrieve.neighbours}), and the whole {@code graph} mode
+ * ({@code graphrag.retrieve.graph}: what {@code GraphRetriever.rank} computes from
+ * {@code retrieval/hybrid.cypher}, {@code entity_chunks.cypher}, {@code seed_neighbours.cypher} and
+ * its Python placing), in one call. Every number is computed as the Cypher files compute it (the
+ * same cosine, the same double arithmetic in the same order), so the order and the cuts are theirs.
  */
 public class RetrieveProcedures {
 
     static final Label CHUNK = Label.label("Chunk");
+    static final Label DOCUMENT = Label.label("Document");
     static final Label ENTITY = Label.label("__Entity__");
     static final Label PHRASE = Label.label("Phrase");
     static final RelationshipType HAS_PHRASE = RelationshipType.withName("HAS_PHRASE");
     static final RelationshipType MENTIONS = RelationshipType.withName("MENTIONS");
+    static final RelationshipType FROM_DOCUMENT = RelationshipType.withName("FROM_DOCUMENT");
+
+    // The calls of the two indexes (the first lines of each branch of retrieval/hybrid.cypher).
+    private static final String VECTOR_QUERY =
+            "CALL db.index.vector.queryNodes($index, $fetch, $embedding) YIELD node, score RETURN node, score";
+    private static final String FULLTEXT_QUERY =
+            "CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node, score RETURN node, score";
 
     @Context
     public Transaction tx;
@@ -45,157 +65,547 @@ public class RetrieveProcedures {
         public Double similarity;
         public Double seedSimilarity;
         public double weight;
+        public Double strength;
         public List<String> via;
+    }
+
+    /** A neighbour row and where its text columns are read from, once it survives the cut. */
+    private record Candidate(Neighbour row, Node node, Node document) {}
+
+    public static class Ranked {
+        public String chunkId;
+        public String documentId;
+        public String title;
+        public String uri;
+        public String text;
+        public double score;
+        public List<String> via;
+    }
+
+    /** The settings both procedures read from their config map (defaults: the graph mode's weights). */
+    static final class Settings {
+        final double maxPhraseChunks;
+        final double phraseCap;
+        final List<String> aboutRules;
+        final double aboutWeight;
+        final double linkWeight;
+        final long perSeed;
+        final String corpus;
+        final String from;
+        final String to;
+
+        Settings(Map<String, Object> config) {
+            maxPhraseChunks = number(config, "maxPhraseChunks", 50).doubleValue();
+            phraseCap = number(config, "phraseCap", 1.0).doubleValue();
+            aboutRules = strings(config, "aboutRules", List.of("own-title"));
+            aboutWeight = number(config, "aboutWeight", 1.0).doubleValue();
+            linkWeight = number(config, "linkWeight", 0.4).doubleValue();
+            perSeed = number(config, "perSeed", number(config, "leadsPerSeed", 20)).longValue();
+            corpus = (String) config.get("corpus");
+            from = (String) config.get("from");
+            to = (String) config.get("to");
+        }
+
+        boolean filtered() {
+            return corpus != null || from != null || to != null;
+        }
+
+        /** The document filters of every retrieval query: corpus, and dates compared as text. */
+        boolean keep(Node doc) {
+            if (corpus != null && !corpus.equals(doc.getProperty("corpus", null))) {
+                return false;
+            }
+            Object date = doc.getProperty("date", null);
+            if (from != null && !(date instanceof String d && d.compareTo(from) >= 0)) {
+                return false;
+            }
+            return to == null || date instanceof String d && d.compareTo(to) <= 0;
+        }
     }
 
     @Procedure(name = "graphrag.retrieve.neighbours", mode = Mode.READ)
     @Description("graphrag.retrieve.neighbours(seedIds, embedding, config) - the chunks each seed chunk leads to "
-            + "(in another document): a shared phrase adds 1 / (chunks sharing it), phrases shared by more than "
-            + "maxPhraseChunks (50) chunks ignored; a topic the seed names whose own chunk this is (a MENTIONS "
-            + "rule in aboutRules, ['own-title']) adds aboutWeight (1.0). Yields seedId, chunkId, documentId, "
-            + "title, uri, text, similarity (to the embedding), seedSimilarity (to the seed chunk), weight, via. "
-            + "config also takes corpus, from, to. Example: MATCH (c:Chunk) WITH c LIMIT 1 "
-            + "CALL graphrag.retrieve.neighbours([c.id], c.embedding, {}) YIELD chunkId, weight, via "
-            + "RETURN chunkId, weight, via ORDER BY weight DESC LIMIT 5")
+            + "in another document, the strongest perSeed (20) per seed: a shared phrase adds 1 / (chunks sharing "
+            + "it), ignoring phrases more than maxPhraseChunks (50) chunks share, all together at most phraseCap "
+            + "(1.0); a topic the seed names whose own chunk this is (a MENTIONS rule in aboutRules, ['own-title']) "
+            + "adds aboutWeight (1.0). strength = cosine with what the embedding asks beyond the seed + linkWeight "
+            + "(0.4) x weight. Yields seedId, chunkId, documentId, title, uri, text, similarity (cosine with the "
+            + "embedding), seedSimilarity (cosine with the seed), weight, strength, via; config also takes corpus, "
+            + "from, to. The rows of cypher/queries/retrieval/seed_neighbours.cypher. Example: MATCH (c:Chunk) WITH "
+            + "c LIMIT 1 CALL graphrag.retrieve.neighbours([c.id], c.embedding, {perSeed: 5}) YIELD chunkId, "
+            + "strength, via RETURN chunkId, strength, via")
     public Stream<Neighbour> neighbours(
             @Name("seedIds") List<String> seedIds,
             @Name("embedding") List<Double> embedding,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
-        double maxPhraseChunks = ((Number) config.getOrDefault("maxPhraseChunks", 50L)).doubleValue();
-        @SuppressWarnings("unchecked")
-        List<String> aboutRules = (List<String>) config.getOrDefault("aboutRules", List.of("own-title"));
-        double aboutWeight = ((Number) config.getOrDefault("aboutWeight", 1.0)).doubleValue();
-        String corpus = (String) config.get("corpus");
-        String from = (String) config.get("from");
-        String to = (String) config.get("to");
-        float[] query = embedding == null ? null : toFloats(embedding);
+        Settings settings = new Settings(config);
+        float[] query = Vectors.of(embedding);
+        Map<Node, float[]> vectors = new HashMap<>();
         List<Neighbour> rows = new ArrayList<>();
-        for (String seedId : seedIds) {
-            Node seed = seedId == null ? null : tx.findNode(CHUNK, "id", seedId);
-            if (seed == null) {
-                continue;
-            }
-            Node seedDoc = LinkProcedures.document(seed);
-            if (seedDoc == null) {
-                continue;
-            }
-            Map<Node, double[]> weights = new LinkedHashMap<>();
-            Map<Node, Set<String>> vias = new LinkedHashMap<>();
-            for (Relationship hp : seed.getRelationships(Direction.OUTGOING, HAS_PHRASE)) {
-                Node phrase = hp.getEndNode();
-                if (!phrase.hasLabel(PHRASE) || !(phrase.getProperty("chunks", null) instanceof Number chunks)
-                        || chunks.doubleValue() > maxPhraseChunks) {
-                    continue;
-                }
-                Object name = phrase.getProperty("name", null);
-                for (Relationship back : phrase.getRelationships(Direction.INCOMING, HAS_PHRASE)) {
-                    Node n = back.getStartNode();
-                    if (n.equals(seed) || !n.hasLabel(CHUNK)) {
-                        continue;
-                    }
-                    weights.computeIfAbsent(n, x -> new double[1])[0] += 1.0 / chunks.doubleValue();
-                    if (name != null) {
-                        vias.computeIfAbsent(n, x -> new LinkedHashSet<>()).add(name.toString());
-                    } else {
-                        vias.computeIfAbsent(n, x -> new LinkedHashSet<>());
-                    }
-                }
-            }
-            for (Relationship m1 : seed.getRelationships(Direction.OUTGOING, MENTIONS)) {
-                Object rule1 = m1.getProperty("rule", null);
-                Node entity = m1.getEndNode();
-                if (rule1 == null || aboutRules.contains(rule1.toString()) || !entity.hasLabel(ENTITY)) {
-                    continue;
-                }
-                Object name = entity.getProperty("name", entity.getProperty("id", null));
-                for (Relationship m2 : entity.getRelationships(Direction.INCOMING, MENTIONS)) {
-                    Object rule2 = m2.getProperty("rule", null);
-                    Node n = m2.getStartNode();
-                    if (rule2 == null || !aboutRules.contains(rule2.toString()) || n.equals(seed) || !n.hasLabel(CHUNK)) {
-                        continue;
-                    }
-                    weights.computeIfAbsent(n, x -> new double[1])[0] += aboutWeight;
-                    Set<String> v = vias.computeIfAbsent(n, x -> new LinkedHashSet<>());
-                    if (name != null) {
-                        v.add(name.toString());
-                    }
-                }
-            }
-            float[] seedVector = vector(seed);
-            for (Map.Entry<Node, double[]> e : weights.entrySet()) {
-                Node n = e.getKey();
-                Node doc = LinkProcedures.document(n);
-                if (doc == null || doc.equals(seedDoc) || !keep(doc, corpus, from, to)) {
-                    continue;
-                }
-                float[] v = vector(n);
-                Neighbour row = new Neighbour();
-                row.seedId = seedId;
-                row.chunkId = (String) n.getProperty("id", null);
-                row.documentId = (String) doc.getProperty("id", null);
-                row.title = (String) doc.getProperty("title", null);
-                row.uri = (String) doc.getProperty("uri", null);
-                row.text = (String) n.getProperty("text", null);
-                row.similarity = cosine(v, query);
-                row.seedSimilarity = cosine(v, seedVector);
-                row.weight = e.getValue()[0];
-                row.via = new ArrayList<>(vias.getOrDefault(n, Set.of())).subList(0, Math.min(3, vias.getOrDefault(n, Set.of()).size()));
-                rows.add(row);
-            }
+        for (String seedId : new LinkedHashSet<>(seedIds)) {
+            rows.addAll(neighboursOf(seedId, query, settings, vectors));
         }
         return rows.stream();
     }
 
-    private static boolean keep(Node doc, String corpus, String from, String to) {
-        if (corpus != null && !corpus.equals(doc.getProperty("corpus", null))) {
-            return false;
+    /** seed_neighbours.cypher for one seed: its strongest `perSeed` neighbours, strongest first. */
+    private List<Neighbour> neighboursOf(String seedId, float[] query, Settings s, Map<Node, float[]> vectors) {
+        List<Neighbour> rows = new ArrayList<>();
+        if (seedId == null) {
+            return rows;
         }
-        Object date = doc.getProperty("date", null);
-        if (from != null && !(date instanceof String d && d.compareTo(from) >= 0)) {
-            return false;
-        }
-        return to == null || date instanceof String d && d.compareTo(to) <= 0;
-    }
-
-    static float[] vector(Node n) {
-        Object v = n.getProperty("embedding", null);
-        if (v instanceof float[] f) {
-            return f;
-        }
-        if (v instanceof double[] d) {
-            float[] f = new float[d.length];
-            for (int i = 0; i < d.length; i++) {
-                f[i] = (float) d[i];
+        try (ResourceIterator<Node> found = tx.findNodes(CHUNK, "id", seedId)) {
+            while (found.hasNext()) {
+                Node seed = found.next();
+                for (Node seedDoc : documents(seed)) {
+                    rows.addAll(neighboursOf(seedId, seed, seedDoc, query, s, vectors));
+                }
             }
-            return f;
         }
-        return null;
+        return rows;
     }
 
-    private static float[] toFloats(List<Double> values) {
-        float[] f = new float[values.size()];
-        for (int i = 0; i < f.length; i++) {
-            f[i] = values.get(i).floatValue();
+    private List<Neighbour> neighboursOf(
+            String seedId, Node seed, Node seedDoc, float[] query, Settings s, Map<Node, float[]> vectors) {
+        float[] seedVector = vectors.computeIfAbsent(seed, Vectors::of);
+        Double qs = Vectors.cosine(seedVector, query);
+        // sum(w), sum(t) and collect(DISTINCT via) per neighbour, phrases first (UNION ALL order)
+        Map<Node, double[]> sums = new LinkedHashMap<>();
+        Map<Node, Set<String>> vias = new HashMap<>();
+        for (Relationship hp : seed.getRelationships(Direction.OUTGOING, HAS_PHRASE)) {
+            Node phrase = hp.getEndNode();
+            if (!phrase.hasLabel(PHRASE) || !(phrase.getProperty("chunks", null) instanceof Number chunks)
+                    || chunks.doubleValue() > s.maxPhraseChunks) {
+                continue;
+            }
+            double w = chunks instanceof Double || chunks instanceof Float
+                    ? 1.0 / chunks.doubleValue() : 1.0 / chunks.longValue();
+            Object name = phrase.getProperty("name", null);
+            for (Relationship back : phrase.getRelationships(Direction.INCOMING, HAS_PHRASE)) {
+                Node n = back.getStartNode();
+                if (n.equals(seed) || !n.hasLabel(CHUNK)) {
+                    continue;
+                }
+                sums.computeIfAbsent(n, x -> new double[2])[0] += w;
+                Set<String> v = vias.computeIfAbsent(n, x -> new LinkedHashSet<>());
+                if (name != null) {
+                    v.add(name.toString());
+                }
+            }
         }
-        return f;
+        for (Relationship m1 : seed.getRelationships(Direction.OUTGOING, MENTIONS)) {
+            Node entity = m1.getEndNode();
+            if (!(m1.getProperty("rule", null) instanceof String rule1) || s.aboutRules.contains(rule1)
+                    || !entity.hasLabel(ENTITY)) {
+                continue;
+            }
+            Object name = entity.getProperty("name", null);
+            if (name == null) {
+                name = entity.getProperty("id", null);
+            }
+            for (Relationship m2 : entity.getRelationships(Direction.INCOMING, MENTIONS)) {
+                Node n = m2.getStartNode();
+                if (!(m2.getProperty("rule", null) instanceof String rule2) || !s.aboutRules.contains(rule2)
+                        || n.equals(seed) || !n.hasLabel(CHUNK)) {
+                    continue;
+                }
+                sums.computeIfAbsent(n, x -> new double[2])[1] += s.aboutWeight;
+                Set<String> v = vias.computeIfAbsent(n, x -> new LinkedHashSet<>());
+                if (name != null) {
+                    v.add(name.toString());
+                }
+            }
+        }
+        List<Candidate> rows = new ArrayList<>();
+        for (Map.Entry<Node, double[]> e : sums.entrySet()) {
+            Node n = e.getKey();
+            double phrases = e.getValue()[0];
+            double weight = (phrases > s.phraseCap ? s.phraseCap : phrases) + e.getValue()[1];
+            for (Node doc : documents(n)) {
+                if (doc.equals(seedDoc) || !s.keep(doc)) {
+                    continue;
+                }
+                float[] v = vectors.computeIfAbsent(n, Vectors::of);
+                Double qn = Vectors.cosine(v, query);
+                Double sn = Vectors.cosine(v, seedVector);
+                Neighbour row = new Neighbour();
+                row.seedId = seedId;
+                row.chunkId = (String) n.getProperty("id", null);
+                row.similarity = qn;
+                row.seedSimilarity = sn;
+                row.weight = weight;
+                if (qn != null && sn != null && qs != null) {
+                    double rest = 1 - qs * qs < 0.01 ? 0.01 : 1 - qs * qs;
+                    row.strength = (qn - qs * sn) / Math.sqrt(rest) + s.linkWeight * weight;
+                }
+                List<String> names = new ArrayList<>(vias.getOrDefault(n, Set.of()));
+                row.via = new ArrayList<>(names.subList(0, Math.min(3, names.size())));
+                rows.add(new Candidate(row, n, doc));
+            }
+        }
+        // ORDER BY strength DESC, n.id (Cypher: null above every number, so first when descending)
+        rows.sort(Comparator.comparing((Candidate c) -> c.row().strength,
+                        Comparator.nullsFirst(RetrieveProcedures::descending))
+                .thenComparing(c -> c.row().chunkId, Comparator.nullsLast(RetrieveProcedures::compareCodePoints)));
+        List<Neighbour> top = new ArrayList<>();
+        for (Candidate c : rows.subList(0, (int) Math.max(0, Math.min(rows.size(), s.perSeed)))) {
+            Neighbour row = c.row();  // the text columns of the rows kept only
+            row.documentId = (String) c.document().getProperty("id", null);
+            row.title = (String) c.document().getProperty("title", null);
+            row.uri = (String) c.document().getProperty("uri", null);
+            row.text = (String) c.node().getProperty("text", null);
+            top.add(row);
+        }
+        return top;
     }
 
-    /** Neo4j's vector.similarity.cosine: (1 + cosine) / 2, in [0, 1]; null without two vectors of one size. */
-    static Double cosine(float[] a, float[] b) {
-        if (a == null || b == null || a.length != b.length || a.length == 0) {
-            return null;
+    @Procedure(name = "graphrag.retrieve.graph", mode = Mode.READ)
+    @Description("graphrag.retrieve.graph(embedding, query, config) - the graph retrieval mode in one call: hybrid "
+            + "seeds (the vector index and the full-text index fused by weighted reciprocal rank), the chunks about "
+            + "the question's entities right after the first, then after each of the top linkSeeds (10) seeds the "
+            + "neighbour it leads to through a shared phrase or a topic it names, the one that answers most of what "
+            + "the question asks beyond the seed. embedding: the question's vector; query: a Lucene query ('' for "
+            + "vectors only). config: k (5), entityIds, terms (the question's keywords, for coverage), corpus, from, "
+            + "to, and the weights of the graph mode (graphCandidates 30, linkSeeds 10, linksPerSeed 1, leadsPerSeed "
+            + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, aboutWeight 1.0, aboutRules "
+            + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
+            + "'chunk_embedding', fulltextIndex 'chunk_text'). Yields chunkId, documentId, title, uri, text, score, "
+            + "via, best first. A chunk's vector can stand in for a question's. Example: MATCH (c:Chunk) WITH c LIMIT 1 "
+            + "CALL graphrag.retrieve.graph(c.embedding, 'silver lantern', {k: 5, terms: ['silver', 'lantern']}) "
+            + "YIELD chunkId, title, via RETURN chunkId, title, via")
+    public Stream<Ranked> graph(
+            @Name("embedding") List<Double> embedding,
+            @Name("query") String query,
+            @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        Settings s = new Settings(config);
+        long k = number(config, "k", 5).longValue();
+        long candidates = Math.max(k, number(config, "graphCandidates", 30).longValue());
+        long fetch = config.get("fetch") instanceof Number f
+                ? f.longValue() : Math.max(50, candidates * (s.filtered() ? 20 : 10));
+        List<Ranked> seeds = hybrid(embedding, query, candidates, fetch, s, config);
+        if (seeds.isEmpty() || k <= 0) {
+            return Stream.empty();
         }
-        double dot = 0;
-        double na = 0;
-        double nb = 0;
-        for (int i = 0; i < a.length; i++) {
-            dot += (double) a[i] * b[i];
-            na += (double) a[i] * a[i];
-            nb += (double) b[i] * b[i];
+        List<Ranked> order = new ArrayList<>();
+        order.add(seeds.get(0));
+        order.addAll(aboutEntities(strings(config, "entityIds", List.of()), number(config, "perEntity", 20).longValue(),
+                seeds.get(0).score, s));
+        order.addAll(seeds.subList(1, seeds.size()));
+        List<Ranked> sequence = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Ranked r : order) {
+            if (seen.add(r.chunkId)) {
+                sequence.add(r);
+            }
         }
-        if (na == 0 || nb == 0) {
-            return null;
+        int linkSeeds = (int) Math.max(0, Math.min(sequence.size(), number(config, "linkSeeds", 10).longValue()));
+        float[] question = Vectors.of(embedding);
+        Map<Node, float[]> vectors = new HashMap<>();
+        Map<String, List<Neighbour>> leads = new HashMap<>();
+        for (Ranked seed : sequence.subList(0, linkSeeds)) {
+            leads.computeIfAbsent(seed.chunkId, id -> neighboursOf(id, question, s, vectors));
         }
-        return (1 + dot / Math.sqrt(na * nb)) / 2;
+        Map<String, Set<String>> wordsOf = new HashMap<>();  // by text: neighbours recur across seeds
+        // graph.py's term_weights: each term's idf over the candidates (the sequence, then the leads)
+        Map<String, Set<String>> pool = new LinkedHashMap<>();
+        for (Ranked r : sequence) {
+            pool.putIfAbsent(r.chunkId, wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words));
+        }
+        for (Ranked seed : sequence.subList(0, linkSeeds)) {
+            for (Neighbour r : leads.getOrDefault(seed.chunkId, List.of())) {
+                pool.computeIfAbsent(r.chunkId,
+                        id -> wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words));
+            }
+        }
+        Map<String, Set<String>> termWords = new LinkedHashMap<>();
+        for (String term : strings(config, "terms", List.of())) {
+            termWords.putIfAbsent(term, words(term));
+        }
+        List<Set<String>> terms = new ArrayList<>(termWords.values());
+        List<Double> termWeights = termWeights(terms, pool.values());
+        double coverWeight = number(config, "coverWeight", 0.4).doubleValue();
+        long linksPerSeed = number(config, "linksPerSeed", 1).longValue();
+        List<Ranked> ranked = new ArrayList<>();
+        Set<String> placed = new HashSet<>();
+        for (Ranked seed : sequence) {
+            if (placed.add(seed.chunkId)) {
+                ranked.add(seed);
+            }
+            List<Neighbour> rows = new ArrayList<>();
+            for (Neighbour r : leads.getOrDefault(seed.chunkId, List.of())) {
+                if (!placed.contains(r.chunkId)) {
+                    rows.add(r);
+                }
+            }
+            if (rows.isEmpty()) {
+                continue;
+            }
+            Set<String> seedWords =
+                    wordsOf.computeIfAbsent(seed.text == null ? "" : seed.text, RetrieveProcedures::words);
+            List<Map.Entry<Double, Neighbour>> scored = new ArrayList<>();
+            for (Neighbour r : rows) {
+                double strength = r.strength == null ? Double.NaN : r.strength;
+                scored.add(Map.entry(-(strength + coverWeight * coverage(terms, termWeights, seedWords,
+                        wordsOf.computeIfAbsent(r.text == null ? "" : r.text, RetrieveProcedures::words))), r));
+            }
+            // Python's sorted by (-(strength + coverWeight x coverage), chunkId)
+            scored.sort(Comparator.comparing((Map.Entry<Double, Neighbour> e) -> e.getKey(), RetrieveProcedures::ascending)
+                    .thenComparing(e -> e.getValue().chunkId, RetrieveProcedures::compareCodePoints));
+            for (Map.Entry<Double, Neighbour> e : scored.subList(0, (int) Math.min(scored.size(), linksPerSeed))) {
+                Neighbour n = e.getValue();
+                if (placed.add(n.chunkId)) {
+                    ranked.add(ranked(n.chunkId, n.documentId, n.title, n.uri, n.text, seed.score,
+                            List.of("linked by " + String.join(", ", n.via) + " from " + seed.chunkId)));
+                }
+            }
+        }
+        return ranked.subList(0, (int) Math.min(ranked.size(), k)).stream();
+    }
+
+    /**
+     * retrieval/hybrid.cypher: the vector and full-text lists (each filtered, then ranked), fused by
+     * weighted reciprocal rank, best `limit` first (ties by chunk id).
+     */
+    private List<Ranked> hybrid(
+            List<Double> embedding, String query, long limit, long fetch, Settings s, Map<String, Object> config) {
+        double vectorWeight = number(config, "vectorWeight", 1.0).doubleValue();
+        double fulltextWeight = number(config, "fulltextWeight", 0.5).doubleValue();
+        double rrfK = number(config, "rrfK", 60).doubleValue();
+        Map<Node, double[]> scores = new LinkedHashMap<>();
+        Map<Node, List<String>> vias = new HashMap<>();
+        Map<String, Object> params = new HashMap<>();
+        params.put("fetch", fetch);
+        params.put("embedding", embedding);
+        params.put("index", config.getOrDefault("vectorIndex", "chunk_embedding"));
+        fuse(filteredHits(VECTOR_QUERY, params, s), vectorWeight, rrfK, "vector#", scores, vias);
+        if (query != null && !query.isEmpty()) {
+            params.remove("embedding");
+            params.put("query", query);
+            params.put("index", config.getOrDefault("fulltextIndex", "chunk_text"));
+            fuse(filteredHits(FULLTEXT_QUERY, params, s), fulltextWeight, rrfK, "fulltext#", scores, vias);
+        }
+        List<Ranked> rows = new ArrayList<>();
+        for (Map.Entry<Node, double[]> e : scores.entrySet()) {
+            for (Node doc : documents(e.getKey())) {
+                rows.add(ranked(e.getKey(), doc, e.getValue()[0], vias.get(e.getKey())));
+            }
+        }
+        rows.sort(Comparator.comparing((Ranked r) -> r.score, RetrieveProcedures::descending)
+                .thenComparing(r -> r.chunkId, Comparator.nullsLast(RetrieveProcedures::compareCodePoints)));
+        return rows.size() > limit ? new ArrayList<>(rows.subList(0, (int) limit)) : rows;
+    }
+
+    /** The index's hits whose document passes the filters, best first (a stable sort, as Cypher's). */
+    private List<Node> filteredHits(String cypher, Map<String, Object> params, Settings s) {
+        List<Map.Entry<Node, Double>> hits = new ArrayList<>();
+        try (Result result = tx.execute(cypher, params)) {
+            while (result.hasNext()) {
+                Map<String, Object> row = result.next();
+                Node c = (Node) row.get("node");
+                double score = ((Number) row.get("score")).doubleValue();
+                for (Node d : documents(c)) {
+                    if (s.keep(d)) {
+                        hits.add(Map.entry(c, score));
+                    }
+                }
+            }
+        }
+        hits.sort(Comparator.comparing(Map.Entry::getValue, RetrieveProcedures::descending));
+        List<Node> out = new ArrayList<>(hits.size());
+        for (Map.Entry<Node, Double> e : hits) {
+            out.add(e.getKey());
+        }
+        return out;
+    }
+
+    private static void fuse(List<Node> ranked, double weight, double rrfK, String label,
+            Map<Node, double[]> scores, Map<Node, List<String>> vias) {
+        for (int i = 0; i < ranked.size(); i++) {
+            Node c = ranked.get(i);
+            scores.computeIfAbsent(c, x -> new double[1])[0] += weight / (rrfK + i + 1);
+            vias.computeIfAbsent(c, x -> new ArrayList<>()).add(label + (i + 1));
+        }
+    }
+
+    /**
+     * retrieval/entity_chunks.cypher with the graph mode's rule filter: for each question entity, of
+     * its first `perEntity` mentioning chunks those whose document passes the filters and that are
+     * about it (a rule in aboutRules), with the first seed's score.
+     */
+    private List<Ranked> aboutEntities(List<String> entityIds, long perEntity, double score, Settings s) {
+        List<Ranked> found = new ArrayList<>();
+        for (String entityId : new LinkedHashSet<>(entityIds)) {
+            if (entityId == null) {
+                continue;
+            }
+            try (ResourceIterator<Node> entities = tx.findNodes(ENTITY, "id", entityId)) {
+                while (entities.hasNext()) {
+                    Node e = entities.next();
+                    Object name = e.getProperty("name", null);
+                    String entity = String.valueOf(name != null ? name : e.getProperty("id", null));
+                    long taken = 0;
+                    for (Relationship m : e.getRelationships(Direction.INCOMING, MENTIONS)) {
+                        Node n = m.getStartNode();
+                        if (!n.hasLabel(CHUNK)) {
+                            continue;
+                        }
+                        if (taken++ >= perEntity) {
+                            break;
+                        }
+                        if (!(m.getProperty("rule", null) instanceof String rule) || !s.aboutRules.contains(rule)) {
+                            continue;
+                        }
+                        for (Node doc : documents(n)) {
+                            if (s.keep(doc)) {
+                                found.add(ranked(n, doc, score, List.of("about question entity " + entity)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    // -- term coverage: graph.py's words() and coverage() ---------------------------------------
+
+    /** The folded words of a text: runs of Python's \w (letters, numbers, "_") in graphrag.fold's text. */
+    static Set<String> words(String text) {
+        Set<String> out = new HashSet<>();
+        if (text == null) {
+            return out;
+        }
+        String folded = TextFunctions.foldText(text);
+        int start = -1;
+        for (int i = 0; i < folded.length(); ) {
+            int cp = folded.codePointAt(i);
+            if (isWord(cp)) {
+                if (start < 0) {
+                    start = i;
+                }
+            } else if (start >= 0) {
+                out.add(folded.substring(start, i));
+                start = -1;
+            }
+            i += Character.charCount(cp);
+        }
+        if (start >= 0) {
+            out.add(folded.substring(start));
+        }
+        return out;
+    }
+
+    /** Python's \w on str: str.isalnum() (letters Lu Ll Lt Lm Lo, numbers Nd Nl No) or "_". */
+    static boolean isWord(int cp) {
+        if (cp == '_' || Character.isLetter(cp)) {
+            return true;
+        }
+        int type = Character.getType(cp);
+        return type == Character.DECIMAL_DIGIT_NUMBER || type == Character.LETTER_NUMBER
+                || type == Character.OTHER_NUMBER;
+    }
+
+    /**
+     * graph.py's term_weights: log((n + 1) / (df + 0.5)), df the candidates holding all of a term's
+     * words, n the candidates.
+     */
+    static List<Double> termWeights(List<Set<String>> terms, Collection<Set<String>> candidates) {
+        List<Double> out = new ArrayList<>(terms.size());
+        int n = candidates.size();
+        for (Set<String> term : terms) {
+            int df = 0;
+            for (Set<String> c : candidates) {
+                if (c.containsAll(term)) {
+                    df++;
+                }
+            }
+            out.add(Math.log((n + 1) / (df + 0.5)));
+        }
+        return out;
+    }
+
+    /**
+     * graph.py's coverage: the weighted share of the terms the seed lacks that the neighbour has (a
+     * term counts when all its words are there), summed in the terms' order as Python sums them.
+     */
+    static double coverage(List<Set<String>> terms, List<Double> weights, Set<String> seedWords, Set<String> textWords) {
+        double missing = 0.0;
+        double held = 0.0;
+        for (int i = 0; i < terms.size(); i++) {
+            Set<String> term = terms.get(i);
+            if (!seedWords.containsAll(term)) {
+                missing += weights.get(i);
+                if (textWords.containsAll(term)) {
+                    held += weights.get(i);
+                }
+            }
+        }
+        return missing <= 0 ? 0.0 : held / missing;
+    }
+
+    // -- helpers ---------------------------------------------------------------------------------
+
+    /** MATCH (c)-[:FROM_DOCUMENT]->(d:Document): one per relationship, as Cypher's rows. */
+    static List<Node> documents(Node chunk) {
+        List<Node> docs = new ArrayList<>(1);
+        for (Relationship r : chunk.getRelationships(Direction.OUTGOING, FROM_DOCUMENT)) {
+            if (r.getEndNode().hasLabel(DOCUMENT)) {
+                docs.add(r.getEndNode());
+            }
+        }
+        return docs;
+    }
+
+    private static Ranked ranked(Node chunk, Node doc, double score, List<String> via) {
+        return ranked((String) chunk.getProperty("id", null), (String) doc.getProperty("id", null),
+                (String) doc.getProperty("title", null), (String) doc.getProperty("uri", null),
+                (String) chunk.getProperty("text", null), score, via);
+    }
+
+    private static Ranked ranked(String chunkId, String documentId, String title, String uri, String text,
+            double score, List<String> via) {
+        Ranked r = new Ranked();
+        r.chunkId = chunkId;
+        r.documentId = documentId;
+        r.title = title;
+        r.uri = uri;
+        r.text = text;
+        r.score = score;
+        r.via = new ArrayList<>(via);
+        return r;
+    }
+
+    /** Numbers in order as Cypher and Python compare them (0.0 equals -0.0). */
+    static int ascending(Double a, Double b) {
+        return a < b ? -1 : a > b ? 1 : 0;
+    }
+
+    static int descending(Double a, Double b) {
+        return ascending(b, a);
+    }
+
+    /** String order by code point, as Python's and Cypher's. */
+    static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    }
+
+    static Number number(Map<String, Object> config, String key, Number fallback) {
+        return config.get(key) instanceof Number n ? n : fallback;
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<String> strings(Map<String, Object> config, String key, List<String> fallback) {
+        return config.get(key) instanceof List<?> list ? (List<String>) list : fallback;
     }
 }

@@ -56,6 +56,10 @@ class ProceduresCypherTest {
                        (t:__Entity__ {id: 'thief', name: 'Thief'}),
                        (b)-[:MENTIONS {rule: 'unique'}]->(t), (c)-[:MENTIONS {rule: 'own-title'}]->(t)
                 """);
+        db.executeTransactionally("CREATE VECTOR INDEX chunk_embedding FOR (c:Chunk) ON c.embedding OPTIONS "
+                + "{indexConfig: {`vector.dimensions`: 2, `vector.similarity_function`: 'cosine'}}");
+        db.executeTransactionally("CREATE FULLTEXT INDEX chunk_text FOR (c:Chunk) ON EACH [c.text]");
+        db.executeTransactionally("CALL db.awaitIndexes(60)");
     }
 
     @AfterAll
@@ -111,21 +115,83 @@ class ProceduresCypherTest {
     void neighboursFollowPhrasesAndTopicsIntoOtherDocuments() {
         List<Map<String, Object>> found = rows("""
                 CALL graphrag.retrieve.neighbours(['a', 'b'], [1.0, 0.0], {})
-                YIELD seedId, chunkId, documentId, similarity, seedSimilarity, weight, via
-                RETURN seedId, chunkId, documentId, similarity, seedSimilarity, weight, via ORDER BY seedId""",
+                YIELD seedId, chunkId, documentId, similarity, seedSimilarity, weight, strength, via
+                RETURN seedId, chunkId, documentId, similarity, seedSimilarity, weight, strength, via ORDER BY seedId""",
                 Map.of());
         assertEquals(2, found.size(), found.toString());
         Map<String, Object> fromA = found.get(0);
         assertEquals("c", fromA.get("chunkId"));
         assertEquals(0.5, (Double) fromA.get("weight"), 1e-12);
         assertEquals(List.of("silver lantern"), fromA.get("via"));
-        assertEquals((1 + Math.sqrt(0.5)) / 2, (Double) fromA.get("similarity"), 1e-6);
-        assertEquals((1 + Math.sqrt(0.5)) / 2, (Double) fromA.get("seedSimilarity"), 1e-6);
+        // cosines in [-1, 1], as seed_neighbours.cypher returns them
+        assertEquals(Math.sqrt(0.5), (Double) fromA.get("similarity"), 1e-6);
+        assertEquals(Math.sqrt(0.5), (Double) fromA.get("seedSimilarity"), 1e-6);
+        // the seed is the question: nothing is left beyond it, only the link counts (0.4 x 0.5)
+        assertEquals(0.2, (Double) fromA.get("strength"), 1e-6);
         Map<String, Object> fromB = found.get(1);
         assertEquals(List.of("Thief"), fromB.get("via"));
         assertEquals(1.0, (Double) fromB.get("weight"), 1e-12);
+        assertEquals(Math.sqrt(0.5) + 0.4, (Double) fromB.get("strength"), 1e-6);
         assertTrue(rows("CALL graphrag.retrieve.neighbours(['a'], [1.0, 0.0], {corpus: 'other'}) YIELD chunkId "
                 + "RETURN chunkId", Map.of()).isEmpty());
+        assertTrue(rows("CALL graphrag.retrieve.neighbours(['a'], [1.0, 0.0], {perSeed: 0}) YIELD chunkId "
+                + "RETURN chunkId", Map.of()).isEmpty());
+        List<Map<String, Object>> capped = rows("""
+                CALL graphrag.retrieve.neighbours(['a'], [1.0, 0.0], {phraseCap: 0.1, linkWeight: 1.0})
+                YIELD weight, strength RETURN weight, strength""", Map.of());
+        assertEquals(0.1, (Double) capped.get(0).get("weight"), 1e-12, "shared phrases weigh at most phraseCap");
+        assertEquals(0.1, (Double) capped.get(0).get("strength"), 1e-6);
+    }
+
+    @Test
+    void graphPlacesEachSeedsBestNeighbourAfterIt() {
+        List<Map<String, Object>> ranked = rows("""
+                CALL graphrag.retrieve.graph([1.0, 0.0], 'lantern', {k: 5})
+                YIELD chunkId, documentId, title, score, via RETURN chunkId, documentId, title, score, via""", Map.of());
+        assertEquals(List.of("a", "c", "x", "b"), ranked.stream().map(r -> r.get("chunkId")).toList(), ranked.toString());
+        assertEquals(List.of("linked by silver lantern from a"), ranked.get(1).get("via"));
+        assertEquals(ranked.get(0).get("score"), ranked.get(1).get("score"), "a neighbour inherits its seed's score");
+        assertTrue(((List<?>) ranked.get(0).get("via")).containsAll(List.of("fulltext#1")), ranked.get(0).toString());
+        assertEquals("Thieves", ranked.get(1).get("title"));
+        List<Map<String, Object>> filtered = rows("""
+                CALL graphrag.retrieve.graph([1.0, 0.0], 'lantern', {k: 5, corpus: 'demo'}) YIELD chunkId
+                RETURN collect(chunkId) AS ids""", Map.of());
+        assertEquals(List.of("a", "c", "b"), filtered.get(0).get("ids"));
+        List<Map<String, Object>> about = rows("""
+                CALL graphrag.retrieve.graph([1.0, 0.0], 'lantern', {k: 2, entityIds: ['thief'], linkSeeds: 0})
+                YIELD chunkId, via
+                RETURN chunkId, via""", Map.of());
+        assertEquals("c", about.get(1).get("chunkId"));
+        assertEquals(List.of("about question entity Thief"), about.get(1).get("via"));
+        assertTrue(rows("CALL graphrag.retrieve.graph([1.0, 0.0], '', {corpus: 'none'}) YIELD chunkId RETURN chunkId",
+                Map.of()).isEmpty());
+    }
+
+    @Test
+    void coverageCountsTheTermsTheSeedLacksThatTheNeighbourHolds() {
+        // the same words as graph.py's words() (Python's \w over the fold)
+        assertEquals(java.util.Set.of("2nd_try", "istanbul", "paulo", "s", "sao", "straße", "½", "ⅻ", "ﬁne"),
+                RetrieveProcedures.words("Ŝão Paulo's 2nd_try, ﬁne Straße İSTANBUL ½ Ⅻ"));
+        assertEquals(java.util.Set.of("xy", "οδυσσευσ", "東京タワー"),
+                RetrieveProcedures.words("Ὀδυσσεύς — 東京タワー  x\u0301y"));
+        List<java.util.Set<String>> terms = List.of(RetrieveProcedures.words("silver lantern"),
+                RetrieveProcedures.words("thief"), RetrieveProcedures.words("Rome"));
+        List<Double> even = List.of(1.0, 1.0, 1.0);
+        assertEquals(1.0, RetrieveProcedures.coverage(terms, even, RetrieveProcedures.words("The silver lantern"),
+                RetrieveProcedures.words("a THIEF in rome")), 0.0);
+        assertEquals(0.5, RetrieveProcedures.coverage(terms, even, RetrieveProcedures.words("The silver lantern"),
+                RetrieveProcedures.words("a thief")), 0.0);
+        assertEquals(0.0, RetrieveProcedures.coverage(terms, even, RetrieveProcedures.words("silver lantern thief rome"),
+                RetrieveProcedures.words("a thief")), 0.0);
+        // graph.py's term_weights: rarer among the candidates weighs more
+        List<java.util.Set<String>> pool = List.of(RetrieveProcedures.words("a thief"),
+                RetrieveProcedures.words("thief of Rome"), RetrieveProcedures.words("the thief"));
+        List<Double> idf = RetrieveProcedures.termWeights(terms, pool);
+        assertEquals(Math.log(4 / 0.5), idf.get(0), 1e-12);
+        assertEquals(Math.log(4 / 3.5), idf.get(1), 1e-12);
+        assertEquals(Math.log(4 / 1.5), idf.get(2), 1e-12);
+        assertEquals(idf.get(2) / (idf.get(1) + idf.get(2)), RetrieveProcedures.coverage(terms, idf,
+                RetrieveProcedures.words("The silver lantern"), RetrieveProcedures.words("in rome")), 1e-12);
     }
 
     @Test
@@ -133,7 +199,8 @@ class ProceduresCypherTest {
         List<Map<String, Object>> listed = rows("""
                 SHOW PROCEDURES YIELD name, description WHERE name STARTS WITH 'graphrag.'
                 RETURN name, description ORDER BY name""", Map.of());
-        assertEquals(List.of("graphrag.link.places.match", "graphrag.ppr", "graphrag.retrieve.neighbours"),
+        assertEquals(List.of("graphrag.link.places.match", "graphrag.ppr", "graphrag.retrieve.graph",
+                        "graphrag.retrieve.neighbours"),
                 listed.stream().map(r -> r.get("name")).toList());
         for (Map<String, Object> row : listed) {
             assertTrue(row.get("description").toString().contains("Example: "), row.toString());
