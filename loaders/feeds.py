@@ -35,14 +35,6 @@ from graphrag_cypher.text import iso_date
 
 from .web import PoliteClient
 
-FEED_TYPES = (
-    "application/rss+xml",
-    "application/atom+xml",
-    "application/rdf+xml",
-    "application/xml",
-    "text/xml",
-    "application/feed+xml",
-)
 SUMMARY_ONLY_CHARS = 600  # an entry whose text is shorter than this is a teaser: its page is fetched
 MAX_FEED_BYTES = 10 * 1024 * 1024
 

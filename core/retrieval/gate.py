@@ -36,7 +36,6 @@ from .base import Evidence
 # it is set where no answerable question of the sets or the sample falls).
 DEFAULT_THRESHOLDS = {"sentence-transformers/all-MiniLM-L6-v2": (0.40, 0.20)}
 FALLBACK_THRESHOLDS = (0.40, 0.20)  # other embedders, until calibrated: set GRAPHRAG_GATE_THRESHOLD(S)
-GATE_CHOICES = ("auto", "always", "off")  # when the judge runs: weak evidence, every time, never
 JUDGE_BATCH = 8
 JUDGE_PROMPT = (
     "You judge whether passages are relevant evidence for answering a question. A passage is "
