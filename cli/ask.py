@@ -8,6 +8,8 @@ from datetime import date
 
 import click
 
+from graphrag_cypher.chinese import CHOICES
+
 from .context import with_graph
 from .output import print_json
 from .params import json_option
@@ -95,10 +97,73 @@ def ask_options(func):
             help="Only documents dated on or before.",
         ),
         click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
+        click.option(
+            "--convert",
+            type=click.Choice(CHOICES),
+            default="auto",
+            show_default=True,
+            envvar="GRAPHRAG_CONVERT",
+            help="Convert the answer between simplified and traditional Chinese (OpenCC; citations untouched). "
+            "auto: to the question's script. Env: GRAPHRAG_CONVERT.",
+        ),
+        click.option(
+            "--rerank",
+            is_flag=True,
+            envvar="GRAPHRAG_RERANK",
+            help="Reorder the top candidates with the reranker (GRAPHRAG_RERANKER or --reranker). Env: GRAPHRAG_RERANK=1.",
+        ),
+        click.option(
+            "--reranker",
+            "reranker_spec",
+            default=None,
+            metavar="cross-encoder:MODEL|URL",
+            help="The reranker for --rerank: a sentence-transformers CrossEncoder, or a server with a /rerank "
+            "endpoint. Env: GRAPHRAG_RERANKER.",
+        ),
+        click.option(
+            "--judge",
+            is_flag=True,
+            help="Let the LLM judge every piece of evidence relevant or not (by default only weak evidence).",
+        ),
+        click.option(
+            "--no-gate",
+            is_flag=True,
+            help="No score gate and no judge: answer from whatever was retrieved. Env: GRAPHRAG_GATE=off.",
+        ),
+        click.option(
+            "--rerank-candidates",
+            type=click.IntRange(1, 200),
+            default=20,
+            show_default=True,
+            help="How many of the mode's top chunks the reranker scores.",
+        ),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
     return func
+
+
+def _judge(judge: bool, no_gate: bool) -> str:
+    """auto (weak evidence is judged), always (--judge) or off (--no-gate); GRAPHRAG_GATE sets the default."""
+    import os
+
+    if no_gate:
+        return "off"
+    if judge:
+        return "always"
+    value = (os.environ.get("GRAPHRAG_GATE") or "auto").strip().lower()
+    if value not in ("auto", "always", "off"):
+        raise UsageProblem(f"GRAPHRAG_GATE={value!r}: use auto, always or off")
+    return value
+
+
+def _reranker(rerank: bool, spec: str | None):
+    """The reranker --rerank asks for, or None (a missing or unknown one is a one-line error)."""
+    if not rerank:
+        return None
+    from graphrag_cypher.rerank import make_reranker
+
+    return make_reranker(spec)
 
 
 def _embedder(config):
@@ -170,6 +235,41 @@ def print_explain(answer: dict) -> None:
                 f"  {round(float(ev['score']), 6):.4f} [{ev['source']}] {ev['chunk_id']} via {', '.join(ev['via'][:4])}"
             )
         )
+    gate = answer.get("gate")
+    if gate is not None:
+        best = (
+            "no vectors to compare"
+            if gate.get("best_similarity") is None
+            else f"best similarity {gate['best_similarity']:.3f}"
+        )
+        state = "weak" if gate.get("weak") else "strong enough"
+        judged = (
+            f"; judged by {gate['judged_by']} ({gate.get('judge_requests', 0)} request(s), "
+            f"{gate.get('judge_cached', 0)} cached)"
+            if gate.get("judged_by")
+            else ""
+        )
+        click.echo(
+            _line(
+                f"  gate: {best}, judge under {gate['threshold']:g}, drop under {gate['drop_threshold']:g}: "
+                f"{state}{judged}" + (f"; {gate['note']}" if gate.get("note") else "")
+            )
+        )
+        for v in gate.get("verdicts") or []:
+            if not v.get("relevant"):
+                click.echo(_line(f"    dropped {v['chunk_id']} ({v['by']}): {v['reason']}"))
+        click.echo("  web: not searched (no web-search fallback is configured)")
+    reranked = answer.get("rerank")
+    if reranked is not None:
+        click.echo(
+            _line(
+                f"  rerank: {reranked['reranker']} scored {reranked['candidates']} candidate(s), kept {reranked['kept']}: "
+                + ", ".join(f"{m['before']}→{m['after']}" for m in reranked.get("order") or [])
+            )
+        )
+    conversion = answer.get("convert")
+    if conversion is not None:
+        click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
 
 
@@ -212,7 +312,24 @@ def _path_text(path: dict) -> str:
 @json_option
 @usage_checked
 def ask(
-    question, mode, k, corpus, date_from, date_to, no_llm, explain, show_mermaid, server_url, direct, as_json
+    question,
+    mode,
+    k,
+    corpus,
+    date_from,
+    date_to,
+    no_llm,
+    convert,
+    rerank,
+    reranker_spec,
+    rerank_candidates,
+    judge,
+    no_gate,
+    explain,
+    show_mermaid,
+    server_url,
+    direct,
+    as_json,
 ) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
@@ -233,6 +350,9 @@ def ask(
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
       graphrag ask "Who stole the lantern?" --server http://127.0.0.1:8000
+      graphrag ask "誰做了銀燈籠?" --convert s2t
+      graphrag ask "What did the harbour board decide?" --judge --explain
+      graphrag ask "Who stole the lantern?" --rerank --reranker http://127.0.0.1:8080/v1 --explain
     """
     from graphrag_cypher import __version__
 
@@ -240,7 +360,17 @@ def ask(
     from .context import settings
 
     config = settings()
-    options = dict(mode=mode, k=k, corpus=corpus, date_from=date_from, date_to=date_to)
+    options = dict(
+        mode=mode,
+        k=k,
+        corpus=corpus,
+        date_from=date_from,
+        date_to=date_to,
+        convert=convert,
+        reranker=_reranker(rerank, reranker_spec),
+        rerank_candidates=rerank_candidates,
+        judge=_judge(judge, no_gate),
+    )
     use_llm = bool(config.llm_configured and not no_llm)
     streamed = use_llm and not as_json
     forced = bool(server_url) and server_url.strip().lower() != "none" and not direct
@@ -250,6 +380,13 @@ def ask(
         raise click.ClickException(str(exc)) from None
     if server is not None and not forced and not served.servable(question):
         server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
+    if server is not None and (options["reranker"] or options["judge"] != "auto" or convert != "auto"):
+        if forced:
+            raise click.ClickException(
+                f"{server.url} answers with the default gate, conversion and no reranking: ask without "
+                "--rerank, --judge, --no-gate and --convert, or with --direct"
+            )
+        server = None  # the server has no options for these: answered here
     if server is not None and use_llm and not server.health.get("llm"):
         if forced:
             raise click.ClickException(f"{server.url} answers without an LLM and this ask uses one: ask with --no-llm")
@@ -299,6 +436,10 @@ def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: b
             date_to=options["date_to"],
             use_llm=use_llm,
             on_token=_write if streamed else None,
+            convert=options["convert"],
+            reranker=options["reranker"],
+            rerank_candidates=options["rerank_candidates"],
+            judge=options["judge"],
         )
         # what the command did before the question: opening the connection and loading the model
         # (imports not counted); total_ms stays the question's own work
@@ -320,7 +461,23 @@ def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: b
 )
 @usage_checked
 @with_graph(config=True)
-def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) -> None:
+def chat(
+    mode,
+    k,
+    corpus,
+    date_from,
+    date_to,
+    no_llm,
+    convert,
+    rerank,
+    reranker_spec,
+    rerank_candidates,
+    judge,
+    no_gate,
+    max_turns,
+    graph,
+    config,
+) -> None:
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
@@ -339,6 +496,7 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
     from graphrag_cypher.retrieval.chat import Conversation
 
     embedder = _embedder(config)
+    reranker = _reranker(rerank, reranker_spec)
     conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
     last = None
     interactive = sys.stdin.isatty()
@@ -383,6 +541,10 @@ def chat(mode, k, corpus, date_from, date_to, no_llm, max_turns, graph, config) 
                 use_llm=not no_llm,
                 history=conversation.messages(),
                 on_token=on_token,
+                convert=convert,
+                reranker=reranker,
+                rerank_candidates=rerank_candidates,
+                judge=_judge(judge, no_gate),
             )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)

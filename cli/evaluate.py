@@ -63,8 +63,31 @@ def eval_group() -> None:
     default=None,
     help="Write retrieval.md and retrieval.png (recall@k by mode and peer) here.",
 )
+@click.option(
+    "--rerank",
+    is_flag=True,
+    help="Also each mode with its top candidates reranked (GRAPHRAG_RERANKER or --reranker), as rows <mode>+rerank.",
+)
+@click.option(
+    "--reranker", "reranker_spec", default=None, metavar="cross-encoder:MODEL|URL", help="The reranker for --rerank."
+)
+@click.option("--rerank-candidates", type=click.IntRange(1, 200), default=20, show_default=True)
 @with_settings
-def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes, peers, report_dir, config) -> None:
+def eval_retrieval(
+    questions_path,
+    passages_path,
+    k,
+    limit,
+    keep,
+    as_json,
+    modes,
+    peers,
+    report_dir,
+    rerank,
+    reranker_spec,
+    rerank_candidates,
+    config,
+) -> None:
     """Recall@2, recall@5 (and @k), hit@k, MRR and latency of every mode (and the peers) in one run.
 
     The default mode (what `ask` uses without --mode) is named in the JSON (`default_mode`) and
@@ -74,6 +97,8 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
     Example:
       graphrag eval retrieval --questions musique_train.json \\
         --passages musique_train_corpus.json --peers --report eval-report/
+      graphrag eval retrieval --questions musique_train.json --passages musique_train_corpus.json \\
+        --modes vector,graph --rerank --reranker http://127.0.0.1:8081/v1
     """
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.evaluation import (
@@ -81,6 +106,7 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
         EvalInstance,
         evaluate_modes,
         evaluate_peers,
+        evaluate_reranked,
         read_questions,
         write_report,
     )
@@ -90,6 +116,11 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
     unknown = [m for m in wanted if m not in MODES]
     if unknown:
         raise GraphragError(f"unknown mode(s) {', '.join(unknown)}: choose from {', '.join(MODES)}")
+    reranker = None
+    if rerank:
+        from graphrag_cypher.rerank import make_reranker
+
+        reranker = make_reranker(reranker_spec)
     fmt, questions = read_questions(questions_path)
     questions = questions[:limit] if limit else questions
     say = (lambda m: None) if as_json else info
@@ -101,6 +132,13 @@ def eval_retrieval(questions_path, passages_path, k, limit, keep, as_json, modes
             "default_mode": DEFAULT_MODE,
             "modes": evaluate_modes(run.graph, run.embedder, questions, wanted, k, CORPUS, say),
         }
+        if reranker is not None:
+            result["modes"].update(
+                evaluate_reranked(
+                    run.graph, run.embedder, questions, wanted, k, CORPUS, reranker, rerank_candidates, say
+                )
+            )
+            result["reranker"] = reranker.name
         if peers:
             result["peers"] = evaluate_peers(run.graph, run.embedder, questions, k, on_progress=say)
     if report_dir:

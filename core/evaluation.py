@@ -162,6 +162,43 @@ def evaluate_modes(
     return results
 
 
+def evaluate_reranked(
+    graph,
+    embedder,
+    questions: list[Question],
+    modes: list[str],
+    k: int,
+    corpus: str | None,
+    reranker,
+    candidates: int = 20,
+    on_progress=lambda message: None,
+) -> dict:
+    """Each mode's top `candidates` reordered by `reranker` (as `ask --rerank` does), one row
+    per mode named "<mode>+rerank"; latency includes the reranker's."""
+    from .retrieval import QuestionAnalyzer, retriever
+    from .retrieval.reranking import rerank
+
+    analyzer = QuestionAnalyzer(graph)
+    results = {}
+    fetch = max(k, 10)
+    for mode in modes:
+        search = retriever(mode, graph, embedder)
+        scores, latencies = [], []
+        for question in questions:
+            started = time.perf_counter()
+            analysis = analyzer.analyze(question.text, corpus=corpus)
+            found = search.retrieve(analysis, max(fetch, candidates))
+            evidence, _ = rerank(reranker, analysis.search_text or question.text, found, fetch)
+            latencies.append((time.perf_counter() - started) * 1000)
+            scores.append(
+                score(question, [{"document_id": e.document_id, "title": e.title} for e in evidence], cutoffs(k))
+            )
+        name = f"{mode}+rerank"
+        results[name] = summarise(scores, latencies, k)
+        on_progress(f"{name}: recall@{k} {results[name][f'recall@{k}']}")
+    return results
+
+
 def evaluate_peers(
     graph,
     embedder,

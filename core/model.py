@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 # Extra Neo4j labels a parser may ask for. Anything else is a bug in the parser, and
 # labels cannot be parameters in Cypher, so the allowlist is checked here, early.
-ALLOWED_LABELS = frozenset({"Story", "Article", "WikiPage", "Passage", "WebPage", "EntityDocument"})
-DOCUMENT_KINDS = frozenset({"file", "web", "story", "article", "wiki", "passage", "pdf", "code", "entity"})
+ALLOWED_LABELS = frozenset({"Story", "Article", "WikiPage", "Passage", "WebPage", "EntityDocument", "FeedEntry"})
+DOCUMENT_KINDS = frozenset({"file", "web", "story", "article", "wiki", "passage", "pdf", "code", "entity", "feed"})
 
 
 @dataclass

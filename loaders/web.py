@@ -114,6 +114,77 @@ def fetch_pages(
                         queue.append((link, depth + 1))
 
 
+class PoliteClient:
+    """One URL at a time under the crawler's rules (robots.txt, redirects checked hop by hop,
+    byte caps, deadlines, `delay` seconds between requests), for loaders that fetch what a
+    source names (a feed, its article pages) rather than crawl. Use it as a context manager."""
+
+    def __init__(
+        self,
+        delay: float = 0.5,
+        user_agent: str = DEFAULT_USER_AGENT,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
+        max_redirects: int = MAX_REDIRECTS,
+    ):
+        self.delay, self.user_agent, self.timeout = delay, user_agent, timeout
+        self.max_bytes, self.crawl_timeout, self.max_redirects = max_bytes, crawl_timeout, max_redirects
+        self.requests = 0
+
+    def __enter__(self) -> PoliteClient:
+        import httpx
+
+        self._client = httpx.Client(
+            headers={"User-Agent": self.user_agent},
+            follow_redirects=False,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
+        self._stop_at = time.monotonic() + self.crawl_timeout if self.crawl_timeout else float("inf")
+        self._fetcher = _Fetcher(
+            self._client, self.user_agent, self.timeout, self._stop_at, self.max_bytes, self.max_redirects, False
+        )
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._client.close()
+
+    def _admit(self, url: str) -> ItemError | None:
+        if not url.startswith(("http://", "https://")):
+            return ItemError(url, "not an http(s) URL")
+        if time.monotonic() >= self._stop_at:
+            return ItemError(url, f"time limit of {self.crawl_timeout:g} s for all requests reached, not fetched")
+        if not self._fetcher.robots_allow(url):
+            return ItemError(url, "disallowed by robots.txt, skipped")
+        if self.requests and self.delay:
+            time.sleep(max(0.0, min(self.delay, self._stop_at - time.monotonic())))
+        self.requests += 1
+        return None
+
+    def get(self, url: str) -> tuple[str, str, bytes] | ItemError:
+        """(final URL, content type, body) of `url`, or why it could not be fetched."""
+        try:
+            url = normalise_url(url)
+        except ValueError:
+            return ItemError(url, "not a valid URL")
+        refused = self._admit(url)
+        if refused:
+            return refused
+        response = self._fetcher.get(url)
+        if isinstance(response, ItemError):
+            return response
+        return response.url, response.content_type, response.data
+
+    def page(self, url: str) -> ParsedDocument | ItemError:
+        """`url` parsed as `load url` parses a page (HTML or PDF)."""
+        try:
+            url = normalise_url(url)
+        except ValueError:
+            return ItemError(url, "not a valid URL")
+        refused = self._admit(url)
+        return refused or self._fetcher.page(url)[0]
+
+
 def _same_site(link: str, url: str) -> bool:
     return urlsplit(link).netloc == urlsplit(url).netloc
 
@@ -269,6 +340,16 @@ class _Fetcher:
 
     # -- a page, redirects checked hop by hop ------------------------------------------------
     def page(self, url: str) -> tuple[ParsedDocument | ItemError, list[str]]:
+        response = self.get(url)
+        if isinstance(response, ItemError):
+            return response, []
+        try:
+            return _document(response.url, response.content_type, response.data)
+        except ContentError as exc:
+            return ItemError(url, str(exc)), []
+
+    def get(self, url: str) -> _Response | ItemError:
+        """The final 2xx response for `url` (its `url` the last hop), or why there is none."""
         current = url
         try:
             for _ in range(self.max_redirects + 1):
@@ -278,22 +359,17 @@ class _Fetcher:
                 target = normalise_url(urljoin(current, response.location))
                 refusal = self._refuse_hop(url, current, target)
                 if refusal:
-                    return ItemError(url, f"redirect to {target} refused: {refusal}"), []
+                    return ItemError(url, f"redirect to {target} refused: {refusal}")
                 current = target
             else:
-                return ItemError(url, f"more than {self.max_redirects} redirects, gave up"), []
-        except FetchError as exc:
-            return ItemError(url, str(exc)), []
-        except ContentError as exc:
-            return ItemError(url, str(exc)), []
+                return ItemError(url, f"more than {self.max_redirects} redirects, gave up")
+        except (FetchError, ContentError) as exc:
+            return ItemError(url, str(exc))
         except ValueError:
-            return ItemError(url, "redirect to an invalid URL refused"), []
+            return ItemError(url, "redirect to an invalid URL refused")
         if response.status >= 300:
-            return ItemError(url, f"HTTP {response.status}"), []
-        try:
-            return _document(current, response.content_type, response.data)
-        except ContentError as exc:
-            return ItemError(url, str(exc)), []
+            return ItemError(url, f"HTTP {response.status}")
+        return response
 
     def _refuse_hop(self, start: str, source: str, target: str) -> str | None:
         """Why a redirect from `source` to `target` may not be followed (None: it may)."""

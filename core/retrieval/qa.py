@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import llm
+from ..chinese import Conversion, StreamConverter, choose
 from ..errors import GraphragError
 from . import retriever
 from .analysis import QuestionAnalyzer
@@ -25,8 +26,14 @@ from .answer import (
 )
 from .base import DEFAULT_MODE, Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
+from .gate import GateTrace, apply_gate
 from .relation import relation
+from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
 
+NOTHING_RELEVANT = (
+    "I found nothing relevant to this question in the graph: {n} passage(s) were retrieved, "
+    "and none of them is evidence for it (see --explain)."
+)
 NO_LLM_NOTE = (
     "No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
     "this answer quotes the most relevant sentences of the evidence."
@@ -62,6 +69,9 @@ class Answer:
     context: str  # the text the answer was written from
     mermaid: str
     timings_ms: dict[str, float] = field(default_factory=dict)
+    conversion: Conversion | None = None  # simplified <-> traditional, applied to the answer text
+    reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or a relation answer)
+    gate: GateTrace | None = None  # what the score gate and the relevance judge did (None: off)
 
     @property
     def filters(self) -> Filters:
@@ -89,6 +99,9 @@ class Answer:
             "keywords": self.analysis.keywords,
             "language": self.analysis.language,
             "llm": self.llm.to_dict(),
+            "convert": self.conversion.to_dict() if self.conversion else None,
+            "rerank": self.reranked.to_dict() if self.reranked else None,
+            "gate": self.gate.to_dict() if self.gate else None,
         }
         if context:
             out["context"] = self.context
@@ -111,13 +124,23 @@ def ask(
     history=(),
     on_token: Callable[[str], None] | None = None,
     today=None,
+    convert: str = "auto",
+    reranker=None,
+    rerank_candidates: int = DEFAULT_CANDIDATES,
+    judge: str = "auto",
 ) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
-    gave and written as its sources' titles; an unknown one never reaches `on_token`."""
+    gave and written as its sources' titles; an unknown one never reaches `on_token`.
+    `convert` (auto, s2t, s2tw, s2twp, t2s, none) converts the answer between simplified and
+    traditional Chinese before its citations are checked; auto follows the question's script.
+    With a `reranker` (graphrag_cypher.rerank), the mode's top `rerank_candidates` chunks are
+    reordered by it and the best `k` kept. `judge` (auto, always, off): the score gate and the
+    relevance judge (gate.py); with nothing relevant left, the answer says so."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     started = time.perf_counter()
+    conversion = choose(question, convert)
     today = today or _today()
     timings: dict[str, float] = {}
     analyzer = QuestionAnalyzer(graph, timings)
@@ -129,16 +152,37 @@ def ask(
         if found is not None and found[1]:
             paths, evidence = found
             route_used = "relation"
+    reranked = None
     if evidence is None:
-        evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, k)
+        fetch = max(k, rerank_candidates) if reranker is not None else k
+        evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, fetch)
+        if reranker is not None:
+            evidence, reranked = rerank(reranker, analysis.search_text or question, evidence, k)
+            timings["rerank_ms"] = reranked.ms
+    gated = None
+    retrieved = len(evidence)
+    if route_used == "search" and judge != "off":
+        gate_started = time.perf_counter()
+        if analysis.embedding is None and embedder is not None:
+            analysis.embedding = embedder.embed_query(analysis.search_text)
+        evidence, gated = apply_gate(
+            graph, settings, analysis.search_text or question, analysis.embedding, evidence, judge, use_llm
+        )
+        timings["gate_ms"] = (time.perf_counter() - gate_started) * 1000
     sources = sources_for(evidence)
     graph_context = merge_graphs(path_graph(paths), evidence_graph(graph, evidence))
     context = build_context(sources, graph_context)
-    llm_used = bool(use_llm and settings.llm_configured)
+    nothing = gated is not None and retrieved > 0 and not evidence
+    llm_used = bool(use_llm and settings.llm_configured and not nothing)
     answer_started = time.perf_counter()
-    checker = CitationFilter(context.cites, emit=on_token if llm_used else None)
-    if llm_used:
-        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), checker.feed)
+    streaming = bool(use_llm and settings.llm_configured)  # the caller shows only what on_token gets
+    checker = CitationFilter(context.cites, emit=on_token if streaming else None)
+    writer = StreamConverter(conversion.applied, checker.feed)
+    if nothing:
+        writer.feed(NOTHING_RELEVANT.format(n=retrieved))
+        note = None
+    elif llm_used:
+        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), writer.feed)
         note = None
     else:
         lead = describe_paths(paths, context) if route_used == "relation" else ""
@@ -149,8 +193,9 @@ def ask(
             question_vector=analysis.embedding,
             keywords=analysis.keywords,
         )
-        checker.feed(" ".join(part for part in (lead, quoted) if part))
+        writer.feed(" ".join(part for part in (lead, quoted) if part))
         note = NO_LLM_NOTE
+    writer.close()
     checked = checker.close()
     timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
     timings["total_ms"] = (time.perf_counter() - started) * 1000
@@ -170,6 +215,9 @@ def ask(
         context=context.text,
         mermaid=mermaid(graph_context, sources),
         timings_ms={key: round(value, 1) for key, value in timings.items()},
+        conversion=conversion,
+        reranked=reranked,
+        gate=gated,
     )
 
 

@@ -58,3 +58,43 @@ def test_eval_answers_without_llm_says_so(run_exe):
         str(FIXTURES / "corpus.json"),
     )
     assert result.returncode == 0 and "no LLM is configured" in result.stdout
+
+
+def test_eval_retrieval_reranked_rows(run_exe):
+    """`--rerank` adds a row per mode, scored through a real local /rerank server (this one
+    scores by the words a passage shares with the question)."""
+    import re
+
+    from ..rerank_server import RerankServer
+
+    def overlap(query: str, text: str) -> float:
+        words = lambda s: {w for w in re.findall(r"\w+", s.lower()) if len(w) > 3}
+        return float(len(words(query) & words(text)))
+
+    server = RerankServer(overlap)
+    try:
+        result = run_exe(
+            "eval",
+            "retrieval",
+            "--questions",
+            str(FIXTURES / "musique_questions.json"),
+            "--passages",
+            str(FIXTURES / "corpus.json"),
+            "--modes",
+            "vector",
+            "--rerank",
+            "--reranker",
+            server.url,
+            "--rerank-candidates",
+            "12",
+            "--json",
+            timeout=600,
+        )
+    finally:
+        server.close()
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert set(out["modes"]) == {"vector", "vector+rerank"} and out["reranker"] == f"{server.url}/rerank"
+    row = out["modes"]["vector+rerank"]
+    assert 0 <= row["recall@2"] <= row["recall@5"] <= 100 and row["latency_ms"]
+    assert len(server.requests) == 3 and all(1 <= len(r["body"]["documents"]) <= 12 for r in server.requests)

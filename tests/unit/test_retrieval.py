@@ -72,6 +72,9 @@ def test_answer_to_dict_keeps_the_json_keys():
         "keywords",
         "language",
         "llm",
+        "convert",
+        "rerank",
+        "gate",
         "mermaid",
         "timings_ms",
     ]
