@@ -454,12 +454,14 @@ def _has_data(home: Path) -> bool:
 
 
 def _argument_file(value: str) -> str:
-    """``value`` as one argument in a picocli @-file: double-quoted, backslash-escaped, and a
-    leading "@" doubled (picocli reads "@x" as another argument file, "@@x" as "@x")."""
+    """``value`` as the one positional argument in a picocli @-file: after "--" (so a value that
+    starts with "-", as one in 64 random passwords does, is not read as an option), double-quoted,
+    backslash-escaped, and a leading "@" doubled (picocli reads "@x" as another argument file,
+    "@@x" as "@x")."""
     if value.startswith("@"):
         value = "@" + value
     escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    return '"' + "".join(escapes.get(ch, ch) for ch in value) + '"\n'
+    return '--\n"' + "".join(escapes.get(ch, ch) for ch in value) + '"\n'
 
 
 def _set_initial_password(inst: LocalInstance, java: Path, home: Path, dist: Path) -> None:
