@@ -185,30 +185,23 @@ def ask(server: Server, body: dict, on_token=None) -> dict:
 
 
 def _ask_streamed(server: Server, body: dict, on_token) -> dict:
-    import urllib.error
-    import urllib.request
-
-    request = urllib.request.Request(
-        server.url + "/chat",
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "Accept": "text/event-stream", **server.headers},
-    )
+    headers = {"Content-Type": "application/json", "Accept": "text/event-stream", **server.headers}
     result: dict | None = None
     try:
-        with urllib.request.urlopen(request, timeout=ANSWER_TIMEOUT) as response:
-            for event, data in _events(response):
-                if event == "token":
-                    on_token(data.get("text", ""))
-                elif event == "answer":
-                    result = data
-                elif event == "error":
-                    raise ServerProblem(data.get("error") or "the server failed to answer")
-                elif event == "done":
-                    break
-    except urllib.error.HTTPError as exc:
-        raise ServerProblem(_error_text(exc.code, _json(exc.read()))) from None
+        response = _send("POST", server.url + "/chat", headers, json.dumps(body).encode(), ANSWER_TIMEOUT)
+        if response.status != 200:
+            raise ServerProblem(_error_text(response.status, _json(response.read())))
+        for event, data in _events(response):
+            if event == "token":
+                on_token(data.get("text", ""))
+            elif event == "answer":
+                result = data
+            elif event == "error":
+                raise ServerProblem(data.get("error") or "the server failed to answer")
+            elif event == "done":
+                break
     except (OSError, ValueError) as exc:
+        _forget_connection(server.url)
         raise ServerProblem(f"{server.url} stopped answering: {exc}") from None
     if result is None:
         raise ServerProblem(f"{server.url} ended the stream without an answer")
@@ -231,23 +224,61 @@ def _events(response):
 
 def _request(method: str, url: str, key: str | None, body: dict | None = None, timeout: float = 10.0):
     """(status, JSON body) of one request; a server that is not there raises ServerProblem."""
-    import urllib.error
-    import urllib.request
-
     headers = {"Accept": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
     data = None
     if body is not None:
         data, headers["Content-Type"] = json.dumps(body).encode(), "application/json"
-    request = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, _json(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, _json(exc.read())
+        response = _send(method, url, headers, data, timeout)
+        return response.status, _json(response.read())
     except (OSError, ValueError) as exc:  # refused, timed out, not HTTP
-        reason = getattr(exc, "reason", None) or exc
-        reason = getattr(reason, "strerror", None) or reason  # "Connection refused", not "[Errno 111] ..."
+        _forget_connection(url)
+        reason = getattr(exc, "strerror", None) or exc  # "Connection refused", not "[Errno 111] ..."
         raise ServerProblem(f"no graphrag server answers at {_base(url)} ({reason})") from None
+
+
+# One kept-alive connection per server: the liveness check and the question share it, so a
+# served ask opens one TCP connection (http.client, lighter to import than urllib.request).
+_CONNECTIONS: dict[tuple[str, str, int | None], object] = {}
+
+
+def _send(method: str, url: str, headers: dict, data: bytes | None, timeout: float):
+    """The response (status, headers, a readable body) of one request on the server's connection;
+    a kept connection the server has closed meanwhile is opened again once."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL: {url}")
+    key = (parts.scheme, parts.hostname, parts.port)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    for attempt in (1, 2):
+        connection = _CONNECTIONS.get(key)
+        reused = connection is not None
+        if connection is None:
+            kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+            connection = _CONNECTIONS[key] = kind(parts.hostname, parts.port, timeout=timeout)
+        connection.timeout = timeout  # type: ignore[attr-defined]
+        if getattr(connection, "sock", None) is not None:
+            connection.sock.settimeout(timeout)  # type: ignore[attr-defined]
+        try:
+            connection.request(method, path, body=data, headers=headers)  # type: ignore[attr-defined]
+            return connection.getresponse()  # type: ignore[attr-defined]
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            _forget_connection(url)
+            if not reused or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _forget_connection(url: str) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = _CONNECTIONS.pop((parts.scheme, parts.hostname or "", parts.port), None)
+    if connection is not None:
+        connection.close()  # type: ignore[attr-defined]
 
 
 def _json(raw: bytes):
