@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 from ..text import fold
 from .base import ABOUT_RULES, Analysis, Evidence, Retriever, fetch_size, fulltext_query
@@ -22,6 +23,12 @@ def words(text: str) -> set[str]:
     return set(_WORD.findall(fold(text)))
 
 
+@lru_cache(maxsize=4096)
+def term_words(term: str) -> frozenset[str]:
+    """A question term's folded words, computed once per term (it is compared with every candidate)."""
+    return frozenset(words(term))
+
+
 def term_weights(terms: list[str], texts: list[set[str]]) -> dict[str, float]:
     """Each term's inverse document frequency over the candidate passages (their word sets).
 
@@ -29,7 +36,7 @@ def term_weights(terms: list[str], texts: list[set[str]]) -> dict[str, float]:
     (a name) tells much. Counted over this question's candidates, so no corpus statistics are kept.
     """
     n = len(texts)
-    return {t: math.log((n + 1) / (sum(words(t) <= ws for ws in texts) + 0.5)) for t in terms}
+    return {t: math.log((n + 1) / (sum(term_words(t) <= ws for ws in texts) + 0.5)) for t in terms}
 
 
 def coverage(weights: dict[str, float], seed_words: set[str], text_words: set[str]) -> float:
@@ -39,11 +46,11 @@ def coverage(weights: dict[str, float], seed_words: set[str], text_words: set[st
     seed misses, the neighbour that holds more (rare ones counting more) is the likelier next
     step. A term of several words (a CJK run) counts when all its words are there.
     """
-    missing = {t: w for t, w in weights.items() if not words(t) <= seed_words}
+    missing = {t: w for t, w in weights.items() if not term_words(t) <= seed_words}
     total = sum(missing.values())
     if total <= 0:
         return 0.0
-    return sum(w for t, w in missing.items() if words(t) <= text_words) / total
+    return sum(w for t, w in missing.items() if term_words(t) <= text_words) / total
 
 
 class GraphRetriever(Retriever):
