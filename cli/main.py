@@ -17,7 +17,22 @@ def _one_line(exc: BaseException) -> str:
 
 
 class GraphragGroup(click.Group):
-    """Turns known failures into one actionable line and exit code 1, never a traceback."""
+    """Turns known failures into one actionable line and exit code 1, never a traceback; loads each
+    command's module only when that command is asked for (LAZY_COMMANDS)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            import importlib
+
+            module, attribute = LAZY_COMMANDS[cmd_name].split(":")
+            command = getattr(importlib.import_module(f"graphrag_cypher.cli.{module}"), attribute)
+            if command.name != cmd_name:
+                raise RuntimeError(f"LAZY_COMMANDS[{cmd_name!r}] is the command {command.name!r}")
+            self.add_command(command)
+        return self.commands.get(cmd_name)
 
     def invoke(self, ctx: click.Context):
         from graphrag_cypher.errors import GraphragError
@@ -55,38 +70,27 @@ def cli() -> None:
     """
 
 
-def _register() -> None:
-    from graphrag_cypher.cli import ask, cypher, doctor, load, neo4j, schema
-
-    cli.add_command(neo4j.neo4j_group)
-    cli.add_command(schema.apply_schema)
-    cli.add_command(schema.schema_group)
-    cli.add_command(doctor.doctor)
-    cli.add_command(cypher.cypher)
-    cli.add_command(load.load_group)
-    cli.add_command(load.embed)
-    cli.add_command(load.learn)
-    from graphrag_cypher.cli import link
-
-    cli.add_command(link.link_group)
-    cli.add_command(link.sanity)
-    cli.add_command(ask.ask)
-    cli.add_command(ask.chat)
-    from graphrag_cypher.cli import kg
-
-    cli.add_command(kg.extract)
-    cli.add_command(kg.resolve)
-    cli.add_command(kg.entity_docs)
-    from graphrag_cypher.cli import evaluate
-
-    cli.add_command(evaluate.eval_group)
-    from graphrag_cypher.cli import forget, models, serve
-
-    cli.add_command(models.models_group)
-
-    cli.add_command(serve.serve)
-    cli.add_command(serve.mcp)
-    cli.add_command(forget.forget)
-
-
-_register()
+# Each command's module is imported when that command runs (or `--help` lists it): a served
+# `graphrag ask` pays for click and the ask module, not for every loader, linker and evaluator.
+LAZY_COMMANDS = {
+    "neo4j": "neo4j:neo4j_group",
+    "apply-schema": "schema:apply_schema",
+    "schema": "schema:schema_group",
+    "doctor": "doctor:doctor",
+    "cypher": "cypher:cypher",
+    "load": "load:load_group",
+    "embed": "load:embed",
+    "learn": "load:learn",
+    "link": "link:link_group",
+    "sanity": "link:sanity",
+    "ask": "ask:ask",
+    "chat": "ask:chat",
+    "extract": "kg:extract",
+    "resolve": "kg:resolve",
+    "entity-docs": "kg:entity_docs",
+    "eval": "evaluate:eval_group",
+    "models": "models:models_group",
+    "serve": "serve:serve",
+    "mcp": "serve:mcp",
+    "forget": "forget:forget",
+}

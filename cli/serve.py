@@ -137,6 +137,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
         uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)
     )
     sock = server.config.bind_socket()  # bound here, so --port 0 has its real port for the state file
+    _no_delay(sock)
     bound = sock.getsockname()[1]
     url = served.local_url(host, bound)
     click.echo(
@@ -157,6 +158,17 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
         server.run(sockets=[sock])
     finally:
         served.remove_state(state, instance)
+
+
+def _no_delay(sock) -> None:
+    """TCP_NODELAY on the listening socket (Linux hands it to each accepted connection). asyncio
+    sets it only on sockets created with proto IPPROTO_TCP, and uvicorn's bind_socket makes one with
+    proto 0: without it every response, written as headers then body, waited out the client's
+    delayed ACK (measured: 40-45 ms added to each request on loopback)."""
+    import socket
+
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 @click.command("mcp")

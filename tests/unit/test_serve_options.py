@@ -77,3 +77,28 @@ def test_loopback_host_header(host, ok):
     from graphrag_cypher.server.app import _loopback_host
 
     assert _loopback_host(host) is ok
+
+
+def test_accepted_connections_do_not_wait_for_delayed_acks():
+    """`graphrag serve` binds its socket through uvicorn (proto 0, so asyncio leaves Nagle on);
+    TCP_NODELAY set on it reaches every connection it accepts."""
+    import socket
+
+    import uvicorn
+
+    from graphrag_cypher.cli.serve import _no_delay
+
+    listener = uvicorn.Config(app=None, host="127.0.0.1", port=0).bind_socket()
+    try:
+        listener.listen(1)
+        assert listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0  # why the fix is needed
+        _no_delay(listener)
+        client = socket.create_connection(listener.getsockname()[:2])
+        accepted, _ = listener.accept()
+        try:
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            accepted.close()
+            client.close()
+    finally:
+        listener.close()
