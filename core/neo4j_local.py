@@ -440,12 +440,21 @@ def _java_command(inst: LocalInstance, java: Path, home: Path, dist: Path) -> li
         f"-Xms{_initial_heap(inst.heap)}",
         f"-Xmx{inst.heap}",
         *JVM_FLAGS,
+        *_embed_flags(home),
         "-cp",
         classpath,
         ENTRY_POINT,
         f"--home-dir={home}",
         f"--config-dir={home / 'conf'}",
     ]
+
+
+def _embed_flags(home: Path) -> list[str]:
+    """Where `graphrag.embed` finds the ONNX export of `graphrag models export` (the folder the
+    Python side uses), and where DJL unpacks the tokenizer's native library (with the data)."""
+    from graphrag_cypher.onnx_embedder import models_dir
+
+    return [f"-Dgraphrag.models.dir={models_dir()}", f"-DDJL_CACHE_DIR={home / 'data' / 'graphrag-djl'}"]
 
 
 def _has_data(home: Path) -> bool:
