@@ -239,7 +239,17 @@ def _is_built() -> bool:
         return False
     if os.environ.get("GRAPHRAG_NEO4J_DIST"):
         return True  # an externally provided layout is never rebuilt
-    return stamp.stat().st_mtime >= _sources_mtime(project_root() / "procedures")
+    root = project_root()
+    return stamp.stat().st_mtime >= max(_sources_mtime(root / "procedures"), _packaged_cypher_mtime(root))
+
+
+# The Cypher files the plugin jar carries (graphrag.search runs them): procedures/graphrag-procedures/pom.xml
+PACKAGED_CYPHER = ("retrieval/vector.cypher", "retrieval/hybrid.cypher", "retrieval/question_entities.cypher")
+
+
+def _packaged_cypher_mtime(root: Path) -> float:
+    queries = root / "cypher" / "queries"
+    return max((p.stat().st_mtime for p in (queries / name for name in PACKAGED_CYPHER) if p.is_file()), default=0.0)
 
 
 def ensure_built(echo: Callable[[str], object] = print) -> Path:
