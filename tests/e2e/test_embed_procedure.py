@@ -3,6 +3,8 @@ on varied texts, accents, Greek, Chinese and text longer than the model's 256 to
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytestmark = pytest.mark.e2e
@@ -87,3 +89,15 @@ def test_embed_feeds_the_vector_index_in_one_query(neo4j, onnx_export):
             q="who stole the lantern?",
         ).data()
     assert [r["id"] for r in rows][0] == "c0"
+
+
+def test_doctor_says_whether_in_database_embedding_works(schema, run_cli, onnx_export):
+    from graphrag_cypher import onnx_embedder
+
+    if onnx_export != onnx_embedder.export_dir():
+        pytest.skip("the server reads the project's ONNX export, which is not current: run `graphrag models export`")
+    report = json.loads(run_cli("doctor", "--json").stdout)
+    embedding = report["graphrag_plugin"]["in_database_embedding"]
+    assert embedding["works"] is True and "384 dimensions" in embedding["detail"], embedding
+    text = run_cli("doctor").stdout
+    assert "in-database embedding: works: graphrag.embed (384 dimensions" in " ".join(text.split())
