@@ -95,10 +95,10 @@ def main() -> None:
     import ingest
     import linking
     import query
+    import search_procedure
     import serve
 
     import procedures
-    import search_procedure
 
     results = {
         "ingest": ingest.main(),

@@ -65,4 +65,3 @@ def embedding(graph: Any) -> dict:
         "works": True,
         "detail": f"graphrag.embed ({dimensions} dimensions, ONNX Runtime in Neo4j): graphrag.search works in Browser",
     }
-

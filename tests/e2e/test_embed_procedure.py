@@ -58,8 +58,8 @@ def test_embed_in_neo4j_agrees_with_the_python_embedders(neo4j, onnx_export):
     onnx = onnx_embedder.OnnxEmbedder(onnx_export).embed(TEXTS)
     reference = SentenceTransformerEmbedder(onnx_embedder.DEFAULT_MODEL, str(default_model_path())).embed(TEXTS)
     to_onnx, to_reference = _cosines(java, onnx), _cosines(java, reference)
-    assert min(to_onnx) >= 0.9999, list(zip(TEXTS, to_onnx))
-    assert min(to_reference) >= 0.9999, list(zip(TEXTS, to_reference))
+    assert min(to_onnx) >= 0.9999, list(zip(TEXTS, to_onnx, strict=True))
+    assert min(to_reference) >= 0.9999, list(zip(TEXTS, to_reference, strict=True))
     # a question alone: what `ask` embeds (a batch of one, as in Neo4j) agrees to float rounding
     assert _cosines(java[:1], onnx_embedder.OnnxEmbedder(onnx_export).embed(TEXTS[:1]))[0] > 0.999999
 
@@ -70,7 +70,11 @@ def test_embed_feeds_the_vector_index_in_one_query(neo4j, onnx_export):
 
     if onnx_export != onnx_embedder.export_dir():
         pytest.skip("the server reads the project's ONNX export, which is not current: run `graphrag models export`")
-    texts = ["The thief stole the silver lantern at night.", "Bread rises in a warm oven.", "Ships sail from the harbour."]
+    texts = [
+        "The thief stole the silver lantern at night.",
+        "Bread rises in a warm oven.",
+        "Ships sail from the harbour.",
+    ]
     vectors = onnx_embedder.OnnxEmbedder(onnx_export).embed(texts)
     with neo4j.driver() as driver, driver.session() as session:
         session.run(

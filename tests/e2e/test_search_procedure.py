@@ -93,7 +93,7 @@ def test_search_ranks_as_the_python_retriever(kg, mode):
             rows = _search(g, question, {"mode": mode, "k": k})
             assert [r["chunkId"] for r in rows] == [e.chunk_id for e in evidence], (question, k)
             assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
-            for r, e in zip(rows, evidence):
+            for r, e in zip(rows, evidence, strict=True):
                 # the question vector is Java's, not Python's: equal to float rounding
                 assert r["score"] == pytest.approx(e.score, abs=1e-5), (question, r["chunkId"])
                 assert (r["documentId"], r["title"], r["text"]) == (e.document_id, e.title, e.text)
