@@ -95,6 +95,7 @@ def main() -> None:
     import ingest
     import linking
     import query
+    import search_procedure
     import serve
 
     import procedures
@@ -106,6 +107,7 @@ def main() -> None:
         "eval": evaluation.main(),
         "serve": serve.main(),
         "procedures": procedures.main(),
+        "search_procedure": search_procedure.main(),
         "cold_ask": cold_ask.main(),
     }
     if "--json" in sys.argv:
@@ -118,6 +120,7 @@ def main() -> None:
         + evaluation.rows(results["eval"])
         + serve.rows(results["serve"])
         + procedures.rows(results["procedures"])
+        + search_procedure.rows(results["search_procedure"])
         + cold_ask.rows(results["cold_ask"])
     )
     width = max(len(r[0]) for r in rows)

@@ -59,6 +59,9 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("graphrag plugin", found["version"] or "not installed (Cypher files and Python stand in)")
     for capability, path in found["paths"].items():
         line(f"  {capability}:", path, style="")
+    if found.get("in_database_embedding"):
+        embedding = found["in_database_embedding"]
+        line("  in-database embedding:", ("works: " if embedding["works"] else "no: ") + embedding["detail"], style="")
     schema = result["schema"]
     state = (
         "up to date" if schema["up_to_date"] else f"{len(schema['pending'])} pending, {len(schema['changed'])} changed"

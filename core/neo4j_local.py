@@ -239,7 +239,17 @@ def _is_built() -> bool:
         return False
     if os.environ.get("GRAPHRAG_NEO4J_DIST"):
         return True  # an externally provided layout is never rebuilt
-    return stamp.stat().st_mtime >= _sources_mtime(project_root() / "procedures")
+    root = project_root()
+    return stamp.stat().st_mtime >= max(_sources_mtime(root / "procedures"), _packaged_cypher_mtime(root))
+
+
+# The Cypher files the plugin jar carries (graphrag.search runs them): procedures/graphrag-procedures/pom.xml
+PACKAGED_CYPHER = ("retrieval/vector.cypher", "retrieval/hybrid.cypher", "retrieval/question_entities.cypher")
+
+
+def _packaged_cypher_mtime(root: Path) -> float:
+    queries = root / "cypher" / "queries"
+    return max((p.stat().st_mtime for p in (queries / name for name in PACKAGED_CYPHER) if p.is_file()), default=0.0)
 
 
 def ensure_built(echo: Callable[[str], object] = print) -> Path:
@@ -440,12 +450,21 @@ def _java_command(inst: LocalInstance, java: Path, home: Path, dist: Path) -> li
         f"-Xms{_initial_heap(inst.heap)}",
         f"-Xmx{inst.heap}",
         *JVM_FLAGS,
+        *_embed_flags(home),
         "-cp",
         classpath,
         ENTRY_POINT,
         f"--home-dir={home}",
         f"--config-dir={home / 'conf'}",
     ]
+
+
+def _embed_flags(home: Path) -> list[str]:
+    """Where `graphrag.embed` finds the ONNX export of `graphrag models export` (the folder the
+    Python side uses), and where DJL unpacks the tokenizer's native library (with the data)."""
+    from graphrag_cypher.onnx_embedder import models_dir
+
+    return [f"-Dgraphrag.models.dir={models_dir()}", f"-DDJL_CACHE_DIR={home / 'data' / 'graphrag-djl'}"]
 
 
 def _has_data(home: Path) -> bool:

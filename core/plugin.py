@@ -49,3 +49,19 @@ def paths(graph: Any) -> dict[str, str]:
     for capability, name in {**PROCEDURES, **FUNCTIONS}.items():
         out[capability] = f"procedure {name}" if has(graph, name) else FALLBACK[capability]
     return out
+
+
+def embedding(graph: Any) -> dict:
+    """{"works": bool, "detail": str}: whether `graphrag.embed` (and so `graphrag.search`, a
+    question retrieved in Neo4j Browser with no Python) works here; the first call loads the model."""
+    if not has(graph, "graphrag.embed"):
+        return {"works": False, "detail": "not in this plugin (questions are embedded in Python)"}
+    try:
+        dimensions = graph.read_row("plugin/embed_check")["dimensions"]
+    except Exception as exc:  # the server's reason, as one line: a missing model or library
+        message = getattr(exc, "message", None) or str(exc)
+        return {"works": False, "detail": " ".join(message.split())[:300]}
+    return {
+        "works": True,
+        "detail": f"graphrag.embed ({dimensions} dimensions, ONNX Runtime in Neo4j): graphrag.search works in Browser",
+    }

@@ -113,6 +113,8 @@ READ_PROCEDURES: tuple[str, ...] = (
     "graphrag.link.places.match",
     "graphrag.ppr",
     "graphrag.retrieve.*",
+    "graphrag.search",
+    "graphrag.search.analysis",
 )
 
 READ_FUNCTIONS: tuple[str, ...] = (
@@ -170,6 +172,7 @@ READ_FUNCTIONS: tuple[str, ...] = (
     "gds.alpha.linkprediction.*",
     "gds.alpha.ml.onehotencoding",
     # this project's procedures jar
+    "graphrag.embed",
     "graphrag.fold",
     "graphrag.normname",
     "graphrag.version",

@@ -239,6 +239,12 @@ def test_schema_writes_and_admin_commands_are_refused(neo4j, run_cli):
     assert components.exit_code == 0 and json.loads(components.stdout)["rows"], components.output
 
 
+def _onnx_export_current() -> bool:
+    from graphrag_cypher import onnx_embedder
+
+    return onnx_embedder.check()[0]
+
+
 def test_reads_still_run(neo4j, run_cli):
     run_cli("cypher", "CREATE (:Doc {title: 'Ostia'})", "--write")
     for query in (
@@ -255,6 +261,7 @@ def test_reads_still_run(neo4j, run_cli):
         "CALL graphrag.retrieve.neighbours(['Ostia'], [1.0, 0.0], {}) YIELD chunkId RETURN count(chunkId) AS t",
         "CALL graphrag.link.places.match({keys: ['ostia']}) YIELD chunkId RETURN count(chunkId) AS t",
         "// a comment naming apoc.load.json('x')\nRETURN 'CALL apoc.load.json(1)' AS t",
+        *(["RETURN size(graphrag.embed('Ostia')) AS t"] if _onnx_export_current() else []),
     ):
         result = run_cli("cypher", query, "--json")
         assert result.exit_code == 0, (query, result.output)

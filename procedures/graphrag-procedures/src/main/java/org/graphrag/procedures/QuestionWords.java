@@ -1,0 +1,181 @@
+package org.graphrag.procedures;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The question's keywords and their Lucene query, as {@code graphrag_cypher.question.keywords} and
+ * {@code retrieval/base.py} {@code lucene_query} make them: content words in order, de-duplicated
+ * case-insensitively, stop words (the Python lists, in {@code stopwords.txt}) dropped, name-like words
+ * keeping their case, Chinese runs cut at function words. {@code \w} is Python's: letters, numbers and
+ * the underscore ({@link RetrieveProcedures#isWord}).
+ */
+final class QuestionWords {
+
+    static final Set<String> STOP = new HashSet<>();
+    private static final Pattern CN_SPLIT;
+    private static final Pattern LUCENE_SPECIAL = Pattern.compile("([+\\-!(){}\\[\\]^\"~*?:\\\\/&|<>=])");
+
+    static {
+        List<String> chinese = new ArrayList<>();
+        try (InputStream in = QuestionWords.class.getResourceAsStream("stopwords.txt");
+                BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            List<String> into = null;
+            for (String line; (line = reader.readLine()) != null; ) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                if (line.equals("[words]")) {
+                    into = null;
+                } else if (line.equals("[chinese]")) {
+                    into = chinese;
+                } else if (into == null) {
+                    STOP.add(line.strip());
+                } else {
+                    into.add(line.strip());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        // longest first, as the Python alternation
+        chinese.sort((a, b) -> Integer.compare(b.length(), a.length()));
+        CN_SPLIT = Pattern.compile(String.join("|", chinese.stream().map(Pattern::quote).toList()));
+    }
+
+    private QuestionWords() {}
+
+    static boolean isCjk(int cp) {
+        return cp >= 0x3400 && cp <= 0x4dbf || cp >= 0x4e00 && cp <= 0x9fff || cp >= 0xf900 && cp <= 0xfaff;
+    }
+
+    private static boolean isWordNotUnderscore(int cp) {
+        return cp != '_' && RetrieveProcedures.isWord(cp);
+    }
+
+    private static boolean isWordInner(int cp) {
+        return RetrieveProcedures.isWord(cp) || cp == '\'' || cp == '\u2019' || cp == '.' || cp == '-';
+    }
+
+    /** Python's {@code \s}. */
+    private static boolean isSpace(int cp) {
+        return cp >= 0x1c && cp <= 0x1f || cp == 0x85 || Character.isWhitespace(cp) || Character.isSpaceChar(cp);
+    }
+
+    /** {@code keywords(question, max_terms)}. */
+    static List<String> keywords(String question, int maxTerms) {
+        List<String> out = new ArrayList<>();
+        if (question == null || question.isEmpty() || maxTerms <= 0) {
+            return out;
+        }
+        int[] cps = question.codePoints().toArray();
+        Set<String> seen = new HashSet<>();
+        boolean sentenceStart = true;
+        int i = 0;
+        while (i < cps.length) {
+            int cp = cps[i];
+            List<String> terms;
+            boolean isFirst = sentenceStart;
+            if (isCjk(cp)) {
+                int j = i;
+                while (j < cps.length && isCjk(cps[j])) {
+                    j++;
+                }
+                sentenceStart = false;
+                terms = new ArrayList<>();
+                for (String chunk : CN_SPLIT.split(new String(cps, i, j - i), -1)) {
+                    if (chunk.codePointCount(0, chunk.length()) >= 2) {
+                        terms.add(chunk);
+                    }
+                }
+                i = j;
+            } else if (isWordNotUnderscore(cp)) {
+                // [^\W_](?:[\w'’.\-]*[^\W_])? : the longest run, backed off to its last word character;
+                // a CJK run is a token of its own (the Python code puts spaces around it)
+                int end = i + 1;
+                for (int j = i + 1; j < cps.length && isWordInner(cps[j]) && !isCjk(cps[j]); j++) {
+                    if (isWordNotUnderscore(cps[j])) {
+                        end = j + 1;
+                    }
+                }
+                sentenceStart = false;
+                terms = word(new String(cps, i, end - i), isFirst);
+                i = end;
+            } else if ((cp == '.' || cp == '!' || cp == '?')
+                    && (i + 1 == cps.length || isSpace(cps[i + 1]) || isCjk(cps[i + 1]))) {
+                sentenceStart = true;
+                i++;
+                continue;
+            } else {
+                i++;
+                continue;
+            }
+            for (String term : terms) {
+                if (seen.add(term.toLowerCase(Locale.ROOT))) {
+                    out.add(term);
+                }
+            }
+        }
+        return out.size() > maxTerms ? new ArrayList<>(out.subList(0, maxTerms)) : out;
+    }
+
+    private static List<String> word(String raw, boolean isFirst) {
+        String token = strip(raw.replaceFirst("['\u2019]s$", ""), ".-'\u2019");
+        String lower = token.toLowerCase(Locale.ROOT);
+        if (token.codePointCount(0, token.length()) < 2 || STOP.contains(lower) || STOP.contains(lower.replace('\u2019', '\''))) {
+            return List.of();
+        }
+        int first = token.codePointAt(0);
+        boolean innerCap = token.substring(Character.charCount(first)).codePoints().anyMatch(Character::isUpperCase);
+        return List.of(innerCap || Character.isUpperCase(first) && !isFirst ? token : lower);
+    }
+
+    private static String strip(String text, String chars) {
+        int start = 0;
+        int end = text.length();
+        while (start < end && chars.indexOf(text.charAt(start)) >= 0) {
+            start++;
+        }
+        while (end > start && chars.indexOf(text.charAt(end - 1)) >= 0) {
+            end--;
+        }
+        return text.substring(start, end);
+    }
+
+    /** {@code escape_lucene}: special characters escaped, the operator words in lower case. */
+    static String escapeLucene(String text) {
+        String escaped = LUCENE_SPECIAL.matcher(text).replaceAll("\\\\$1");
+        StringBuilder out = new StringBuilder();
+        Matcher m = Pattern.compile("AND|OR|NOT|TO").matcher(escaped);
+        int last = 0;
+        while (m.find()) {
+            boolean before = m.start() > 0 && RetrieveProcedures.isWord(escaped.codePointBefore(m.start()));
+            boolean after = m.end() < escaped.length() && RetrieveProcedures.isWord(escaped.codePointAt(m.end()));
+            out.append(escaped, last, m.start()).append(before || after ? m.group() : m.group().toLowerCase(Locale.ROOT));
+            last = m.end();
+        }
+        return out.append(escaped.substring(last)).toString();
+    }
+
+    /** {@code lucene_query(words, operator)}: "" when no word has a word character. */
+    static String luceneQuery(List<String> words, String operator) {
+        List<String> terms = new ArrayList<>();
+        for (String w : words) {
+            if (w != null && !w.isEmpty() && w.codePoints().anyMatch(RetrieveProcedures::isWord)) {
+                terms.add(escapeLucene(Embedder.strip(w)));
+            }
+        }
+        return String.join(operator, terms);
+    }
+}

@@ -1,0 +1,317 @@
+package org.graphrag.procedures;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+import org.neo4j.graphdb.Result;
+import org.neo4j.graphdb.Transaction;
+import org.neo4j.procedure.Context;
+import org.neo4j.procedure.Description;
+import org.neo4j.procedure.Mode;
+import org.neo4j.procedure.Name;
+import org.neo4j.procedure.Procedure;
+
+/**
+ * {@code graphrag.search(question, config)}: a question in, the evidence {@code graphrag ask} would
+ * retrieve out, with no Python: the question embedded by {@code graphrag.embed}'s model, its keywords
+ * and the entities it names found as {@code retrieval/analysis.py} finds them, then the retrieval mode
+ * ({@code graph}: {@code graphrag.retrieve.graph}; {@code hybrid} and {@code vector}: the project's
+ * own {@code retrieval/hybrid.cypher} and {@code vector.cypher}, packaged in this jar).
+ */
+public class SearchProcedure {
+
+    static final List<String> MODES = List.of("graph", "hybrid", "vector");
+    private static final Map<String, String> CYPHER = new ConcurrentHashMap<>();
+
+    @Context
+    public Transaction tx;
+
+    public static class Hit {
+        public long rank;
+        public String chunkId;
+        public String documentId;
+        public String title;
+        public String uri;
+        public String text;
+        public double score;
+        public List<String> via;
+    }
+
+    public static class Analysis {
+        public List<String> keywords;
+        public String query;
+        public List<String> entityIds;
+        public List<Map<String, Object>> entities;
+    }
+
+    @Procedure(name = "graphrag.search", mode = Mode.READ)
+    @Description("graphrag.search(question, config) - the chunks `graphrag ask` retrieves for a question, best "
+            + "first, all inside Neo4j: the question embedded with graphrag.embed (all-MiniLM-L6-v2, ONNX), its "
+            + "keywords (full-text query and coverage terms) and the entities it names found as the Python "
+            + "analysis finds them, then the retrieval mode. config: mode ('graph', or 'hybrid', 'vector'), k (5), "
+            + "corpus, from, to (ISO dates: a time in the question is not read as a filter here), and any weight of "
+            + "the graph mode (linkSeeds, coverWeight, ...; see graphrag.retrieve.graph). Yields rank, chunkId, "
+            + "documentId, title, uri, text, score, via. Example: CALL graphrag.search('who stole the lantern?', "
+            + "{mode: 'graph', k: 5}) YIELD rank, title, score, text RETURN rank, title, score, left(text, 80)")
+    public Stream<Hit> search(
+            @Name("question") String question,
+            @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        if (question == null || question.isBlank()) {
+            return Stream.empty();
+        }
+        String mode = String.valueOf(config.getOrDefault("mode", "graph"));
+        if (!MODES.contains(mode)) {
+            throw new IllegalArgumentException("graphrag.search: unknown mode '" + mode + "': choose one of "
+                    + String.join(", ", MODES));
+        }
+        long k = RetrieveProcedures.number(config, "k", 5).longValue();
+        if (k <= 0) {
+            return Stream.empty();
+        }
+        List<Double> embedding = EmbedFunctions.asList(EmbedFunctions.embedder().embed(question));
+        boolean filtered = config.get("corpus") != null || config.get("from") != null || config.get("to") != null;
+        List<Map<String, Object>> rows = new ArrayList<>();
+        if (mode.equals("graph")) {
+            Analysis a = analyse(question);
+            long candidates = Math.max(k, RetrieveProcedures.number(config, "graphCandidates", 30).longValue());
+            Map<String, Object> graphConfig = new HashMap<>(config);
+            graphConfig.remove("mode");
+            graphConfig.put("k", k);
+            // GraphRetriever.rank: a seed past place k/2 (and a spare) cannot bring its neighbour into the top k
+            graphConfig.put("linkSeeds",
+                    Math.min(RetrieveProcedures.number(config, "linkSeeds", 10).longValue(), k / 2 + 2));
+            graphConfig.putIfAbsent("fetch", fetchSize(candidates, filtered));
+            graphConfig.putIfAbsent("entityIds", a.entityIds);
+            graphConfig.putIfAbsent("terms", a.keywords);
+            RetrieveProcedures graph = new RetrieveProcedures();
+            graph.tx = tx;
+            graph.graph(embedding, a.query, graphConfig).forEach(r -> rows.add(row(r.chunkId, r.documentId, r.title,
+                    r.uri, r.text, r.score, r.via)));
+        } else {
+            Map<String, Object> params = new HashMap<>();
+            params.put("embedding", embedding);
+            params.put("k", k);
+            params.put("fetch", RetrieveProcedures.number(config, "fetch", fetchSize(k, filtered)).longValue());
+            params.put("corpus", config.get("corpus"));
+            params.put("from", config.get("from"));
+            params.put("to", config.get("to"));
+            if (mode.equals("hybrid")) {
+                params.put("query", analyse(question, false).query);
+                params.put("vectorWeight", RetrieveProcedures.number(config, "vectorWeight", 1.0).doubleValue());
+                params.put("fulltextWeight", RetrieveProcedures.number(config, "fulltextWeight", 0.5).doubleValue());
+                params.put("rrfK", RetrieveProcedures.number(config, "rrfK", 60));
+            }
+            try (Result result = tx.execute(cypher(mode), params)) {
+                result.forEachRemaining(r -> rows.add(row((String) r.get("chunkId"), (String) r.get("documentId"),
+                        (String) r.get("title"), (String) r.get("uri"), (String) r.get("text"),
+                        ((Number) r.get("score")).doubleValue(), strings(r.get("via")))));
+            }
+        }
+        List<Hit> hits = new ArrayList<>();
+        for (Map<String, Object> r : rows) {
+            Hit h = new Hit();
+            h.rank = hits.size() + 1;
+            h.chunkId = (String) r.get("chunkId");
+            h.documentId = (String) r.get("documentId");
+            h.title = (String) r.get("title");
+            h.uri = (String) r.get("uri");
+            h.text = (String) r.get("text");
+            h.score = (double) r.get("score");
+            @SuppressWarnings("unchecked")
+            List<String> via = (List<String>) r.get("via");
+            h.via = via;
+            hits.add(h);
+        }
+        return hits.stream();
+    }
+
+    @Procedure(name = "graphrag.search.analysis", mode = Mode.READ)
+    @Description("graphrag.search.analysis(question) - what graphrag.search reads from a question: its keywords "
+            + "(as graphrag_cypher.question.keywords), the full-text query made of them, and the entities it names "
+            + "(whose name or alias occurs in it on word boundaries, accents and case folded; the longer of two "
+            + "nested names). Example: CALL graphrag.search.analysis('Who stole the silver lantern from Edric?') "
+            + "YIELD keywords, query, entities RETURN keywords, query, entities")
+    public Stream<Analysis> analysis(@Name("question") String question) {
+        return Stream.of(analyse(question == null ? "" : question));
+    }
+
+    private static Map<String, Object> row(String chunkId, String documentId, String title, String uri, String text,
+            double score, List<String> via) {
+        Map<String, Object> r = new HashMap<>();
+        r.put("chunkId", chunkId);
+        r.put("documentId", documentId);
+        r.put("title", title);
+        r.put("uri", uri);
+        r.put("text", text);
+        r.put("score", score);
+        r.put("via", via == null ? List.of() : via);
+        return r;
+    }
+
+    private static List<String> strings(Object value) {
+        List<String> out = new ArrayList<>();
+        if (value instanceof List<?> list) {
+            for (Object o : list) {
+                out.add(String.valueOf(o));
+            }
+        }
+        return out;
+    }
+
+    /** {@code fetch_size}: filters apply after the index lookup, so more hits when filtering. */
+    static long fetchSize(long k, boolean filtered) {
+        return Math.max(50, k * (filtered ? 20 : 10));
+    }
+
+    Analysis analyse(String question) {
+        return analyse(question, true);
+    }
+
+    /** {@code QuestionAnalyzer.analyze} without the time expression: keywords, query, entities. */
+    Analysis analyse(String question, boolean withEntities) {
+        Analysis a = new Analysis();
+        a.keywords = QuestionWords.keywords(question, 12);
+        a.query = QuestionWords.luceneQuery(a.keywords.isEmpty() ? splitSpace(question) : a.keywords, " ");
+        a.entities = withEntities ? entities(question, QuestionWords.keywords(question, 40)) : List.of();
+        a.entityIds = a.entities.stream().map(e -> (String) e.get("id")).toList();
+        return a;
+    }
+
+    /** {@code QuestionAnalyzer.entities}: known entities whose name or an alias occurs in the text. */
+    List<Map<String, Object>> entities(String text, List<String> words) {
+        String query = QuestionWords.luceneQuery(words, " OR ");
+        if (query.isEmpty()) {
+            return List.of();
+        }
+        String folded = TextFunctions.foldText(text);
+        Map<String, Map<String, Object>> found = new LinkedHashMap<>();
+        try (Result result = tx.execute(cypher("question_entities"), Map.of("query", query, "limit", 100L))) {
+            while (result.hasNext()) {
+                Map<String, Object> row = result.next();
+                List<String> names = new ArrayList<>(new LinkedHashSet<>(strings(row.get("names"))));
+                if (names.isEmpty()) {
+                    names = row.get("name") == null ? List.of() : List.of(String.valueOf(row.get("name")));
+                }
+                String best = null;
+                for (String name : names) {
+                    String s = Embedder.strip(name);
+                    if (s.codePointCount(0, s.length()) >= 3 && occurs(folded, TextFunctions.foldText(s))
+                            && (best == null || name.codePointCount(0, name.length()) > best.codePointCount(0, best.length()))) {
+                        best = name;
+                    }
+                }
+                String id = (String) row.get("id");
+                if (best != null && !found.containsKey(id)) {
+                    Map<String, Object> e = new LinkedHashMap<>();
+                    e.put("id", id);
+                    e.put("name", row.get("name"));
+                    e.put("type", row.get("type"));
+                    e.put("matched", Embedder.strip(best));
+                    e.put("documentId", row.get("documentId"));
+                    List<String> labels = new ArrayList<>(strings(row.get("labels")));
+                    labels.remove("__Entity__");
+                    e.put("labels", labels);
+                    found.put(id, e);
+                }
+            }
+        }
+        List<Map<String, Object>> kept = new ArrayList<>(found.values());
+        Map<Object, String> keys = new HashMap<>();
+        for (Map<String, Object> e : kept) {
+            keys.put(e.get("id"), nameKey((String) e.get("matched")));
+        }
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Map<String, Object> e : kept) {
+            String key = keys.get(e.get("id"));
+            boolean inside = false;
+            for (Map<String, Object> o : kept) {
+                String other = keys.get(o.get("id"));
+                if (o != e && !key.equals(other) && other.contains(key)) {
+                    inside = true;
+                    break;
+                }
+            }
+            if (!inside) {
+                out.add(e);
+            }
+        }
+        // in the order the question names them; one name's entities together, by id
+        out.sort((x, y) -> {
+            int c = Integer.compare(pythonFind(folded, TextFunctions.foldText((String) x.get("matched"))),
+                    pythonFind(folded, TextFunctions.foldText((String) y.get("matched"))));
+            return c != 0 ? c : RetrieveProcedures.compareCodePoints((String) x.get("id"), (String) y.get("id"));
+        });
+        return out;
+    }
+
+    /** {@code str.find} in code points. */
+    private static int pythonFind(String text, String part) {
+        int at = text.indexOf(part);
+        return at < 0 ? -1 : text.codePointCount(0, at);
+    }
+
+    /** {@code re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)}. */
+    static boolean occurs(String text, String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+            int end = at + name.length();
+            boolean before = at > 0 && RetrieveProcedures.isWord(text.codePointBefore(at));
+            boolean after = end < text.length() && RetrieveProcedures.isWord(text.codePointAt(end));
+            if (!before && !after) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code name_key}: folded, whitespace collapsed, without a leading article. */
+    static String nameKey(String name) {
+        String folded = String.join(" ", splitSpace(TextFunctions.foldText(name)));
+        return folded.replaceFirst("^(?:the|a|an)\\s+", "");
+    }
+
+    private static List<String> splitSpace(String text) {
+        List<String> out = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        text.codePoints().forEach(cp -> {
+            if (cp >= 0x1c && cp <= 0x1f || cp == 0x85 || Character.isWhitespace(cp) || Character.isSpaceChar(cp)) {
+                if (word.length() > 0) {
+                    out.add(word.toString());
+                    word.setLength(0);
+                }
+            } else {
+                word.appendCodePoint(cp);
+            }
+        });
+        if (word.length() > 0) {
+            out.add(word.toString());
+        }
+        return out;
+    }
+
+    /** The project's Cypher file {@code cypher/queries/retrieval/<name>.cypher}, packaged in this jar. */
+    static String cypher(String name) {
+        return CYPHER.computeIfAbsent(name, n -> {
+            try (InputStream in = SearchProcedure.class.getResourceAsStream("/cypher/retrieval/" + n + ".cypher")) {
+                if (in == null) {
+                    throw new IllegalStateException("graphrag.search: retrieval/" + n + ".cypher is not in the plugin jar");
+                }
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+}
