@@ -624,18 +624,27 @@ class _KnownVectors:
     def __init__(self, embedder, known: dict[str, list[float]]):
         self._embedder, self._known = embedder, known
         self.name, self.dimensions = embedder.name, embedder.dimensions
+        self.computed = 0  # texts the embedder had to embed
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        todo = [t for t in texts if t not in self._known]
+        todo = list(dict.fromkeys(t for t in texts if t not in self._known))
+        self.computed += len(todo)
         if todo:
             self._known.update(zip(todo, self._embedder.embed(todo), strict=True))
         return [self._known[t] for t in texts]
 
 
+def learned_nothing(note: str | None = None, error: str | None = None) -> dict:
+    """`learned` of a --learn-web that stored nothing, shaped as `learn_pages` answers."""
+    out: dict = {"documents": 0, "created": 0, "updated": 0, "unchanged": 0, "chunks": 0, "embedded": 0}
+    return dict(out, errors=[], note=note, error=error)
+
+
 def learn_pages(graph, embedder, found: WebFound, corpus: str = DEFAULT_CORPUS, today: date | None = None) -> dict:
     """Store the fetched pages that gave evidence as web documents (kind `web`, with `fetched`,
     the date of the fetch whose text is stored), through the ingest path in write
-    transactions: unchanged pages are left as they are. Returns the load's counts."""
+    transactions: unchanged pages are left as they are, changed ones are updated (a page the
+    graph already held is refreshed this way). Returns the load's counts."""
     from .ingest import LoadOptions, load
 
     stamp = (today or date.today()).isoformat()
@@ -658,17 +667,20 @@ def learn_pages(graph, embedder, found: WebFound, corpus: str = DEFAULT_CORPUS, 
             )
         )
     if not docs:
-        return {"documents": 0, "created": 0, "updated": 0, "unchanged": 0, "chunks": 0, "embedded": 0, "errors": []}
+        return learned_nothing("only search snippets gave evidence: nothing to learn")
     options = LoadOptions(
         loader="web-search", source_root="web-search", corpus=corpus, chunk_size=CHUNK_SIZE, overlap=CHUNK_OVERLAP
     )
-    stats = load(graph, _KnownVectors(embedder, dict(found.vectors)), options, docs)
+    vectors = _KnownVectors(embedder, dict(found.vectors))
+    stats = load(graph, vectors, options, docs)
     return {
         "documents": len(docs),
         "created": stats.created,
         "updated": stats.updated,
         "unchanged": stats.unchanged,
         "chunks": stats.chunks_created,
-        "embedded": stats.embedded,
+        "embedded": vectors.computed,  # chunks whose vector the question's search had not made
         "errors": [f"{e['item']}: {e['error']}" for e in stats.errors],
+        "note": None,
+        "error": None,
     }

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .. import llm
 from ..chinese import Conversion, StreamConverter, choose
 from ..errors import GraphragError
-from ..websearch import WebFound, WebTrace, learn_pages
+from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
 from . import retriever
 from .analysis import QuestionAnalyzer
 from .answer import (
@@ -303,20 +303,19 @@ def _web_sources(found: WebFound, graph_sources: list[Source]) -> list[Source]:
         via = ["web"] if doc else ["web snippet"]
         chunks = [Evidence(c.chunk_id, document_id, title, uri, c.text, c.similarity, list(via)) for c in page.chunks]
         out.append(Source(page.cite, document_id, title, uri, chunks, web=True))
-    found.pages = [p for p in found.pages if p.cite]
     return out
 
 
 def _learn(graph, embedder, web, trace: WebTrace, found: WebFound | None, today, timings: dict) -> None:
     """--learn-web: the pages used stored as documents; what happened goes into the trace."""
     if not found or not any(p.document is not None for p in found.pages):
-        trace.learned = {"documents": 0, "note": "no fetched page gave evidence: nothing to learn"}
+        trace.learned = learned_nothing("no fetched page gave evidence: nothing to learn")
         return
     started = time.perf_counter()
     try:
         trace.learned = learn_pages(graph, embedder, found, corpus=web.config.corpus, today=today)
     except GraphragError as exc:
-        trace.learned = {"documents": 0, "error": str(exc)}
+        trace.learned = learned_nothing(error=str(exc))
     timings["learn_ms"] = (time.perf_counter() - started) * 1000
 
 
