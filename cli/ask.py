@@ -429,6 +429,11 @@ def ask(
     With an LLM the answer streams; each citation is checked before it is shown, and
     shown as its source's title (--json keeps the ids).
 
+    With a web search configured (GRAPHRAG_WEB_SEARCH=searxng or brave), a question the
+    graph has nothing relevant for is searched on the web (--web: always, --no-web: never);
+    the pages are fetched with the crawler's rules (robots.txt, the GRAPHRAG_WEB_BLOCKLIST
+    domains never), cited as [W1] with title and URL, and stored with --learn-web.
+
     When a `graphrag serve` for the same Neo4j URI and database runs from this folder
     (it leaves .graphrag/serve.json), the question goes to it: the answer and output are
     the same, without loading the driver and the model here (--json adds `served_by`).

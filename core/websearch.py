@@ -313,10 +313,13 @@ class WebConfig:
             corpus=(env("GRAPHRAG_WEB_CORPUS") or "").strip() or DEFAULT_CORPUS,
             blocklist=Blocklist.from_env(environ),
         )
-        if provider == "searxng" and not config.searxng_url:
-            raise GraphragError("GRAPHRAG_WEB_SEARCH=searxng needs GRAPHRAG_SEARXNG_URL (e.g. http://127.0.0.1:8888)")
-        if provider == "searxng" and not config.searxng_url.lower().startswith(("http://", "https://")):
-            raise GraphragError(f"GRAPHRAG_SEARXNG_URL={config.searxng_url!r} is not an http(s) URL")
+        if provider == "searxng":
+            if not config.searxng_url:
+                raise GraphragError(
+                    "GRAPHRAG_WEB_SEARCH=searxng needs GRAPHRAG_SEARXNG_URL (e.g. http://127.0.0.1:8888)"
+                )
+            if not config.searxng_url.lower().startswith(("http://", "https://")):
+                raise GraphragError(f"GRAPHRAG_SEARXNG_URL={config.searxng_url!r} is not an http(s) URL")
         if provider == "brave" and not config.brave_key:
             raise GraphragError("GRAPHRAG_WEB_SEARCH=brave needs GRAPHRAG_BRAVE_API_KEY (a Brave Search API key)")
         return config
