@@ -310,3 +310,24 @@ def test_without_a_web_search_nothing_changes(corpus, run_cli, site):
     strong = json.loads(run_cli("ask", ON_GRAPH, "--mode", "vector", "--json", env=searxng_env(site)).stdout)
     assert strong["web"]["searched"] is False and "relevant evidence" in strong["web"]["reason"]
     assert site.requests == []
+
+
+def test_the_http_api_answers_with_the_same_web_fallback(corpus, site, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.server import ServerOptions, create_app
+
+    for name, value in searxng_env(site).items():
+        monkeypatch.setenv(name, value)
+    settings = load_settings()
+    with connect(settings) as graph:
+        app = create_app(settings, ServerOptions(), graph=graph, embedder=make_query_embedder(settings))
+        with TestClient(app) as http:
+            body = {"question": OFF_GRAPH, "mode": "vector", "llm": False}
+            out = http.post("http://127.0.0.1/chat", json=body).json()  # a loopback Host, as the server asks
+    assert out["web"]["provider"] == "searxng" and out["web"]["searched"] is True
+    assert out["citations"] and out["citations"][0]["id"] == "W1" and out["citations"][0]["web"] is True
+    assert out["citations"][0]["uri"] == f"{site.url}/pages/tungsten.html"
