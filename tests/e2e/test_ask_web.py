@@ -331,3 +331,18 @@ def test_the_http_api_answers_with_the_same_web_fallback(corpus, site, monkeypat
     assert out["web"]["provider"] == "searxng" and out["web"]["searched"] is True
     assert out["citations"] and out["citations"][0]["id"] == "W1" and out["citations"][0]["web"] is True
     assert out["citations"][0]["uri"] == f"{site.url}/pages/tungsten.html"
+
+
+def test_chat_searches_the_web_too(corpus, site):
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    lines = [OFF_GRAPH, "/sources", "/explain", "/quit"]
+    result = CliRunner().invoke(
+        cli, ["chat", "--no-llm", "--mode", "vector"], input="\n".join(lines) + "\n", env=searxng_env(site)
+    )
+    assert result.exit_code == 0, result.output
+    assert "5,828 kelvin" in result.output and "[Tungsten]" in result.output
+    assert f"[W1] Tungsten <{site.url}/pages/tungsten.html> (web)" in result.output.split("Sources:")[-1]
+    assert 'web: searched searxng for "' in result.output
