@@ -19,7 +19,9 @@ documents (``--learn-web``), reusing the vectors made here.
 Configuration (environment or `.env`): GRAPHRAG_WEB_SEARCH (off, searxng, brave),
 GRAPHRAG_SEARXNG_URL, GRAPHRAG_BRAVE_API_KEY, GRAPHRAG_BRAVE_URL, GRAPHRAG_WEB_BLOCKLIST,
 GRAPHRAG_WEB_BLOCKLIST_FILE, GRAPHRAG_WEB_RESULTS, GRAPHRAG_WEB_TIMEOUT, GRAPHRAG_WEB_DELAY,
-GRAPHRAG_WEB_CORPUS.
+GRAPHRAG_WEB_CORPUS, GRAPHRAG_WEB_ALLOW_LOCAL. Results on loopback, private or link-local
+addresses are not fetched unless GRAPHRAG_WEB_ALLOW_LOCAL=1: a search engine's results must not
+steer the fetcher into the local network.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ ENV_NAMES = (
     "GRAPHRAG_WEB_TIMEOUT",
     "GRAPHRAG_WEB_DELAY",
     "GRAPHRAG_WEB_CORPUS",
+    "GRAPHRAG_WEB_ALLOW_LOCAL",
 )
 BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
 DEFAULT_RESULTS = 5
@@ -85,7 +88,8 @@ class SearchProvider(Protocol):
 
 
 class PageClient(Protocol):
-    """What fetches a result's page: `loaders.web.PoliteClient` (a context manager)."""
+    """What fetches a result's page: `loaders.web.PoliteClient` (a context manager), made with
+    `delay`, `timeout`, `max_bytes`, `crawl_timeout`, `blocked` and `allow_local`."""
 
     def __enter__(self) -> PageClient: ...
 
@@ -292,6 +296,7 @@ class WebConfig:
     delay: float = DEFAULT_DELAY
     corpus: str = DEFAULT_CORPUS
     blocklist: Blocklist = field(default_factory=Blocklist)
+    allow_local: bool = False  # results on loopback, private or link-local addresses are fetched too
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> WebConfig:
@@ -312,6 +317,7 @@ class WebConfig:
             delay=_number(env, "GRAPHRAG_WEB_DELAY", DEFAULT_DELAY, 0, 30),
             corpus=(env("GRAPHRAG_WEB_CORPUS") or "").strip() or DEFAULT_CORPUS,
             blocklist=Blocklist.from_env(environ),
+            allow_local=(env("GRAPHRAG_WEB_ALLOW_LOCAL") or "").strip().lower() in ("1", "true", "yes", "on"),
         )
         if provider == "searxng":
             if not config.searxng_url:
@@ -559,6 +565,7 @@ class WebFallback:
                 max_bytes=PAGE_BYTES,
                 crawl_timeout=cfg.timeout * 2 + cfg.delay * len(urls),
                 blocked=self._blocked_hop,
+                allow_local=cfg.allow_local,
             ) as client:
                 for url in urls:
                     try:

@@ -128,8 +128,10 @@ class PoliteClient:
         crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
         max_redirects: int = MAX_REDIRECTS,
         blocked: Callable[[str], str | None] | None = None,
+        allow_local: bool = True,
     ):
         self.delay, self.user_agent, self.timeout = delay, user_agent, timeout
+        self.allow_local = allow_local  # False: no loopback, private or link-local address, nor a hop to one
         self.max_bytes, self.crawl_timeout, self.max_redirects = max_bytes, crawl_timeout, max_redirects
         self.blocked = blocked  # why a URL may not be fetched at all (a blocklist), or None
         self.requests = 0
@@ -152,6 +154,7 @@ class PoliteClient:
             self.max_redirects,
             False,
             blocked=self.blocked,
+            allow_local=self.allow_local,
         )
         return self
 
@@ -164,6 +167,8 @@ class PoliteClient:
         why = self.blocked(url) if self.blocked else None
         if why:
             return ItemError(url, f"{why}, not fetched")
+        if not self.allow_local and _is_local(urlsplit(url).hostname or ""):
+            return ItemError(url, "a local or private address, not fetched")
         if time.monotonic() >= self._stop_at:
             return ItemError(url, f"time limit of {self.crawl_timeout:g} s for all requests reached, not fetched")
         if not self._fetcher.robots_allow(url):
@@ -282,10 +287,11 @@ class _Fetcher:
         max_redirects: int,
         crawl: bool,
         blocked: Callable[[str], str | None] | None = None,
+        allow_local: bool = True,
     ):
         self.client, self.user_agent, self.timeout, self.stop_at = client, user_agent, timeout, stop_at
         self.max_bytes, self.max_redirects, self.crawl = max_bytes, max_redirects, crawl
-        self.blocked = blocked
+        self.blocked, self.allow_local = blocked, allow_local
         self.robots: dict[str, RobotFileParser] = {}
 
     # -- one request --------------------------------------------------------------------------
@@ -402,6 +408,8 @@ class _Fetcher:
         if self.crawl and not _same_site(target, start):
             return "it leaves the site being crawled"
         source_host, target_host = urlsplit(source).hostname or "", urlsplit(target).hostname or ""
+        if not self.allow_local and _is_local(target_host):
+            return "a local or private address"
         if target_host != source_host and _is_local(target_host) and not _is_local(source_host):
             return "a public site may not send the crawler to a local or private address"
         if not self.robots_allow(target):

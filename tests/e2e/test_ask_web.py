@@ -144,6 +144,7 @@ def searxng_env(site, **extra):
         "GRAPHRAG_WEB_BLOCKLIST": "localhost",
         "GRAPHRAG_WEB_DELAY": "0",
         "GRAPHRAG_WEB_RESULTS": "6",
+        "GRAPHRAG_WEB_ALLOW_LOCAL": "1",  # the test's pages are on 127.0.0.1
         **extra,
     }
 
@@ -281,6 +282,7 @@ def test_brave_is_asked_with_its_key_and_a_bad_key_is_one_line(corpus, run_cli, 
         "GRAPHRAG_WEB_BLOCKLIST": "localhost",
         "GRAPHRAG_WEB_DELAY": "0",
         "GRAPHRAG_WEB_RESULTS": "2",
+        "GRAPHRAG_WEB_ALLOW_LOCAL": "1",
     }
     data = json.loads(run_cli("ask", OFF_GRAPH, "--mode", "vector", "--json", env=env).stdout)
     assert data["web"]["provider"] == "brave" and len(data["web"]["results"]) == 2
@@ -306,6 +308,17 @@ def test_without_a_web_search_nothing_changes(corpus, run_cli, site):
     assert refused.exit_code == 2 and "--web needs a web search: set GRAPHRAG_WEB_SEARCH" in refused.output
     broken = run_cli("ask", OFF_GRAPH, env={"GRAPHRAG_WEB_SEARCH": "searxng"})
     assert broken.exit_code == 1 and "needs GRAPHRAG_SEARXNG_URL" in broken.output
+    # results on local or private addresses are not fetched unless allowed: a search engine's
+    # results must not steer the fetcher into the local network
+    guarded = json.loads(
+        run_cli(
+            "ask", OFF_GRAPH, "--mode", "vector", "--json", env=searxng_env(site, GRAPHRAG_WEB_ALLOW_LOCAL="0")
+        ).stdout
+    )
+    assert guarded["web"]["searched"] and not any(r["fetched"] for r in guarded["web"]["results"])
+    assert all("local or private" in (r["error"] or "") for r in guarded["web"]["results"] if not r["blocked"])
+    assert [p for p in site.paths() if p != "/search"] == [], "no page, no robots.txt was requested"
+    site.requests.clear()
     # a question the graph answers does not go to the web
     strong = json.loads(run_cli("ask", ON_GRAPH, "--mode", "vector", "--json", env=searxng_env(site)).stdout)
     assert strong["web"]["searched"] is False and "relevant evidence" in strong["web"]["reason"]

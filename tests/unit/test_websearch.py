@@ -148,7 +148,7 @@ class Pages:
         self.pages, self.seen = pages, seen
 
     def __call__(self, **kwargs):
-        assert callable(kwargs["blocked"]) and kwargs["max_bytes"] > 0
+        assert callable(kwargs["blocked"]) and kwargs["max_bytes"] > 0 and kwargs["allow_local"] is False
         return self
 
     def __enter__(self):
