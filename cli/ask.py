@@ -596,6 +596,7 @@ def chat(
       > And who stole it?
       > learn: harbours | path: ./notes
       > /sources
+      graphrag chat --web --learn-web     # search the web too, and keep the pages used
     """
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.retrieval import qa
