@@ -185,7 +185,7 @@ def ask(
         timings["gate_ms"] = (time.perf_counter() - gate_started) * 1000
     sources = sources_for(evidence)
     web_trace, found = _search_web(
-        web, web_mode, route_used, retrieved, evidence, sources, analysis, question, embedder, settings, judge, k
+        web, web_mode, route_used, retrieved, evidence, analysis, question, embedder, settings, judge, k
     )
     web_sources = _web_sources(found, sources) if found else []
     if web_trace.searched:
@@ -246,7 +246,7 @@ def ask(
     )
 
 
-def _search_web(web, web_mode, route, retrieved, evidence, sources, analysis, question, embedder, settings, judge, k):
+def _search_web(web, web_mode, route, retrieved, evidence, analysis, question, embedder, settings, judge, k):
     """(trace, found): whether the web is searched for this question, and what it gave."""
     if web_mode not in WEB_MODES:
         raise GraphragError(f"web mode {web_mode!r}: use {', '.join(WEB_MODES)}")
