@@ -131,6 +131,18 @@ def ask_options(func):
             help="No score gate and no judge: answer from whatever was retrieved. Env: GRAPHRAG_GATE=off.",
         ),
         click.option(
+            "--web/--no-web",
+            "web",
+            default=None,
+            help="Search the web as well as the graph (--web), or never (--no-web). By default the configured "
+            "web search (GRAPHRAG_WEB_SEARCH) runs only when the graph has nothing relevant.",
+        ),
+        click.option(
+            "--learn-web",
+            is_flag=True,
+            help="Store the web pages an answer used as documents (kind web), so the graph knows them next time.",
+        ),
+        click.option(
             "--rerank-candidates",
             type=click.IntRange(1, 200),
             default=20,
@@ -155,6 +167,25 @@ def _judge(judge: bool, no_gate: bool) -> str:
     if value not in ("auto", "always", "off"):
         raise UsageProblem(f"GRAPHRAG_GATE={value!r}: use auto, always or off")
     return value
+
+
+def _web(web: bool | None, learn_web: bool):
+    """(fallback, mode): the configured web search (None: none) and auto, always (--web) or off (--no-web)."""
+    from graphrag_cypher.websearch import WebConfig, WebFallback
+
+    mode = "auto" if web is None else ("always" if web else "off")
+    config = WebConfig.from_env()
+    if config.provider == "off":
+        if web or learn_web:
+            flag = "--web" if web else "--learn-web"
+            raise UsageProblem(
+                f"{flag} needs a web search: set GRAPHRAG_WEB_SEARCH=searxng and GRAPHRAG_SEARXNG_URL, "
+                "or GRAPHRAG_WEB_SEARCH=brave and GRAPHRAG_BRAVE_API_KEY"
+            )
+        return None, mode
+    from graphrag_cypher.loaders.web import PoliteClient
+
+    return WebFallback(config, PoliteClient), mode
 
 
 def _reranker(rerank: bool, spec: str | None):
@@ -206,6 +237,7 @@ def _source_line(source: dict) -> str:
     return _line(
         f"[{source['id']}] {source['title'] or source['document_id']}"
         + (f" <{source['uri']}>" if source["uri"] else "")
+        + (" (web)" if source.get("web") else "")
     )
 
 
@@ -258,7 +290,7 @@ def print_explain(answer: dict) -> None:
         for v in gate.get("verdicts") or []:
             if not v.get("relevant"):
                 click.echo(_line(f"    dropped {v['chunk_id']} ({v['by']}): {v['reason']}"))
-        click.echo("  web: not searched (no web-search fallback is configured)")
+    print_web(answer.get("web"))
     reranked = answer.get("rerank")
     if reranked is not None:
         click.echo(
@@ -271,6 +303,61 @@ def print_explain(answer: dict) -> None:
     if conversion is not None:
         click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
+
+
+def print_web(web: dict | None) -> None:
+    """The `web:` line of --explain (was the web searched, and why), then one line per result."""
+    if not web:
+        click.echo("  web: not searched (no web-search fallback is configured)")
+        return
+    if not web.get("searched"):
+        click.echo(_line(f"  web: not searched ({web.get('reason')})"))
+        return
+    results = web.get("results") or []
+    if web.get("error"):
+        click.echo(_line(f"  web: searched {web['provider']} ({web['reason']}), but the search failed: {web['error']}"))
+        return
+    used = [r for r in results if r.get("id")]
+    click.echo(
+        _line(
+            f'  web: searched {web["provider"]} for "{web["query"]}" ({web["reason"]}): {len(results)} result(s), '
+            f"{sum(1 for r in results if r['fetched'])} fetched, {sum(1 for r in results if r['blocked'])} blocked, "
+            f"{len(used)} used"
+        )
+    )
+    for r in results:
+        click.echo(_line(f"    {r['id'] or '--'} {r['title']} <{r['url']}>: {_result_state(r)}"))
+    learned = web.get("learned")
+    if learned is not None:
+        click.echo(_line(f"  web: {_learned_text(learned)}"))
+
+
+def _result_state(r: dict) -> str:
+    if r.get("blocked"):
+        return f"blocked ({r.get('blocked_by')} is on the web blocklist), not fetched"
+    if r.get("fetched"):
+        state = "fetched" + (f" (redirected to {r['final_url']})" if r.get("final_url") else "")
+        state += f", {r['chunks']} chunk(s)"
+    else:
+        state = f"not fetched: {r.get('error')}"
+        if r.get("snippet_used"):
+            state += "; its search snippet is used instead"
+    if r.get("best_similarity") is not None:
+        state += f", best similarity {r['best_similarity']:.3f}"
+    if r.get("note"):
+        state += f"; {r['note']}"
+    return state
+
+
+def _learned_text(learned: dict) -> str:
+    if learned.get("error"):
+        return f"learning the pages failed: {learned['error']}"
+    if not learned.get("documents"):
+        return f"learned nothing ({learned.get('note') or 'no page to store'})"
+    return (
+        f"learned {learned['documents']} page(s): {learned['created']} created, {learned['updated']} updated, "
+        f"{learned['unchanged']} unchanged, {learned['chunks']} chunk(s) written"
+    )
 
 
 def _path_text(path: dict) -> str:
@@ -325,6 +412,8 @@ def ask(
     rerank_candidates,
     judge,
     no_gate,
+    web,
+    learn_web,
     explain,
     show_mermaid,
     server_url,
@@ -340,6 +429,11 @@ def ask(
     With an LLM the answer streams; each citation is checked before it is shown, and
     shown as its source's title (--json keeps the ids).
 
+    With a web search configured (GRAPHRAG_WEB_SEARCH=searxng or brave), a question the
+    graph has nothing relevant for is searched on the web (--web: always, --no-web: never);
+    the pages are fetched with the crawler's rules (robots.txt, the GRAPHRAG_WEB_BLOCKLIST
+    domains never), cited as [W1] with title and URL, and stored with --learn-web.
+
     When a `graphrag serve` for the same Neo4j URI and database runs from this folder
     (it leaves .graphrag/serve.json), the question goes to it: the answer and output are
     the same, without loading the driver and the model here (--json adds `served_by`).
@@ -353,6 +447,8 @@ def ask(
       graphrag ask "誰做了銀燈籠?" --convert s2t
       graphrag ask "What did the harbour board decide?" --judge --explain
       graphrag ask "Who stole the lantern?" --rerank --reranker http://127.0.0.1:8080/v1 --explain
+      GRAPHRAG_WEB_SEARCH=searxng GRAPHRAG_SEARXNG_URL=http://127.0.0.1:8888 \\
+        graphrag ask "When did the harbour of Ostia silt up?" --explain --learn-web
     """
     from graphrag_cypher import __version__
 
@@ -370,7 +466,9 @@ def ask(
         reranker=_reranker(rerank, reranker_spec),
         rerank_candidates=rerank_candidates,
         judge=_judge(judge, no_gate),
+        learn_web=learn_web,
     )
+    options["web"], options["web_mode"] = _web(web, learn_web)
     use_llm = bool(config.llm_configured and not no_llm)
     streamed = use_llm and not as_json
     forced = bool(server_url) and server_url.strip().lower() != "none" and not direct
@@ -380,11 +478,13 @@ def ask(
         raise click.ClickException(str(exc)) from None
     if server is not None and not forced and not served.servable(question):
         server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
-    if server is not None and (options["reranker"] or options["judge"] != "auto" or convert != "auto"):
+    if server is not None and (
+        options["reranker"] or options["judge"] != "auto" or convert != "auto" or web is not None or learn_web
+    ):
         if forced:
             raise click.ClickException(
-                f"{server.url} answers with the default gate, conversion and no reranking: ask without "
-                "--rerank, --judge, --no-gate and --convert, or with --direct"
+                f"{server.url} answers with the default gate, conversion, web search and no reranking: ask without "
+                "--rerank, --judge, --no-gate, --convert, --web, --no-web and --learn-web, or with --direct"
             )
         server = None  # the server has no options for these: answered here
     if server is not None and use_llm and not server.health.get("llm"):
@@ -440,7 +540,11 @@ def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: b
             reranker=options["reranker"],
             rerank_candidates=options["rerank_candidates"],
             judge=options["judge"],
+            web=options["web"],
+            web_mode=options["web_mode"],
+            learn_web=options["learn_web"],
         )
+        _warn_web(answer.web)
         # what the command did before the question: opening the connection and loading the model
         # (imports not counted); total_ms stays the question's own work
         answer.timings_ms.update(
@@ -474,6 +578,8 @@ def chat(
     rerank_candidates,
     judge,
     no_gate,
+    web,
+    learn_web,
     max_turns,
     graph,
     config,
@@ -490,6 +596,7 @@ def chat(
       > And who stole it?
       > learn: harbours | path: ./notes
       > /sources
+      graphrag chat --web --learn-web     # search the web too, and keep the pages used
     """
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.retrieval import qa
@@ -497,6 +604,7 @@ def chat(
 
     embedder = _embedder(config)
     reranker = _reranker(rerank, reranker_spec)
+    web_fallback, web_mode = _web(web, learn_web)
     conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
     last = None
     interactive = sys.stdin.isatty()
@@ -545,12 +653,26 @@ def chat(
                 reranker=reranker,
                 rerank_candidates=rerank_candidates,
                 judge=_judge(judge, no_gate),
+                web=web_fallback,
+                web_mode=web_mode,
+                learn_web=learn_web,
             )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)
             continue
         conversation.add(line, question, last)
+        _warn_web(last.web)
         print_answer(last.to_dict(), streamed=streamed)
+
+
+def _warn_web(trace) -> None:
+    """A failed web search or a failed --learn-web, one line on stderr (the answer still stands)."""
+    if trace is None:
+        return
+    if trace.error:
+        click.echo(f"web search failed: {_line(trace.error)}", err=True)
+    if trace.learned and trace.learned.get("error"):
+        click.echo(f"--learn-web failed: {_line(trace.learned['error'])}", err=True)
 
 
 def _write(text: str) -> None:

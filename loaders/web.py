@@ -23,7 +23,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
@@ -127,9 +127,13 @@ class PoliteClient:
         max_bytes: int = DEFAULT_MAX_BYTES,
         crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
         max_redirects: int = MAX_REDIRECTS,
+        blocked: Callable[[str], str | None] | None = None,
+        allow_local: bool = True,
     ):
         self.delay, self.user_agent, self.timeout = delay, user_agent, timeout
+        self.allow_local = allow_local  # False: no loopback, private or link-local address, nor a hop to one
         self.max_bytes, self.crawl_timeout, self.max_redirects = max_bytes, crawl_timeout, max_redirects
+        self.blocked = blocked  # why a URL may not be fetched at all (a blocklist), or None
         self.requests = 0
 
     def __enter__(self) -> PoliteClient:
@@ -142,7 +146,15 @@ class PoliteClient:
         )
         self._stop_at = time.monotonic() + self.crawl_timeout if self.crawl_timeout else float("inf")
         self._fetcher = _Fetcher(
-            self._client, self.user_agent, self.timeout, self._stop_at, self.max_bytes, self.max_redirects, False
+            self._client,
+            self.user_agent,
+            self.timeout,
+            self._stop_at,
+            self.max_bytes,
+            self.max_redirects,
+            False,
+            blocked=self.blocked,
+            allow_local=self.allow_local,
         )
         return self
 
@@ -152,6 +164,11 @@ class PoliteClient:
     def _admit(self, url: str) -> ItemError | None:
         if not url.startswith(("http://", "https://")):
             return ItemError(url, "not an http(s) URL")
+        why = self.blocked(url) if self.blocked else None
+        if why:
+            return ItemError(url, f"{why}, not fetched")
+        if not self.allow_local and _is_local(urlsplit(url).hostname or ""):
+            return ItemError(url, "a local or private address, not fetched")
         if time.monotonic() >= self._stop_at:
             return ItemError(url, f"time limit of {self.crawl_timeout:g} s for all requests reached, not fetched")
         if not self._fetcher.robots_allow(url):
@@ -261,10 +278,20 @@ class _Watchdog:
 
 class _Fetcher:
     def __init__(
-        self, client, user_agent: str, timeout: float, stop_at: float, max_bytes: int, max_redirects: int, crawl: bool
+        self,
+        client,
+        user_agent: str,
+        timeout: float,
+        stop_at: float,
+        max_bytes: int,
+        max_redirects: int,
+        crawl: bool,
+        blocked: Callable[[str], str | None] | None = None,
+        allow_local: bool = True,
     ):
         self.client, self.user_agent, self.timeout, self.stop_at = client, user_agent, timeout, stop_at
         self.max_bytes, self.max_redirects, self.crawl = max_bytes, max_redirects, crawl
+        self.blocked, self.allow_local = blocked, allow_local
         self.robots: dict[str, RobotFileParser] = {}
 
     # -- one request --------------------------------------------------------------------------
@@ -375,9 +402,14 @@ class _Fetcher:
         """Why a redirect from `source` to `target` may not be followed (None: it may)."""
         if not target.startswith(("http://", "https://")):
             return "not an http(s) URL"
+        why = self.blocked(target) if self.blocked else None
+        if why:
+            return why
         if self.crawl and not _same_site(target, start):
             return "it leaves the site being crawled"
         source_host, target_host = urlsplit(source).hostname or "", urlsplit(target).hostname or ""
+        if not self.allow_local and _is_local(target_host):
+            return "a local or private address"
         if target_host != source_host and _is_local(target_host) and not _is_local(source_host):
             return "a public site may not send the crawler to a local or private address"
         if not self.robots_allow(target):

@@ -33,6 +33,7 @@ class Source:
     title: str | None
     uri: str | None
     chunks: list = field(default_factory=list)  # Evidence, best first
+    web: bool = False  # a web page the web-search fallback fetched (cited W1, W2, …), not in the graph
 
     @property
     def label(self) -> str:
@@ -40,7 +41,7 @@ class Source:
         return neutral(self.title) or neutral(self.document_id)
 
     def to_dict(self) -> dict:
-        return {"id": self.cite, "document_id": self.document_id, "title": self.title, "uri": self.uri}
+        return {"id": self.cite, "document_id": self.document_id, "title": self.title, "uri": self.uri, "web": self.web}
 
 
 def sources_for(evidence: list) -> list[Source]:
@@ -87,7 +88,8 @@ def build_context(sources: list[Source], graph_context: dict | None = None, max_
     lines, used = ["SOURCES"], 0
     source: Source | None
     for source in sources:
-        lines.append(f"[{source.cite}] {source.label}")
+        where = f" (web page {neutral(source.uri)})" if source.web and source.uri else ""
+        lines.append(f"[{source.cite}] {source.label}{where}")
         for ev in source.chunks:
             room = max_chars - used
             if room <= 0:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .. import llm
 from ..chinese import Conversion, StreamConverter, choose
 from ..errors import GraphragError
+from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
 from . import retriever
 from .analysis import QuestionAnalyzer
 from .answer import (
@@ -26,7 +27,7 @@ from .answer import (
 )
 from .base import DEFAULT_MODE, Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
-from .gate import GateTrace, apply_gate
+from .gate import GateTrace, apply_gate, thresholds_for
 from .relation import relation
 from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
 
@@ -34,6 +35,11 @@ NOTHING_RELEVANT = (
     "I found nothing relevant to this question in the graph: {n} passage(s) were retrieved, "
     "and none of them is evidence for it (see --explain)."
 )
+NOTHING_ANYWHERE = (
+    "I found nothing relevant to this question in the graph ({n} passage(s) were retrieved, none of them "
+    "evidence for it) nor in the web search's results (see --explain)."
+)
+WEB_MODES = ("auto", "always", "off")
 NO_LLM_NOTE = (
     "No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
     "this answer quotes the most relevant sentences of the evidence."
@@ -72,6 +78,7 @@ class Answer:
     conversion: Conversion | None = None  # simplified <-> traditional, applied to the answer text
     reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or a relation answer)
     gate: GateTrace | None = None  # what the score gate and the relevance judge did (None: off)
+    web: WebTrace | None = None  # whether the web was searched, and what became of each result
 
     @property
     def filters(self) -> Filters:
@@ -102,6 +109,7 @@ class Answer:
             "convert": self.conversion.to_dict() if self.conversion else None,
             "rerank": self.reranked.to_dict() if self.reranked else None,
             "gate": self.gate.to_dict() if self.gate else None,
+            "web": self.web.to_dict() if self.web else None,
         }
         if context:
             out["context"] = self.context
@@ -128,6 +136,9 @@ def ask(
     reranker=None,
     rerank_candidates: int = DEFAULT_CANDIDATES,
     judge: str = "auto",
+    web=None,
+    web_mode: str = "auto",
+    learn_web: bool = False,
 ) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
@@ -136,7 +147,10 @@ def ask(
     traditional Chinese before its citations are checked; auto follows the question's script.
     With a `reranker` (graphrag_cypher.rerank), the mode's top `rerank_candidates` chunks are
     reordered by it and the best `k` kept. `judge` (auto, always, off): the score gate and the
-    relevance judge (gate.py); with nothing relevant left, the answer says so."""
+    relevance judge (gate.py); with nothing relevant left, the answer says so.
+    `web` (a websearch.WebFallback) searches the web when the gate leaves nothing relevant
+    (`web_mode` auto), alongside the graph (always) or never (off); its pages are cited W1, W2, …
+    and, with `learn_web`, stored as documents after the answer (write transactions)."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     started = time.perf_counter()
@@ -170,7 +184,15 @@ def ask(
         )
         timings["gate_ms"] = (time.perf_counter() - gate_started) * 1000
     sources = sources_for(evidence)
+    web_trace, found = _search_web(
+        web, web_mode, route_used, retrieved, evidence, analysis, question, embedder, settings, judge, k
+    )
+    web_sources = _web_sources(found, sources) if found else []
+    if web_trace.searched:
+        timings["web_ms"] = web_trace.ms
     graph_context = merge_graphs(path_graph(paths), evidence_graph(graph, evidence))
+    evidence = evidence + [ev for s in web_sources for ev in s.chunks]
+    sources = sources + web_sources
     context = build_context(sources, graph_context)
     nothing = gated is not None and retrieved > 0 and not evidence
     llm_used = bool(use_llm and settings.llm_configured and not nothing)
@@ -179,7 +201,7 @@ def ask(
     checker = CitationFilter(context.cites, emit=on_token if streaming else None)
     writer = StreamConverter(conversion.applied, checker.feed)
     if nothing:
-        writer.feed(NOTHING_RELEVANT.format(n=retrieved))
+        writer.feed((NOTHING_ANYWHERE if web_trace.searched else NOTHING_RELEVANT).format(n=retrieved))
         note = None
     elif llm_used:
         llm.stream(settings, llm_messages(question, context.text, analysis.language, history), writer.feed)
@@ -198,6 +220,8 @@ def ask(
     writer.close()
     checked = checker.close()
     timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
+    if learn_web:
+        _learn(graph, embedder, web, web_trace, found, today, timings)
     timings["total_ms"] = (time.perf_counter() - started) * 1000
     return Answer(
         question=question,
@@ -218,7 +242,81 @@ def ask(
         conversion=conversion,
         reranked=reranked,
         gate=gated,
+        web=web_trace,
     )
+
+
+def _search_web(web, web_mode, route, retrieved, evidence, analysis, question, embedder, settings, judge, k):
+    """(trace, found): whether the web is searched for this question, and what it gave."""
+    if web_mode not in WEB_MODES:
+        raise GraphragError(f"web mode {web_mode!r}: use {', '.join(WEB_MODES)}")
+    name = getattr(web, "name", None)
+    if web is None or name is None:
+        return WebTrace(None, reason="no web-search fallback is configured"), None
+    if web_mode == "off":
+        return WebTrace(name, reason="the web search is off for this question (--no-web)"), None
+    if web_mode == "always":
+        reason = "--web: searched alongside the graph"
+    elif route != "search":
+        return WebTrace(name, reason="answered from the graph's relations"), None
+    elif evidence:
+        return WebTrace(name, reason="the graph had relevant evidence (--web searches anyway)"), None
+    elif retrieved:
+        reason = "the gate left no relevant evidence in the graph"
+    else:
+        reason = "the graph returned no evidence"
+    if embedder is None:
+        return WebTrace(name, reason="no embedder to rank the web's pages with"), None
+    if analysis.embedding is None:
+        analysis.embedding = embedder.embed_query(analysis.search_text or question)
+    floor = None if judge == "off" else thresholds_for(settings)[1]
+    found = web.find(
+        question,
+        analysis.embedding,
+        embedder.embed,
+        k=k,
+        keywords=analysis.keywords,
+        min_similarity=floor,
+        reason=reason,
+    )
+    return found.trace, found
+
+
+def _web_sources(found: WebFound, graph_sources: list[Source]) -> list[Source]:
+    """The pages that gave evidence as sources W1, W2, … (best first); a page the graph already
+    gave as a source is not cited twice."""
+    used = {s.cite for s in graph_sources}
+    in_graph = {s.document_id: s.cite for s in graph_sources}
+    out, n = [], 0
+    for page in found.pages:
+        doc = page.document
+        document_id = doc.id if doc else page.result.url
+        if document_id in in_graph:
+            page.result.note = f"already in the graph, cited as {in_graph[document_id]}"
+            continue
+        n += 1
+        while f"W{n}" in used:
+            n += 1
+        page.cite = page.result.id = f"W{n}"
+        title = doc.title if doc else page.result.title
+        uri = (doc.uri if doc else None) or page.result.url
+        via = ["web"] if doc else ["web snippet"]
+        chunks = [Evidence(c.chunk_id, document_id, title, uri, c.text, c.similarity, list(via)) for c in page.chunks]
+        out.append(Source(page.cite, document_id, title, uri, chunks, web=True))
+    return out
+
+
+def _learn(graph, embedder, web, trace: WebTrace, found: WebFound | None, today, timings: dict) -> None:
+    """--learn-web: the pages used stored as documents; what happened goes into the trace."""
+    if not found or not any(p.document is not None for p in found.pages):
+        trace.learned = learned_nothing("no fetched page gave evidence: nothing to learn")
+        return
+    started = time.perf_counter()
+    try:
+        trace.learned = learn_pages(graph, embedder, found, corpus=web.config.corpus, today=today)
+    except GraphragError as exc:
+        trace.learned = learned_nothing(error=str(exc))
+    timings["learn_ms"] = (time.perf_counter() - started) * 1000
 
 
 def _path_with_ids(path: dict, node_ids: dict[str, str]) -> dict:

@@ -51,6 +51,7 @@ class State:
         self.graph, self.embedder = graph, engine.LockedEmbedder(embedder)
         self._documents_embedder = None if getattr(embedder, "backend", None) == "onnx" else self.embedder
         self.jobs = Jobs()
+        engine.web_fallback()  # a web-search configuration that cannot work stops the server at start
         self.answers: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
 

@@ -21,6 +21,7 @@ __all__ = [
     "MODES",
     "LockedEmbedder",
     "ask",
+    "web_fallback",
     "standalone",
     "evidence_graph",
     "neighbourhood",
@@ -50,8 +51,32 @@ class LockedEmbedder:
 
 
 def ask(graph, embedder, settings, question: str, **options) -> dict:
-    """The answer as `graphrag ask --json` prints it (`options` as `qa.ask` takes them)."""
+    """The answer as `graphrag ask --json` prints it (`options` as `qa.ask` takes them); the
+    configured web search is the fallback, as for `graphrag ask`."""
+    options.setdefault("web", web_fallback())
     return qa.ask(graph, embedder, settings, question, **options).to_dict()
+
+
+_web: dict = {}
+
+
+def web_fallback():
+    """The web-search fallback GRAPHRAG_WEB_SEARCH configures (None: off), made once per
+    configuration; a configuration that cannot work is a one-line GraphragError."""
+    import os
+
+    from graphrag_cypher.websearch import ENV_NAMES, WebConfig, WebFallback
+
+    key = tuple(os.environ.get(name) for name in ENV_NAMES)
+    if key not in _web:
+        config = WebConfig.from_env()
+        if config.provider == "off":
+            _web[key] = None
+        else:
+            from graphrag_cypher.loaders.web import PoliteClient
+
+            _web[key] = WebFallback(config, PoliteClient)
+    return _web[key]
 
 
 def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -> str:

@@ -75,11 +75,12 @@ def test_answer_to_dict_keeps_the_json_keys():
         "convert",
         "rerank",
         "gate",
+        "web",
         "mermaid",
         "timings_ms",
     ]
     assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
-    assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None}]
+    assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None, "web": False}]
     assert out["filters"]["corpus"] == "sample" and out["llm"] == {"used": False, "model": None, "note": "note"}
     assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
 

@@ -120,6 +120,8 @@ function showAnswer(turn, box, result) {
       button.type = "button";
       button.addEventListener("click", () => openPassage(sources[c.id] || c, result));
       item.appendChild(button);
+      // a web page the web-search fallback fetched: its URL beside the title, as text
+      if (c.web && c.uri) item.appendChild(el("span", "web-source", " " + c.uri + " (web)"));
       list.appendChild(item);
     }
     turn.appendChild(list);
