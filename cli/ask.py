@@ -270,7 +270,22 @@ def print_explain(answer: dict) -> None:
     conversion = answer.get("convert")
     if conversion is not None:
         click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
+    click.echo(_line("  llm: " + _llm_line(answer.get("llm") or {})))
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
+
+
+def _llm_line(llm: dict) -> str:
+    """Which model wrote the answer, and for a local one where it ran."""
+    if not llm.get("used"):
+        return "none (the answer quotes the evidence)"
+    if llm.get("device") == "gpu":
+        layers = "all" if (llm.get("gpu_layers") or -1) < 0 else llm["gpu_layers"]
+        where = f", GPU offload of {layers} layers ({llm.get('device_reason')})"
+    elif llm.get("device") == "cpu":
+        where = f", on the CPU ({llm.get('device_reason')})"
+    else:
+        where = ""
+    return f"{llm.get('model')} ({llm.get('backend') or 'openai-compatible'}{where})"
 
 
 def _path_text(path: dict) -> str:

@@ -67,13 +67,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
-    llm = result["llm"]
-    llm_text = (
-        f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"
-        if llm["configured"]
-        else "none (answers are extractive)"
-    )
-    line("LLM    ", llm_text)
+    line("LLM    ", _llm_text(result["llm"]))
     rows = []
     for index in result["indexes"]:
         detail = ""
@@ -90,3 +84,21 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
         line("warning:", warning, style="yellow")
     if not result["ok"]:
         raise SystemExit(1)
+
+
+def _llm_text(llm: dict) -> str:
+    """`local:model.gguf (/models/model.gguf, 4.1 GB): llama.cpp 0.3.36, CPU (no GPU offload in this build)`."""
+    local = llm.get("local")
+    if local is not None:
+        where = local["path"] + (f", {local['size_bytes'] / 1e9:.2g} GB" if local.get("size_bytes") else "")
+        if local.get("error"):
+            return f"{llm['model']} ({where}): {local['error']}"
+        device = (
+            f"GPU offload: {'all' if local['gpu_layers'] < 0 else local['gpu_layers']} layers ({local['device_reason']})"
+            if local["device"] == "gpu"
+            else f"CPU ({local['device_reason']})"
+        )
+        return f"{llm['model']} ({where}): llama.cpp {local['llama_cpp']}, {device}"
+    if llm["configured"]:
+        return f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"
+    return "none (answers are extractive)"
