@@ -353,7 +353,10 @@ def ask(
     "2023 Q4", "去年九月") into a date filter; "how are A and B related" questions
     answer from the typed relations that join A and B, citing the stories they came from.
     With an LLM the answer streams; each citation is checked before it is shown, and
-    shown as its source's title (--json keeps the ids).
+    shown as its source's title (--json keeps the ids). The LLM is an OpenAI-compatible
+    endpoint (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) or a GGUF file run here by llama.cpp
+    (GRAPHRAG_LLM_MODEL=local:/path/model.gguf, the `local` extra; on the GPU when the build
+    can offload); --json's `llm` and --explain name the model and where it ran.
 
     When a `graphrag serve` for the same Neo4j URI and database runs from this folder
     (it leaves .graphrag/serve.json), the question goes to it: the answer and output are
@@ -368,6 +371,7 @@ def ask(
       graphrag ask "誰做了銀燈籠?" --convert s2t
       graphrag ask "What did the harbour board decide?" --judge --explain
       graphrag ask "Who stole the lantern?" --rerank --reranker http://127.0.0.1:8080/v1 --explain
+      GRAPHRAG_LLM_MODEL=local:models/qwen2.5-1.5b-instruct-q4_k_m.gguf graphrag ask "Who stole the lantern?"
     """
     from graphrag_cypher import __version__
 
