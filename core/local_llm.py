@@ -215,20 +215,21 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def _failure(loaded_model: LocalModel, exc: Exception) -> LLMError:
+    """llama-cpp-python's exception as one line (a stream raises only once it is read)."""
+    text = _first_line(exc)
+    if "exceed context window" in text:
+        return LLMError(f"the prompt does not fit the local model's context ({text}): raise GRAPHRAG_LOCAL_CTX")
+    return LLMError(f"the local model {loaded_model.path.name} failed: {text}")
+
+
 def _request(loaded_model: LocalModel, messages: list[dict], **kwargs) -> Any:
     try:
         return loaded_model.llama.create_chat_completion(
             messages=messages, temperature=0, max_tokens=loaded_model.options.max_tokens, **kwargs
         )
-    except ValueError as exc:
-        text = _first_line(exc)
-        if "exceed context window" in text:
-            raise LLMError(
-                f"the prompt does not fit the local model's context ({text}): raise GRAPHRAG_LOCAL_CTX"
-            ) from exc
-        raise LLMError(f"the local model {loaded_model.path.name} failed: {text}") from exc
-    except RuntimeError as exc:
-        raise LLMError(f"the local model {loaded_model.path.name} failed: {_first_line(exc)}") from exc
+    except (ValueError, RuntimeError) as exc:
+        raise _failure(loaded_model, exc) from exc
 
 
 def stream(settings, messages: list[dict], on_token=None) -> str:
@@ -246,7 +247,7 @@ def stream(settings, messages: list[dict], on_token=None) -> str:
                     if on_token:
                         on_token(token)
         except (ValueError, RuntimeError) as exc:
-            raise LLMError(f"the local model {local.path.name} failed: {_first_line(exc)}") from exc
+            raise _failure(local, exc) from exc
     return "".join(parts)
 
 

@@ -141,3 +141,11 @@ def test_without_llama_cpp_ask_says_how_to_install_it(sample, run_cli, tmp_path,
     assert f"needs llama-cpp-python, which is not installed: {INSTALL}" in result.output
     # --no-llm needs no model at all
     assert run_cli("ask", QUESTION, "--no-llm", env=local_env(model)).exit_code == 0
+
+
+def test_a_changed_configuration_loads_the_model_again_and_a_short_context_is_one_line(sample, run_cli, tiny_model):
+    wider = json.loads(run_cli("ask", QUESTION, "--json", env=local_env(tiny_model, GRAPHRAG_LOCAL_CTX="4096")).stdout)
+    assert wider["timings_ms"]["llm_load_ms"] > 0 and wider["answer"].startswith("Old Maren made the silver lantern")
+    result = run_cli("ask", QUESTION, env=local_env(tiny_model, GRAPHRAG_LOCAL_CTX="256"))
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "does not fit the local model's context" in result.output and "raise GRAPHRAG_LOCAL_CTX" in result.output
