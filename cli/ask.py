@@ -278,13 +278,11 @@ def _llm_line(llm: dict) -> str:
     """Which model wrote the answer, and for a local one where it ran."""
     if not llm.get("used"):
         return "none (the answer quotes the evidence)"
-    if llm.get("device") == "gpu":
-        layers = "all" if (llm.get("gpu_layers") or -1) < 0 else llm["gpu_layers"]
-        where = f", GPU offload of {layers} layers ({llm.get('device_reason')})"
-    elif llm.get("device") == "cpu":
-        where = f", on the CPU ({llm.get('device_reason')})"
-    else:
-        where = ""
+    where = ""
+    if llm.get("device"):
+        from graphrag_cypher.local_llm import device_text
+
+        where = ", " + device_text(llm["device"], llm.get("gpu_layers"), llm.get("device_reason"))
     return f"{llm.get('model')} ({llm.get('backend') or 'openai-compatible'}{where})"
 
 

@@ -98,11 +98,9 @@ def _llm_text(llm: dict) -> str:
         where = local["path"] + (f", {_size(local['size_bytes'])}" if local.get("size_bytes") else "")
         if local.get("error"):
             return f"{llm['model']} ({where}): {local['error']}"
-        device = (
-            f"GPU offload: {'all' if local['gpu_layers'] < 0 else local['gpu_layers']} layers ({local['device_reason']})"
-            if local["device"] == "gpu"
-            else f"CPU ({local['device_reason']})"
-        )
+        from graphrag_cypher.local_llm import device_text
+
+        device = device_text(local["device"], local["gpu_layers"], local["device_reason"])
         return f"{llm['model']} ({where}): llama.cpp {local['llama_cpp']}, {device}"
     if llm["configured"]:
         return f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"

@@ -71,10 +71,15 @@ class Device:
     reason: str
 
     def describe(self) -> str:
-        if self.kind == "gpu":
-            layers = "all layers" if self.gpu_layers < 0 else f"{self.gpu_layers} layers"
-            return f"GPU offload: {layers} ({self.reason})"
-        return f"CPU ({self.reason})"
+        return device_text(self.kind, self.gpu_layers, self.reason)
+
+
+def device_text(kind: str | None, gpu_layers: int | None, reason: str | None) -> str:
+    """`GPU offload: all layers (why)` or `CPU (why)`, as doctor and --explain print it."""
+    if kind == "gpu":
+        layers = "all layers" if gpu_layers is None or gpu_layers < 0 else f"{gpu_layers} layers"
+        return f"GPU offload: {layers} ({reason})"
+    return f"CPU ({reason})"
 
 
 def gpu_present() -> bool:

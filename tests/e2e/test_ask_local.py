@@ -91,7 +91,7 @@ def test_ask_streams_the_local_answer_and_explain_says_where_it_ran(sample, run_
     assert result.exit_code == 0, result.output
     assert result.stdout.lstrip().startswith("Old Maren made the silver lantern [The Silver Lantern]. Also see")
     assert "Sources:" in result.stdout and "removed 1 citation(s) to ids that were not given: Z9" in result.stderr
-    where = "on the CPU (" if expected_device(llama_cpp) == "cpu" else "GPU offload of all layers ("
+    where = "CPU (" if expected_device(llama_cpp) == "cpu" else "GPU offload: all layers ("
     assert f"  llm: local:tiny.gguf (llama.cpp {llama_cpp.__version__}, {where}" in result.stdout
 
 

@@ -160,9 +160,11 @@ def test_doctor_and_explain_lines():
     assert _llm_text({"model": "llama3.1", "configured": True, "base_url": None}) == "llama3.1 at api.openai.com"
     used = {"used": True, "model": "local:m.gguf", "backend": "llama.cpp 0.3.36", "device": "gpu", "gpu_layers": 20}
     assert _llm_line(dict(used, device_reason="GRAPHRAG_LOCAL_GPU_LAYERS=20")) == (
-        "local:m.gguf (llama.cpp 0.3.36, GPU offload of 20 layers (GRAPHRAG_LOCAL_GPU_LAYERS=20))"
+        "local:m.gguf (llama.cpp 0.3.36, GPU offload: 20 layers (GRAPHRAG_LOCAL_GPU_LAYERS=20))"
     )
     assert _llm_line({"used": True, "model": "gpt-4o-mini", "backend": "openai-compatible"}) == (
         "gpt-4o-mini (openai-compatible)"
     )
+    cpu = dict(used, device="cpu", gpu_layers=0, device_reason="no GPU offload in this build")
+    assert _llm_line(cpu) == "local:m.gguf (llama.cpp 0.3.36, CPU (no GPU offload in this build))"
     assert _llm_line({"used": False}).startswith("none")
