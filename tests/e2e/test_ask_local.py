@@ -149,3 +149,25 @@ def test_a_changed_configuration_loads_the_model_again_and_a_short_context_is_on
     result = run_cli("ask", QUESTION, env=local_env(tiny_model, GRAPHRAG_LOCAL_CTX="256"))
     assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
     assert "does not fit the local model's context" in result.output and "raise GRAPHRAG_LOCAL_CTX" in result.output
+
+
+def test_a_json_schema_is_enforced_by_a_grammar(tiny_model, monkeypatch):
+    """The judge's and the extractor's schemas: the tiny model, which left alone writes its one
+    sentence, is held to JSON of the schema's shape by llama.cpp's grammar."""
+    from graphrag_cypher import llm
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.kg.llm_extract import LLM
+    from graphrag_cypher.kg.schema import load_schema
+    from graphrag_cypher.retrieval.gate import JUDGE_SCHEMA
+
+    monkeypatch.setenv("GRAPHRAG_LOCAL_MAX_TOKENS", "256")
+    settings = load_settings({"GRAPHRAG_LLM_MODEL": f"local:{tiny_model}"})
+    messages = [{"role": "user", "content": "QUESTION: Who made the silver lantern?\n\nPASSAGES:\n[P1] A lantern."}]
+    plain = llm.complete(settings, messages)
+    assert plain.strip() == tiny_gguf.ANSWER_TEXT == "Old Maren made the silver lantern [T2]. Also see [Z9]."
+    judged = json.loads(llm.complete(settings, messages, {"type": "json_schema", "json_schema": JUDGE_SCHEMA}))
+    assert set(judged) == {"verdicts"} and isinstance(judged["verdicts"], list)
+    extractor = LLM(settings, load_schema("folktale"))
+    reply, repaired = extractor.extract("Old Maren the smith made the silver lantern.")
+    assert extractor.FORMATS[extractor.format_index] == "json_schema" and not repaired
+    assert isinstance(reply["entities"], list) and isinstance(reply["relations"], list)
