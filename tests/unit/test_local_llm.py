@@ -35,16 +35,18 @@ def test_a_local_model_string_names_a_file_and_needs_no_endpoint(tmp_path):
 
 
 def test_options_defaults_and_values():
-    assert local_llm.options({}) == local_llm.LocalOptions(None, 8192, None, None)
+    assert local_llm.options({}) == local_llm.LocalOptions(None, 8192, None, 2048, None)
     chosen = local_llm.options(
         {
             "GRAPHRAG_LOCAL_GPU_LAYERS": "20",
             "GRAPHRAG_LOCAL_CTX": "4096",
             "GRAPHRAG_LOCAL_THREADS": "2",
             "GRAPHRAG_LOCAL_MAX_TOKENS": "512",
+            "GRAPHRAG_LOCAL_CHAT_FORMAT": "gemma",
         }
     )
-    assert chosen == local_llm.LocalOptions(20, 4096, 2, 512)
+    assert chosen == local_llm.LocalOptions(20, 4096, 2, 512, "gemma")
+    assert local_llm.options({"GRAPHRAG_LOCAL_MAX_TOKENS": "none"}).max_tokens is None, "until the context is full"
     for raw, layers in (("auto", None), ("", None), ("all", -1), ("ALL", -1), ("-1", -1), ("0", 0)):
         assert local_llm.options({"GRAPHRAG_LOCAL_GPU_LAYERS": raw}).gpu_layers == layers
     assert local_llm.options({"GRAPHRAG_LOCAL_CTX": "0"}).context == 0, "0: the model's own context"
