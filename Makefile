@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 MVN ?= mvn
 export JAVA_HOME ?= $(shell ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)
 
-.PHONY: setup python-deps java-build models env demo test test-python test-java lint deadcode bench clean-neo4j
+.PHONY: setup python-deps java-build models env local-llm demo test test-python test-java lint deadcode bench clean-neo4j
 
 ## setup: virtual environment, Python dependencies, the local Neo4j build, the ONNX query model, a .env (idempotent)
 setup: python-deps java-build models .env
@@ -28,6 +28,11 @@ java-build: python-deps
 # questions use sentence-transformers (`graphrag doctor` says why).
 models: python-deps
 	@$(BIN)/graphrag models export || echo "warning: the ONNX export failed; questions will be embedded by sentence-transformers" >&2
+
+## local-llm: the optional in-process LLM for GRAPHRAG_LLM_MODEL=local:/path/model.gguf (llama-cpp-python, built with CMake and a C++ compiler; CMAKE_ARGS="-DGGML_CUDA=on" make local-llm for NVIDIA GPUs)
+local-llm: python-deps
+	@command -v cmake >/dev/null && command -v c++ >/dev/null || { echo "llama-cpp-python builds from source: install cmake and a C++ compiler (Debian: apt-get install cmake g++)"; exit 1; }
+	$(BIN)/python -m pip install -c constraints.txt -e '.[dev,local]'
 
 # umask 077: .env holds the password, so it is the owner's alone (0600) from its first byte.
 .env:

@@ -302,6 +302,7 @@ def print_explain(answer: dict) -> None:
     conversion = answer.get("convert")
     if conversion is not None:
         click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
+    click.echo(_line("  llm: " + _llm_line(answer.get("llm") or {})))
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
 
 
@@ -358,6 +359,18 @@ def _learned_text(learned: dict) -> str:
         f"learned {learned['documents']} page(s): {learned['created']} created, {learned['updated']} updated, "
         f"{learned['unchanged']} unchanged, {learned['chunks']} chunk(s) written"
     )
+
+
+def _llm_line(llm: dict) -> str:
+    """Which model wrote the answer, and for a local one where it ran."""
+    if not llm.get("used"):
+        return "none (the answer quotes the evidence)"
+    where = ""
+    if llm.get("device"):
+        from graphrag_cypher.local_llm import device_text
+
+        where = ", " + device_text(llm["device"], llm.get("gpu_layers"), llm.get("device_reason"))
+    return f"{llm.get('model')} ({llm.get('backend') or 'openai-compatible'}{where})"
 
 
 def _path_text(path: dict) -> str:
@@ -427,7 +440,10 @@ def ask(
     "2023 Q4", "去年九月") into a date filter; "how are A and B related" questions
     answer from the typed relations that join A and B, citing the stories they came from.
     With an LLM the answer streams; each citation is checked before it is shown, and
-    shown as its source's title (--json keeps the ids).
+    shown as its source's title (--json keeps the ids). The LLM is an OpenAI-compatible
+    endpoint (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) or a GGUF file run here by llama.cpp
+    (GRAPHRAG_LLM_MODEL=local:/path/model.gguf, the `local` extra; on the GPU when the build
+    can offload); --json's `llm` and --explain name the model and where it ran.
 
     With a web search configured (GRAPHRAG_WEB_SEARCH=searxng or brave), a question the
     graph has nothing relevant for is searched on the web (--web: always, --no-web: never);
@@ -449,6 +465,7 @@ def ask(
       graphrag ask "Who stole the lantern?" --rerank --reranker http://127.0.0.1:8080/v1 --explain
       GRAPHRAG_WEB_SEARCH=searxng GRAPHRAG_SEARXNG_URL=http://127.0.0.1:8888 \\
         graphrag ask "When did the harbour of Ostia silt up?" --explain --learn-web
+      GRAPHRAG_LLM_MODEL=local:models/qwen2.5-1.5b-instruct-q4_k_m.gguf graphrag ask "Who stole the lantern?"
     """
     from graphrag_cypher import __version__
 

@@ -24,6 +24,11 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     "Queries" says what embeds questions: the ONNX export of the default model, or
     sentence-transformers and why (no export yet, a changed model, another embedder).
 
+    "LLM" names the endpoint's model, or for GRAPHRAG_LLM_MODEL=local:/path/model.gguf the
+    file, its size, llama.cpp's version and the device: GPU offload (how many layers) or the
+    CPU and why (no GPU offload in this build, GRAPHRAG_LOCAL_GPU_LAYERS=0). A missing file
+    or llama-cpp-python is a warning naming the fix; the model is not loaded.
+
     Exits with code 1 when Neo4j cannot be reached, a migration is pending or
     changed, or an index is not ONLINE.
 
@@ -70,13 +75,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
-    llm = result["llm"]
-    llm_text = (
-        f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"
-        if llm["configured"]
-        else "none (answers are extractive)"
-    )
-    line("LLM    ", llm_text)
+    line("LLM    ", _llm_text(result["llm"]))
     rows = []
     for index in result["indexes"]:
         detail = ""
@@ -93,3 +92,23 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
         line("warning:", warning, style="yellow")
     if not result["ok"]:
         raise SystemExit(1)
+
+
+def _llm_text(llm: dict) -> str:
+    """`local:model.gguf (/models/model.gguf, 4.1 GB): llama.cpp 0.3.36, CPU (no GPU offload in this build)`."""
+    local = llm.get("local")
+    if local is not None:
+        where = local["path"] + (f", {_size(local['size_bytes'])}" if local.get("size_bytes") else "")
+        if local.get("error"):
+            return f"{llm['model']} ({where}): {local['error']}"
+        from graphrag_cypher.local_llm import device_text
+
+        device = device_text(local["device"], local["gpu_layers"], local["device_reason"])
+        return f"{llm['model']} ({where}): llama.cpp {local['llama_cpp']}, {device}"
+    if llm["configured"]:
+        return f"{llm['model']} at {llm['base_url'] or 'api.openai.com'}"
+    return "none (answers are extractive)"
+
+
+def _size(size: int) -> str:
+    return f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"

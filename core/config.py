@@ -13,6 +13,8 @@ from urllib.parse import urlparse
 
 DEFAULT_URI = "bolt://127.0.0.1:7687"
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
+# GRAPHRAG_LLM_MODEL=local:/path/model.gguf runs that GGUF file in-process with llama.cpp
+LOCAL_MODEL_PREFIX = "local:"
 
 # Known embedders and their vector sizes; the vector index is created with these.
 EMBEDDER_DIMENSIONS = {
@@ -63,8 +65,24 @@ class Settings:
         return urlparse(self.neo4j_uri).hostname in {"127.0.0.1", "localhost", "::1"}
 
     @property
+    def local_model_path(self) -> Path | None:
+        """The GGUF file of a `local:` model (as given, `~` expanded); None for an endpoint's model."""
+        if not (self.llm_model or "").startswith(LOCAL_MODEL_PREFIX):
+            return None
+        return Path(self.llm_model[len(LOCAL_MODEL_PREFIX) :].strip()).expanduser()  # type: ignore[index]
+
+    @property
     def llm_configured(self) -> bool:
+        if self.local_model_path is not None:
+            return True  # OPENAI_BASE_URL and the key play no part for a local model
         return bool(self.llm_model and (self.llm_base_url or self.llm_api_key_set))
+
+    @property
+    def llm_label(self) -> str | None:
+        """The model as answers, traces and the graph name it: `local:<file name>` for a local
+        model (no machine path), else GRAPHRAG_LLM_MODEL."""
+        path = self.local_model_path
+        return f"{LOCAL_MODEL_PREFIX}{path.name}" if path is not None else self.llm_model
 
     def placeholders(self) -> dict[str, str]:
         """Values substituted into `{{name}}` placeholders of Cypher migrations."""

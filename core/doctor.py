@@ -28,6 +28,23 @@ def _query_embedder(settings: Settings) -> dict:
     return {"queries": backend, "queries_reason": why}
 
 
+def _llm(settings: Settings) -> dict:
+    """The LLM in use: an endpoint's model and URL, or a local model's file, llama.cpp and device."""
+    found: dict = {
+        "configured": settings.llm_configured,
+        "model": settings.llm_label,
+        "base_url": settings.llm_base_url,
+        "backend": None,
+    }
+    if settings.local_model_path is not None:
+        from . import local_llm
+
+        found.update(base_url=None, backend="llama.cpp", local=local_llm.inspect(settings))
+    elif settings.llm_configured:
+        found["backend"] = "openai-compatible"
+    return found
+
+
 def report(settings: Settings, migrations_dir=None) -> dict:
     """A JSON-ready report; `neo4j.reachable` is False (with `error`) when Neo4j is down."""
     from . import migrations, plugin
@@ -45,13 +62,11 @@ def report(settings: Settings, migrations_dir=None) -> dict:
             "dimensions": settings.embedding_dimensions,
             **_query_embedder(settings),
         },
-        "llm": {
-            "configured": settings.llm_configured,
-            "model": settings.llm_model,
-            "base_url": settings.llm_base_url,
-        },
+        "llm": _llm(settings),
         "warnings": [],
     }
+    if (result["llm"].get("local") or {}).get("error"):
+        result["warnings"].append(result["llm"]["local"]["error"])
     try:
         graph = connect(settings)
     except GraphragError as exc:

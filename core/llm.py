@@ -3,6 +3,8 @@
 ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``GRAPHRAG_LLM_MODEL`` choose it (OpenAI, Azure,
 Ollama, vLLM, llama.cpp server, LM Studio). 429 and 5xx are retried with backoff by the
 client; every failure that is left becomes one line naming the endpoint.
+``GRAPHRAG_LLM_MODEL=local:/path/model.gguf`` runs a GGUF model in this process instead
+(`local_llm`, llama.cpp): the same calls, the same one-line errors.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ class LLMRequestRefused(LLMError):
 
 
 def client(settings) -> Any:
+    """The OpenAI client for the endpoint; for a local model, the loaded model (loaded once)."""
+    if settings.local_model_path is not None:
+        from . import local_llm
+
+        return local_llm.model(settings)
     try:
         from openai import OpenAI
     except ImportError as exc:  # pragma: no cover - a dependency of the package
@@ -67,6 +74,10 @@ def mapped_errors(settings) -> Iterator[None]:
 
 def stream(settings, messages: list[dict], on_token: Callable[[str], None] | None = None) -> str:
     """A streamed chat completion at temperature 0; each token goes to `on_token`; the whole text is returned."""
+    if settings.local_model_path is not None:
+        from . import local_llm
+
+        return local_llm.stream(settings, messages, on_token)
     with mapped_errors(settings):
         events = client(settings).chat.completions.create(
             model=settings.llm_model, messages=messages, stream=True, temperature=0
@@ -85,9 +96,37 @@ def stream(settings, messages: list[dict], on_token: Callable[[str], None] | Non
 
 def complete(settings, messages: list[dict], response_format: dict | None = None, llm_client: Any = None) -> str:
     """A non-streamed chat completion at temperature 0 (`response_format` as the endpoint takes it)."""
+    if settings.local_model_path is not None:
+        from . import local_llm
+
+        return local_llm.complete(settings, messages, response_format)
     kwargs: dict[str, Any] = {"model": settings.llm_model, "messages": messages, "temperature": 0}
     if response_format:
         kwargs["response_format"] = response_format
     with mapped_errors(settings):
         reply = (llm_client or client(settings)).chat.completions.create(**kwargs)
         return reply.choices[0].message.content or ""
+
+
+def prepare(settings) -> float:
+    """Load a local model now (once per process), so a missing file or package fails before any
+    retrieval; returns the milliseconds it took here (0 when loaded before, or for an endpoint)."""
+    if settings.local_model_path is None:
+        return 0.0
+    from . import local_llm
+
+    before = local_llm.loaded(settings)
+    loaded = local_llm.model(settings)
+    return 0.0 if before is loaded else loaded.load_ms
+
+
+def describe(settings) -> dict:
+    """What ran the model, for `ask --json` (`llm`): the backend and, for a local model, the device."""
+    if settings.local_model_path is None:
+        return {"backend": "openai-compatible", "device": None, "gpu_layers": None, "device_reason": None}
+    from . import local_llm
+
+    loaded = local_llm.loaded(settings)
+    if loaded is None:
+        return {"backend": "llama.cpp", "device": None, "gpu_layers": None, "device_reason": "not loaded"}
+    return loaded.describe()

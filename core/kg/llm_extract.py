@@ -326,7 +326,7 @@ def run(
             + ": run `graphrag load stories FILE` or `graphrag load sample` first"
         )
     llm = LLM(settings, schema)
-    source = f"llm:{settings.llm_model}"
+    source = f"llm:{settings.llm_label}"
     totals = Extraction()
     stats = store.WriteStats()
     counts = {"extracted": 0, "skipped": 0, "failed": 0, "repaired": 0, "total": len(stories)}
@@ -334,7 +334,7 @@ def run(
     done_now = 0
     for story in stories:
         text_units = units(story, max_chars)
-        mark = checksum(settings.llm_model, schema, "\n\n".join(text_units), max_chars)
+        mark = checksum(settings.llm_label, schema, "\n\n".join(text_units), max_chars)
         if resume and story.get("extractionChecksum") == mark:
             counts["skipped"] += 1
             continue
@@ -375,7 +375,7 @@ def run(
     result.update(
         schema=schema.name,
         extractor="llm",
-        model=settings.llm_model,
+        model=settings.llm_label,
         stories=counts,
         llmCalls=llm.calls,
         responseFormat=LLM.FORMATS[llm.format_index],

@@ -72,7 +72,7 @@ def _messages(schema: KGSchema, batch: list[dict]) -> list[dict]:
 def run(graph, settings, schema: KGSchema, progress=None) -> dict:
     if not settings.llm_configured:
         raise GraphragError("--validate needs an LLM: set GRAPHRAG_LLM_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY)")
-    validated_by = f"llm:{settings.llm_model}"
+    validated_by = f"llm:{settings.llm_label}"
     todo = graph.read("kg/validation_candidates", schema=schema.name, validatedBy=validated_by)
     llm = LLM(settings, schema, _json_schema(schema))
     counts = {"checked": 0, "confirmed": 0, "retyped": 0, "unanswered": 0, "batches": 0}

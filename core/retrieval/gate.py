@@ -188,7 +188,7 @@ class _Judge:
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
     def judge(self, question: str, evidence: list[Evidence], trace: GateTrace) -> dict[str, tuple[bool, str]]:
-        trace.judged_by = self.settings.llm_model
+        trace.judged_by = self.settings.llm_label
         out: dict[str, tuple[bool, str]] = {}
         todo = []
         for ev in evidence:

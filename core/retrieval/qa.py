@@ -49,11 +49,13 @@ NO_LLM_NOTE = (
 @dataclass
 class LLMUse:
     used: bool
-    model: str | None = None
+    model: str | None = None  # `local:<file name>` for a local model
     note: str | None = None
+    runtime: dict = field(default_factory=dict)  # backend, device, gpu_layers, device_reason (llm.describe)
 
     def to_dict(self) -> dict:
-        return {"used": self.used, "model": self.model, "note": self.note}
+        runtime = {key: self.runtime.get(key) for key in ("backend", "device", "gpu_layers", "device_reason")}
+        return {"used": self.used, "model": self.model, "note": self.note, **runtime}
 
 
 @dataclass
@@ -157,6 +159,9 @@ def ask(
     conversion = choose(question, convert)
     today = today or _today()
     timings: dict[str, float] = {}
+    if use_llm and settings.local_model_path is not None:
+        # a local model is loaded once per process, before retrieval: a missing file fails first
+        timings["llm_load_ms"] = llm.prepare(settings)
     analyzer = QuestionAnalyzer(graph, timings)
     analysis = analyzer.analyze(question, corpus=corpus, date_from=date_from, date_to=date_to, today=today)
     route_used, paths = "search", list[dict]()
@@ -235,7 +240,9 @@ def ask(
         route=route_used,
         paths=[_path_with_ids(p, context.node_ids) for p in paths],
         analysis=analysis,
-        llm=LLMUse(llm_used, settings.llm_model if llm_used else None, note),
+        llm=LLMUse(
+            llm_used, settings.llm_label if llm_used else None, note, llm.describe(settings) if llm_used else {}
+        ),
         context=context.text,
         mermaid=mermaid(graph_context, sources),
         timings_ms={key: round(value, 1) for key, value in timings.items()},

@@ -245,6 +245,10 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         from graphrag_cypher.embedder import make_query_embedder
 
         embedder = make_query_embedder(settings)
+    if options.use_llm:
+        from graphrag_cypher import llm
+
+        llm.prepare(settings)  # a local model: loaded once, now, for every request (a bad path fails here)
     state = State(settings, options, graph, embedder)
     from .mcp_tools import build_mcp
 

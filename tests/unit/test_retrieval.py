@@ -81,7 +81,15 @@ def test_answer_to_dict_keeps_the_json_keys():
     ]
     assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
     assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None, "web": False}]
-    assert out["filters"]["corpus"] == "sample" and out["llm"] == {"used": False, "model": None, "note": "note"}
+    assert out["filters"]["corpus"] == "sample" and out["llm"] == {
+        "used": False,
+        "model": None,
+        "note": "note",
+        "backend": None,
+        "device": None,
+        "gpu_layers": None,
+        "device_reason": None,
+    }
     assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
 
 

@@ -41,7 +41,9 @@ class Served:
         return httpx.Client(base_url=self.url, headers=self.headers, timeout=120, **kw)
 
 
-def start_server(neo4j_server, tmp: Path, key: str | None, llm: LLMServer | None = None, *args: str) -> Served:
+def start_server(
+    neo4j_server, tmp: Path, key: str | None, llm: LLMServer | None = None, *args: str, env_extra: dict | None = None
+) -> Served:
     port = free_port()
     env = dict(os.environ, **neo4j_server.env(), GRAPHRAG_ENV_FILE=str(tmp / "no.env"))
     for name in ("GRAPHRAG_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "GRAPHRAG_LLM_MODEL"):
@@ -50,6 +52,7 @@ def start_server(neo4j_server, tmp: Path, key: str | None, llm: LLMServer | None
         env["GRAPHRAG_API_KEY"] = key
     if llm:
         env.update(OPENAI_BASE_URL=llm.url, OPENAI_API_KEY="test", GRAPHRAG_LLM_MODEL="test-model")
+    env.update(env_extra or {})
     log = tmp / f"serve-{port}.log"
     process = subprocess.Popen(
         [graphrag_exe(), "serve", "--port", str(port), *args],
