@@ -39,7 +39,6 @@ from common import bench_neo4j  # noqa: E402
 
 QUESTION = "Who made the silver lantern, and who stole it?"
 PATHS = ("sentence-transformers", "onnx", "served")
-DIRECT = ("sentence-transformers", "onnx")
 
 
 def _exe() -> str:

@@ -15,7 +15,6 @@ from graphrag_cypher import plugin
 from .base import ABOUT_RULES, WEIGHTS
 
 GRAPH = "graphrag.retrieve.graph"
-NEIGHBOURS = "graphrag.retrieve.neighbours"
 
 # The weights the graph procedure reads from its config, by their WEIGHTS names.
 GRAPH_WEIGHTS = (
@@ -37,10 +36,6 @@ GRAPH_WEIGHTS = (
 
 def has_graph_procedure(graph) -> bool:
     return plugin.has(graph, GRAPH)
-
-
-def has_neighbours_procedure(graph) -> bool:
-    return plugin.has(graph, NEIGHBOURS)
 
 
 def _filters(corpus: str | None, date_from: str | None, date_to: str | None) -> dict:

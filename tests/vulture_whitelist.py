@@ -1,0 +1,14 @@
+# ruff: noqa: B018
+"""Names `make deadcode` (vulture) cannot see used, each with the reason.
+
+Linker results are printed by `LinkResult.to_dict`, which walks `dataclasses.fields`: every
+field is output (--json), though no code reads it by name.
+"""
+
+_ = object()
+_.matches, _.co_occurs, _.co_occurs_created, _.co_occurs_removed  # linkers/entities.py results
+_.phrases_found, _.phrases_written, _.phrases_removed  # linkers/phrases.py results
+_.mentions_total, _.names_searched, _.entities_created  # places (a --json key), titles, wikidata
+_.embedded_text  # websearch.WebChunk: what was embedded, kept for --json traces and learning
+_.KINDS  # linkers/contexts.py: the documented kinds of place
+_.daemon_threads, _.protocol_version  # socketserver / http.server read these class attributes
