@@ -485,7 +485,6 @@ def ask(
         judge=_judge(judge, no_gate),
         learn_web=learn_web,
     )
-    options["web"], options["web_mode"] = _web(web, learn_web)
     use_llm = bool(config.llm_configured and not no_llm)
     streamed = use_llm and not as_json
     forced = bool(server_url) and server_url.strip().lower() != "none" and not direct
@@ -527,6 +526,8 @@ def ask(
             raise click.ClickException(str(exc)) from None
         answer = served.as_ask_json(result, question, server)
     else:
+        # the web search is set up here only: a served ask uses the server's (and imports none of it)
+        options["web"], options["web_mode"] = _web(web, learn_web)
         answer = _ask_direct(config, question, options, use_llm=not no_llm, streamed=streamed)
     if as_json:
         print_json(answer)

@@ -16,10 +16,16 @@ from dataclasses import dataclass
 
 CONVERSIONS = ("s2t", "s2tw", "s2twp", "t2s")  # OpenCC configurations offered by --convert
 CHOICES = ("auto", *CONVERSIONS, "none")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
+# compiled when first used (2 ms): `graphrag ask` imports this module for --convert's choices
+_HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_KANA_CLASS = r"[\u3040-\u30ff]"
 # a streamed answer is converted a clause at a time, so phrases are converted whole
-_CLAUSE_END = re.compile(r"[。！？；：，、\n.!?;]")
+_CLAUSE_END_CLASS = r"[。！？；：，、\n.!?;]"
+
+
+@functools.cache
+def _pattern(source: str) -> re.Pattern:
+    return re.compile(source)
 
 
 @functools.lru_cache(maxsize=8)
@@ -31,7 +37,7 @@ def _opencc(config: str):
 
 def convert_text(text: str, config: str) -> str:
     """`text` converted with the OpenCC configuration `config`, square-bracketed spans untouched."""
-    if not text or not _HAN.search(text):
+    if not text or not _pattern(_HAN_CLASS).search(text):
         return text
     converter = _opencc(config)
     parts = re.split(r"(\[[^\[\]]*\])", text)
@@ -40,9 +46,9 @@ def convert_text(text: str, config: str) -> str:
 
 def script_of(text: str) -> str | None:
     """ "traditional", "simplified", or None (no Chinese, Japanese, or nothing telling them apart)."""
-    if not text or _KANA.search(text):
+    if not text or _pattern(_KANA_CLASS).search(text):
         return None
-    han = "".join(_HAN.findall(text))
+    han = "".join(_pattern(_HAN_CLASS).findall(text))
     if not han:
         return None
     traditional = sum(a != b for a, b in zip(han, _opencc("t2s").convert(han), strict=False))
@@ -113,6 +119,6 @@ def _last_clause_end(text: str) -> int:
             depth += 1
         elif ch == "]":
             depth = max(0, depth - 1)
-        elif depth == 0 and _CLAUSE_END.match(ch):
+        elif depth == 0 and _pattern(_CLAUSE_END_CLASS).match(ch):
             cut = i + 1
     return cut
