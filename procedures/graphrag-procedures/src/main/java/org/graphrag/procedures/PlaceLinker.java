@@ -569,7 +569,13 @@ final class PlaceLinker {
                             docDistances.put(dk, whole);
                         }
                         Double near = medianDistance(prof.point(), byChunk.get(List.of(doc, m.chunk())));
-                        value = whole == null ? near : near == null ? whole : (whole + near) / 2;
+                        if (whole == null) {
+                            value = near;
+                        } else if (near == null) {
+                            value = whole;
+                        } else {
+                            value = (whole + near) / 2;
+                        }
                     }
                     distances.put(at, value);
                     return value;
