@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -169,63 +170,114 @@ final class PlaceLinker {
         Map<String, Long> notAPlace = new TreeMap<>();
         Map<String, Long> rules = new TreeMap<>();
         TreeMap<Edge, Props> edges = new TreeMap<>();
+        double matchSeconds;
     }
 
     // --- the name table (matcher.build_name_table, name_cache.read_place_names) ---------------
 
-    final Map<String, List<String>> targets = new TreeMap<>(PyText.ORDER);
-    final Map<String, List<String>> exonyms = new HashMap<>();
-    private final Map<String, Place> placesById = new HashMap<>();
-    private final Map<String, Profile> profiles = new HashMap<>();
+    /**
+     * The names looked for, what the decision knows of each place, and the automaton: built from
+     * the places and the name rules, and kept for the next call while both are the same (as the
+     * Python engines keep theirs in .graphrag/cache/). Shared by calls: read-only once built
+     * (profiles are made on first use, in a concurrent map).
+     */
+    static final class Names {
+        final Map<String, List<String>> targets = new TreeMap<>(PyText.ORDER);
+        final Map<String, List<String>> exonyms = new HashMap<>();
+        final Map<String, Place> placesById = new HashMap<>();
+        final Map<String, Profile> profiles = new java.util.concurrent.ConcurrentHashMap<>();
+        final PlaceMatcher matcher;
+        final long places;
+        long stoplisted;
+        long tooShort;
+
+        Names(List<Place> places, WordLists lists, Options options) {
+            Set<String> stoplist = options.stoplist != null ? options.stoplist : lists.stoplist;
+            List<Place> sorted = new ArrayList<>(places);
+            sorted.sort(Comparator.comparing(Place::id, PyText.ORDER));
+            Map<String, List<String>> names = new LinkedHashMap<>();
+            for (Place p : sorted) {
+                placesById.put(p.id(), p);
+                for (String name : p.names()) {
+                    if (name != null) {
+                        names.computeIfAbsent(name, n -> new ArrayList<>()).add(p.id());
+                    }
+                }
+            }
+            for (String[] pair : lists.exonyms) {
+                if (placesById.containsKey(pair[1])) {
+                    List<String> ids = names.computeIfAbsent(pair[0], n -> new ArrayList<>());
+                    if (!ids.contains(pair[1])) {
+                        ids.add(pair[1]);
+                    }
+                    exonyms.computeIfAbsent(TextFunctions.foldText(pair[0]), n -> new ArrayList<>()).add(pair[1]);
+                }
+            }
+            Map<String, LinkedHashSet<String>> merged = new TreeMap<>(PyText.ORDER);
+            for (Map.Entry<String, List<String>> e : names.entrySet()) {
+                String key = PyText.strip(TextFunctions.foldText(PyText.nfc(e.getKey())));
+                if (!key.isEmpty()) {
+                    merged.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(e.getValue());
+                }
+            }
+            for (Map.Entry<String, LinkedHashSet<String>> e : merged.entrySet()) {
+                String key = e.getKey();
+                if (PyText.length(key) < options.minLength) {
+                    tooShort++;
+                } else if (stoplist.contains(key) || LUCENE_STOP_WORDS.contains(key)) {
+                    stoplisted++;
+                } else if (!searchable(key)) {
+                    continue; // no letters or digits a full-text index could shortlist on
+                } else if (options.onlyKeys == null || options.onlyKeys.contains(key)) {
+                    targets.put(key, List.copyOf(e.getValue()));
+                }
+            }
+            this.places = sorted.size();
+            this.matcher = new PlaceMatcher(targets.keySet(), options.requireCapital, options.skipTails);
+        }
+
+        /** The names for these places and rules: the last call's when they are the same, else built. */
+        static Names of(List<Place> places, WordLists lists, Options options) {
+            List<Object> key = Arrays.asList(places, options.stoplist, options.minLength, options.onlyKeys,
+                    options.requireCapital, options.skipTails);
+            Object[] last = cached;
+            if (last != null && last[0].equals(key)) {
+                return (Names) last[1];
+            }
+            Names built = new Names(places, lists, options);
+            cached = new Object[] {key, built};
+            return built;
+        }
+
+        private static volatile Object[] cached;
+
+        Profile profile(String id) {
+            Place p = placesById.get(id);
+            if (p == null) {
+                return null;
+            }
+            return profiles.computeIfAbsent(id, k -> PlaceDecisions.profile(
+                    p.title(), p.description(), p.source(), p.types(), p.lat(), p.lon(), p.nameCount()));
+        }
+    }
+
+    final Map<String, List<String>> targets;
+    final Map<String, List<String>> exonyms;
+    private final Names table;
     private final Set<String> persons;
     private final Options options;
     final Result result = new Result();
 
-    PlaceLinker(List<Place> places, WordLists lists, Options options) {
+    PlaceLinker(Names names, WordLists lists, Options options) {
+        this.table = names;
+        this.targets = names.targets;
+        this.exonyms = names.exonyms;
         this.options = options;
         this.persons = lists.persons;
-        Set<String> stoplist = options.stoplist != null ? options.stoplist : lists.stoplist;
-        List<Place> sorted = new ArrayList<>(places);
-        sorted.sort(Comparator.comparing(Place::id, PyText.ORDER));
-        Map<String, List<String>> names = new LinkedHashMap<>();
-        for (Place p : sorted) {
-            placesById.put(p.id(), p);
-            for (String name : p.names()) {
-                if (name != null) {
-                    names.computeIfAbsent(name, n -> new ArrayList<>()).add(p.id());
-                }
-            }
-        }
-        for (String[] pair : lists.exonyms) {
-            if (placesById.containsKey(pair[1])) {
-                List<String> ids = names.computeIfAbsent(pair[0], n -> new ArrayList<>());
-                if (!ids.contains(pair[1])) {
-                    ids.add(pair[1]);
-                }
-                exonyms.computeIfAbsent(TextFunctions.foldText(pair[0]), n -> new ArrayList<>()).add(pair[1]);
-            }
-        }
-        Map<String, LinkedHashSet<String>> merged = new TreeMap<>(PyText.ORDER);
-        for (Map.Entry<String, List<String>> e : names.entrySet()) {
-            String key = PyText.strip(TextFunctions.foldText(PyText.nfc(e.getKey())));
-            if (!key.isEmpty()) {
-                merged.computeIfAbsent(key, k -> new LinkedHashSet<>()).addAll(e.getValue());
-            }
-        }
-        for (Map.Entry<String, LinkedHashSet<String>> e : merged.entrySet()) {
-            String key = e.getKey();
-            if (PyText.length(key) < options.minLength) {
-                result.tooShort++;
-            } else if (stoplist.contains(key) || LUCENE_STOP_WORDS.contains(key)) {
-                result.stoplisted++;
-            } else if (!searchable(key)) {
-                continue; // no letters or digits a full-text index could shortlist on
-            } else if (options.onlyKeys == null || options.onlyKeys.contains(key)) {
-                targets.put(key, List.copyOf(e.getValue()));
-            }
-        }
-        result.places = sorted.size();
-        result.names = targets.size();
+        result.places = names.places;
+        result.names = names.targets.size();
+        result.stoplisted = names.stoplisted;
+        result.tooShort = names.tooShort;
     }
 
     /** key.isascii() and key.isalnum(), or matcher.shortlist_tokens(key) is not empty. */
@@ -257,19 +309,14 @@ final class PlaceLinker {
     }
 
     Profile profile(String id) {
-        Place p = placesById.get(id);
-        if (p == null) {
-            return null;
-        }
-        return profiles.computeIfAbsent(id, k -> PlaceDecisions.profile(
-                p.title(), p.description(), p.source(), p.types(), p.lat(), p.lon(), p.nameCount()));
+        return table.profile(id);
     }
 
     // --- match ---------------------------------------------------------------------------------
 
     /** chunk id → the names found in it (places.match_fast), skip sections left out. */
     TreeMap<String, List<Occurrence>> match(List<Chunk> chunks) {
-        PlaceMatcher matcher = new PlaceMatcher(targets.keySet(), options.requireCapital, options.skipTails);
+        PlaceMatcher matcher = table.matcher;
         TreeMap<String, List<Occurrence>> found = new TreeMap<>(PyText.ORDER);
         for (Chunk chunk : chunks) {
             if (options.skipSections != null && options.skipSections.matcher(chunk.section()).matches()) {
@@ -588,7 +635,9 @@ final class PlaceLinker {
     Result run(List<Chunk> chunks, Map<String, List<String>> emphasis) {
         Map<String, String> chunkDoc = new HashMap<>();
         chunks.forEach(c -> chunkDoc.put(c.id(), c.docId()));
+        long started = System.nanoTime();
         TreeMap<String, List<Occurrence>> found = match(chunks);
+        result.matchSeconds = (System.nanoTime() - started) / 1e9;
         TreeMap<Mention, List<Occurrence>> mentions = placeMentions(found, chunkDoc,
                 options.contexts ? emphasis : null);
         result.edges = resolve(mentions, chunkDoc);

@@ -108,6 +108,21 @@ public final class PlaceMatcher {
         return out.toString();
     }
 
+    // Each BMP character's fold, made on first use (a race only computes the same value twice).
+    private static final String[] FOLDED = new String[0x10000];
+
+    static String foldCached(int cp) {
+        if (cp >= FOLDED.length) {
+            return foldChar(cp);
+        }
+        String f = FOLDED[cp];
+        if (f == null) {
+            f = foldChar(cp);
+            FOLDED[cp] = f;
+        }
+        return f;
+    }
+
     // --- matching ---------------------------------------------------------------------------
 
     /** All accepted matches in `text`, in the automaton's order (by end, then longest). */
@@ -122,7 +137,7 @@ public final class PlaceMatcher {
         int[] origin = new int[cps.length + 8];
         int n = 0;
         for (int i = 0; i < cps.length; i++) {
-            String f = cps[i] < 128 ? null : foldChar(cps[i]);
+            String f = cps[i] < 128 ? null : foldCached(cps[i]);
             if (f == null) {
                 if (n == folded.length) {
                     folded = java.util.Arrays.copyOf(folded, n * 2 + 8);
