@@ -217,6 +217,9 @@ def test_real_data_fast_twice_parity_and_babylon(schema, run_cli):
     code, proc = run_json(run_cli, "link", "places", "--engine", "procedure")
     assert code == 0 and proc["mentions_created"] == len(fast)
     assert links(schema) == fast, "the in-database engine makes exactly the fast engine's links"
+    assert comparable(proc) == comparable(first), "and counts the same matches, contexts, rules and undecided"
+    code, again = run_json(run_cli, "link", "places", "--engine", "procedure")
+    assert again["mentions_created"] == again["mentions_updated"] == again["mentions_removed"] == 0
 
     code, report = run_json(run_cli, "sanity", "--corpus", "isaw")
     assert code == 0 and report["ok"] and len(report["coverage"]["documents"]) == 77
