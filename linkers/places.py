@@ -328,7 +328,9 @@ def link_in_database(graph: Graph, options: PlaceLinkOptions) -> PlaceLinkResult
         message = str(exc.message or exc)
         if "no places to link" in message:
             raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)") from None
-        raise GraphragError(f"graphrag.link.places failed: {message.splitlines()[0]}") from None
+        first = message.splitlines()[0] if message else "no message"
+        reason = first.split("IllegalArgumentException: ", 1)[-1]  # the procedure's own one-line error
+        raise GraphragError(reason if reason.startswith(PROCEDURE) else f"{PROCEDURE} failed: {first}") from None
     result = PlaceLinkResult(
         engine="procedure",
         dry_run=options.dry_run,

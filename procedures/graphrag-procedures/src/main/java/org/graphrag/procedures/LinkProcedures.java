@@ -359,7 +359,6 @@ public class LinkProcedures {
         final boolean dryRun;
         final boolean returnEdges;
 
-        @SuppressWarnings("unchecked")
         LinkConfig(Map<String, Object> map) {
             Set<String> known = Set.of("corpus", "sources", "minLength", "stoplist", "requireCapital", "skipTails",
                     "skipSections", "minConfidence", "contexts", "dryRun", "keys", "returnEdges");
@@ -369,25 +368,68 @@ public class LinkProcedures {
                             + "' (known: " + new TreeSet<>(known) + ")");
                 }
             }
-            Object c = map.get("corpus");
-            corpus = c == null ? null : c.toString();
-            Object s = map.get("sources");
-            sources = s == null ? null : new HashSet<>((List<String>) s);
-            dryRun = Boolean.TRUE.equals(map.get("dryRun"));
-            returnEdges = Boolean.TRUE.equals(map.get("returnEdges"));
-            options.minLength = ((Number) map.getOrDefault("minLength", 3L)).intValue();
-            Object stop = map.get("stoplist");
-            options.stoplist = stop == null ? null : PlaceLinker.folded((List<Object>) stop);
-            options.requireCapital = !Boolean.FALSE.equals(map.get("requireCapital"));
-            options.skipTails = !Boolean.FALSE.equals(map.get("skipTails"));
-            Object skip = map.containsKey("skipSections") ? map.get("skipSections") : PlaceLinker.WordLists.skipSections();
-            options.skipSections = skip == null || skip.toString().isEmpty()
-                    ? null
-                    : Pattern.compile(skip.toString(), Pattern.UNICODE_CASE);
-            options.minConfidence = ((Number) map.getOrDefault("minConfidence", 0.5)).doubleValue();
-            options.contexts = !Boolean.FALSE.equals(map.get("contexts"));
-            Object keys = map.get("keys");
-            options.onlyKeys = keys == null ? null : new HashSet<>((List<String>) keys);
+            corpus = text(map, "corpus");
+            List<String> s = texts(map, "sources");
+            sources = s == null ? null : new HashSet<>(s);
+            dryRun = flag(map, "dryRun", false);
+            returnEdges = flag(map, "returnEdges", false);
+            Number minLength = number(map, "minLength", 3L);
+            options.minLength = minLength.intValue();
+            List<String> stop = texts(map, "stoplist");
+            options.stoplist = stop == null ? null : PlaceLinker.folded(stop);
+            options.requireCapital = flag(map, "requireCapital", true);
+            options.skipTails = flag(map, "skipTails", true);
+            String skip = map.containsKey("skipSections") ? text(map, "skipSections") : PlaceLinker.WordLists.skipSections();
+            try {
+                options.skipSections = skip == null || skip.isEmpty() ? null : Pattern.compile(skip, Pattern.UNICODE_CASE);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new IllegalArgumentException("graphrag.link.places: skipSections is not a regex: "
+                        + e.getDescription());
+            }
+            options.minConfidence = number(map, "minConfidence", 0.5).doubleValue();
+            options.contexts = flag(map, "contexts", true);
+            List<String> keys = texts(map, "keys");
+            options.onlyKeys = keys == null ? null : new HashSet<>(keys);
+        }
+
+        private static IllegalArgumentException wrong(String key, String what, Object value) {
+            return new IllegalArgumentException("graphrag.link.places: config " + key + " must be " + what
+                    + ", not " + value);
+        }
+
+        private static String text(Map<String, Object> map, String key) {
+            Object v = map.get(key);
+            if (v != null && !(v instanceof String)) {
+                throw wrong(key, "a string", v);
+            }
+            return (String) v;
+        }
+
+        private static boolean flag(Map<String, Object> map, String key, boolean otherwise) {
+            Object v = map.get(key);
+            if (v != null && !(v instanceof Boolean)) {
+                throw wrong(key, "true or false", v);
+            }
+            return v == null ? otherwise : (Boolean) v;
+        }
+
+        private static Number number(Map<String, Object> map, String key, Number otherwise) {
+            Object v = map.get(key);
+            if (v != null && !(v instanceof Number)) {
+                throw wrong(key, "a number", v);
+            }
+            return v == null ? otherwise : (Number) v;
+        }
+
+        private static List<String> texts(Map<String, Object> map, String key) {
+            Object v = map.get(key);
+            if (v == null) {
+                return null;
+            }
+            if (!(v instanceof List<?> list) || list.stream().anyMatch(x -> !(x instanceof String))) {
+                throw wrong(key, "a list of strings", v);
+            }
+            return list.stream().map(String.class::cast).toList();
         }
     }
 
