@@ -83,8 +83,19 @@ public final class PlaceMatcher {
                 || type == Character.OTHER_LETTER;
     }
 
+    private static final boolean[] ASCII_WORD = new boolean[128];
+
+    static {
+        for (int c = 0; c < 128; c++) {
+            ASCII_WORD[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_';
+        }
+    }
+
     /** Python's isalnum() or "_" or a combining mark. */
     static boolean isWordChar(int cp) {
+        if (cp < 128) {
+            return ASCII_WORD[cp];
+        }
         int type = Character.getType(cp);
         return isLetter(cp) || type == Character.DECIMAL_DIGIT_NUMBER || type == Character.LETTER_NUMBER
                 || type == Character.OTHER_NUMBER || cp == '_' || isMark(cp);
@@ -288,7 +299,19 @@ public final class PlaceMatcher {
             return ((long) state << 21) | cp;
         }
 
+        // States with many children (the root's boundary, the first letters after it) also get a
+        // dense table of their BMP transitions: most of a scan's lookups are there.
+        private static final int DENSE_CHILDREN = 48;
+        private static final int DENSE_MAX = 64;
+        private int[][] dense;
+
         private int get(int state, int cp) {
+            if (dense != null) {
+                int[] table = dense[state];
+                if (table != null && cp < 0x10000) {
+                    return table[cp];
+                }
+            }
             long k = key(state, cp);
             int mask = edgeKeys.length - 1;
             int i = (int) (mix(k) & mask);
@@ -410,6 +433,23 @@ public final class PlaceMatcher {
                     queue[tail++] = child;
                 }
             }
+            int[][] tables = new int[states][];
+            int made = 0;
+            for (int state = 0; state < states && made < DENSE_MAX; state++) {
+                int[] list = children[state];
+                if (list != null && (state == 0 || list.length >= DENSE_CHILDREN)) {
+                    int[] table = new int[0x10000];
+                    java.util.Arrays.fill(table, -1);
+                    for (int cp : list) {
+                        if (cp < 0x10000) {
+                            table[cp] = get(state, cp);
+                        }
+                    }
+                    tables[state] = table; // astral code points still go through the hash table
+                    made++;
+                }
+            }
+            dense = tables;
             children = null;
         }
 
