@@ -181,16 +181,17 @@ public class LinkProcedures {
         List<PlaceLinker.Place> out = new ArrayList<>();
         try (ResourceIterator<Node> nodes = tx.findNodes(PLACE)) {
             while (nodes.hasNext()) {
-                Node p = nodes.next();
-                if (!(p.getProperty("id", null) instanceof String id)) {
+                Map<String, Object> p = nodes.next().getProperties(
+                        "id", "source", "names", "name", "title", "description", "placeTypes", "lat", "lon");
+                if (!(p.get("id") instanceof String id)) {
                     continue;
                 }
-                Object source = p.getProperty("source", null);
+                Object source = p.get("source");
                 if (sources != null && !sources.contains(source)) {
                     continue;
                 }
-                Object namesValue = p.getProperty("names", null);
-                Object name = p.getProperty("name", null);
+                Object namesValue = p.get("names");
+                Object name = p.get("name");
                 List<String> names = new ArrayList<>();
                 int count;
                 if (namesValue instanceof String[] list) {
@@ -202,19 +203,19 @@ public class LinkProcedures {
                     }
                     count = 1; // coalesce(p.names, [p.name]): one item, even a null one
                 }
-                Object title = p.getProperty("title", null);
+                Object title = p.get("title");
                 if (title == null) {
                     title = name;
                 }
-                Object description = p.getProperty("description", null);
+                Object description = p.get("description");
                 List<String> types = new ArrayList<>();
-                if (p.getProperty("placeTypes", null) instanceof String[] list) {
+                if (p.get("placeTypes") instanceof String[] list) {
                     types.addAll(Arrays.asList(list));
                 }
                 out.add(new PlaceLinker.Place(id, names, count, title == null ? null : title.toString(),
                         description == null ? null : PyText.head(description.toString(), 200),
-                        source == null ? null : source.toString(), types, number(p.getProperty("lat", null)),
-                        number(p.getProperty("lon", null))));
+                        source == null ? null : source.toString(), types, number(p.get("lat")),
+                        number(p.get("lon"))));
             }
         }
         return out;
