@@ -4,7 +4,7 @@
 
 * linking: `graphrag.link.places` (`link places --engine procedure`: matching, deciding and
   writing inside Neo4j) against the Python fast engine (texts over Bolt) on Pleiades + ISAW,
-  end to end: dry runs (medians of 3, after one warm-up run each), whether the decided edges
+  end to end: dry runs (medians of 5, after one warm-up run each), whether the decided edges
   are identical (every property but `source`), and a written run of each then a second one,
   which must change nothing;
 * graph mode: `GraphRetriever.rank` through `graphrag.retrieve.graph` (one call) against the
@@ -52,7 +52,7 @@ def _linking() -> dict:
         sets = {}
         for engine in timed:  # warm-up: the name cache, the JVM's compiled code
             link_places(graph, PlaceLinkOptions(engine=engine, dry_run=True))
-        for i in range(3):
+        for i in range(5):
             for engine in ("fast", "procedure") if i % 2 else ("procedure", "fast"):  # neither always first
                 started = time.perf_counter()
                 result = link_places(graph, PlaceLinkOptions(engine=engine, dry_run=True))
@@ -188,7 +188,7 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
                 "link places in-database (graphrag.link.places) vs fast",
                 f"{link['ratio']}x",
                 f"graphrag.link.places {link['procedure_s']} s, Python fast engine {link['fast_s']} s (end to end, "
-                f"dry run, median of 3); {link['links']} links, identical sets: {'yes' if link['identical'] else 'no'}; "
+                f"dry run, median of 5); {link['links']} links, identical sets: {'yes' if link['identical'] else 'no'}; "
                 f"written from empty: {w['procedure']['first_s']} s vs {w['fast']['first_s']} s "
                 f"({w['procedure']['created']} vs {w['fast']['created']} created), second run "
                 f"{w['procedure']['second_s']} s vs {w['fast']['second_s']} s, created/updated/removed "
