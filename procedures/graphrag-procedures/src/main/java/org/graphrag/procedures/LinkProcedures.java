@@ -128,7 +128,8 @@ public class LinkProcedures {
             throw new IllegalArgumentException(
                     "no places to link: load a gazetteer first (`graphrag load pleiades FILE`)");
         }
-        PlaceLinker.Result r = linker.run(chunks, emphasis);
+        PlaceLinker.Result r = linker.run(chunks, emphasis,
+                chunk -> chunkNodes.get(chunk.id()).getProperty("text", null) instanceof String s ? s : "");
         long decided = System.nanoTime();
         LinkSummary out = new LinkSummary();
         out.engine = "procedure";
@@ -238,10 +239,9 @@ public class LinkProcedures {
                 }
                 String id = String.valueOf(chunk.getProperty("id", ""));
                 Object section = chunk.getProperty("section", null);
-                Object text = chunk.getProperty("text", null);
                 nodes.put(id, chunk);
                 out.add(new PlaceLinker.Chunk(id, String.valueOf(doc.getProperty("id", "")),
-                        section == null ? "" : section.toString(), text instanceof String s ? s : ""));
+                        section == null ? "" : section.toString(), null)); // the text is read when matched
             }
         }
         return out;

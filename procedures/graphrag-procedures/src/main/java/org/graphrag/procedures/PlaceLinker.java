@@ -48,6 +48,7 @@ final class PlaceLinker {
     record Place(String id, List<String> names, int nameCount, String title, String description, String source,
             List<String> types, Double lat, Double lon) {}
 
+    /** A chunk to link; `text` null: read when its turn comes (see {@link #run}), not held for the whole run. */
     record Chunk(String id, String docId, String section, String text) {}
 
     record Edge(String chunk, String target) implements Comparable<Edge> {
@@ -315,7 +316,7 @@ final class PlaceLinker {
     // --- match ---------------------------------------------------------------------------------
 
     /** chunk id → the names found in it (places.match_fast), skip sections left out. */
-    TreeMap<String, List<Occurrence>> match(List<Chunk> chunks) {
+    TreeMap<String, List<Occurrence>> match(List<Chunk> chunks, java.util.function.Function<Chunk, String> texts) {
         PlaceMatcher matcher = table.matcher;
         TreeMap<String, List<Occurrence>> found = new TreeMap<>(PyText.ORDER);
         for (Chunk chunk : chunks) {
@@ -324,8 +325,8 @@ final class PlaceLinker {
                 continue;
             }
             result.chunksScanned++;
-            String text = chunk.text();
-            if (text.isEmpty()) {
+            String text = chunk.text() != null ? chunk.text() : texts.apply(chunk);
+            if (text == null || text.isEmpty()) {
                 continue;
             }
             List<PlaceMatcher.Match> hits = matcher.find(text);
@@ -633,10 +634,16 @@ final class PlaceLinker {
 
     /** match → place mentions → decisions: the edges, and the counts in {@link #result}. */
     Result run(List<Chunk> chunks, Map<String, List<String>> emphasis) {
+        return run(chunks, emphasis, Chunk::text);
+    }
+
+    /** The same, with the chunks' texts from `texts` (the database) where a Chunk holds none. */
+    Result run(List<Chunk> chunks, Map<String, List<String>> emphasis,
+            java.util.function.Function<Chunk, String> texts) {
         Map<String, String> chunkDoc = new HashMap<>();
         chunks.forEach(c -> chunkDoc.put(c.id(), c.docId()));
         long started = System.nanoTime();
-        TreeMap<String, List<Occurrence>> found = match(chunks);
+        TreeMap<String, List<Occurrence>> found = match(chunks, texts);
         result.matchSeconds = (System.nanoTime() - started) / 1e9;
         TreeMap<Mention, List<Occurrence>> mentions = placeMentions(found, chunkDoc,
                 options.contexts ? emphasis : null);
