@@ -1,10 +1,12 @@
 """graphrag's own procedures against the paths they replace, side by side in one run.
 
-    python bench/procedures.py [--json]
+    python bench/procedures.py [--json] [--linking]   (--linking: the linking rows only)
 
-* linking: `link places --engine procedure` (matching inside Neo4j) against the fast engine
-  (Python, texts over Bolt) on Pleiades + ISAW, end to end, medians of 3, and whether the
-  link sets are identical;
+* linking: `graphrag.link.places` (`link places --engine procedure`: matching, deciding and
+  writing inside Neo4j) against the Python fast engine (texts over Bolt) on Pleiades + ISAW,
+  end to end: dry runs (medians of 5, after one warm-up run each), whether the decided edges
+  are identical (every property but `source`), and a written run of each then a second one,
+  which must change nothing;
 * graph mode: `GraphRetriever.rank` through `graphrag.retrieve.graph` (one call) against the
   Cypher files and Python's placing (three queries), each MuSiQue question's embedding computed
   once before both, p50/p95, and how many questions get the same ranking;
@@ -30,6 +32,7 @@ from common import bench_neo4j, data_dir  # noqa: E402
 
 def _linking() -> dict:
     from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.linkers.mentions import read_mentions
     from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades
@@ -47,20 +50,41 @@ def _linking() -> dict:
         )
         timed: dict[str, list[float]] = {"fast": [], "procedure": []}
         sets = {}
-        link_places(graph, PlaceLinkOptions(engine="fast", dry_run=True))  # warm-up, builds the name cache
-        for _ in range(3):
-            for engine in timed:
+        for engine in timed:  # warm-up: the name cache, the JVM's compiled code
+            link_places(graph, PlaceLinkOptions(engine=engine, dry_run=True))
+        for i in range(5):
+            for engine in ("fast", "procedure") if i % 2 else ("procedure", "fast"):  # neither always first
                 started = time.perf_counter()
                 result = link_places(graph, PlaceLinkOptions(engine=engine, dry_run=True))
                 timed[engine].append(time.perf_counter() - started)
                 sets[engine] = link_set(result.edges)
+        written: dict[str, dict] = {}
+        graph_sets = {}
+        for engine in timed:  # from an empty graph each: a first run writes every edge, a second nothing
+            graph.write("linkers/delete_mentions", linker="places")
+            runs = []
+            for _ in range(2):
+                started = time.perf_counter()
+                result = link_places(graph, PlaceLinkOptions(engine=engine))
+                runs.append((round(time.perf_counter() - started, 2), result.created, result.updated, result.removed))
+            written[engine] = {
+                "first_s": runs[0][0],
+                "created": runs[0][1],
+                "second_s": runs[1][0],
+                "second": runs[1][1:],
+            }
+            graph_sets[engine] = {
+                (c, t, *(tuple(v) if isinstance(v, list) else v for k, v in sorted(p.items()) if k != "source"))
+                for c, t, p in read_mentions(graph, "places")
+            }
         fast, proc = statistics.median(timed["fast"]), statistics.median(timed["procedure"])
         return {
             "fast_s": round(fast, 2),
             "procedure_s": round(proc, 2),
             "ratio": round(fast / proc, 2),
             "links": len(sets["fast"]),
-            "identical": sets["fast"] == sets["procedure"],
+            "identical": sets["fast"] == sets["procedure"] and graph_sets["fast"] == graph_sets["procedure"],
+            "written": written,
         }
 
 
@@ -158,12 +182,17 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
     if "skipped" in link:
         out.append(("link places procedure vs fast", "skipped", link["skipped"]))
     else:
+        w = link["written"]
         out.append(
             (
-                "link places procedure vs fast",
+                "link places in-database (graphrag.link.places) vs fast",
                 f"{link['ratio']}x",
-                f"procedure {link['procedure_s']} s, fast {link['fast_s']} s (end to end, dry run, median of 3); "
-                f"{link['links']} links, identical sets: {link['identical']}",
+                f"graphrag.link.places {link['procedure_s']} s, Python fast engine {link['fast_s']} s (end to end, "
+                f"dry run, median of 5); {link['links']} links, identical sets: {'yes' if link['identical'] else 'no'}; "
+                f"written from empty: {w['procedure']['first_s']} s vs {w['fast']['first_s']} s "
+                f"({w['procedure']['created']} vs {w['fast']['created']} created), second run "
+                f"{w['procedure']['second_s']} s vs {w['fast']['second_s']} s, created/updated/removed "
+                f"{w['procedure']['second']} vs {w['fast']['second']}",
             )
         )
     ret = result["retrieval"]
@@ -202,5 +231,5 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
 
 
 if __name__ == "__main__":
-    found = main()
+    found = {"linking": _linking(), "retrieval": {"skipped": "--linking"}} if "--linking" in sys.argv else main()
     print(json.dumps(found, indent=2) if "--json" in sys.argv else "\n".join(" | ".join(r) for r in rows(found)))

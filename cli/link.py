@@ -58,8 +58,9 @@ def link_group() -> None:
     type=click.Choice(["fast", "procedure", "cypher"]),
     default="fast",
     show_default=True,
-    help="fast: one Aho–Corasick pass over all chunks; procedure: the same pass inside Neo4j "
-    "(the graphrag plugin); cypher: the reference, one full-text query per name.",
+    help="fast: one Aho–Corasick pass over all chunks; procedure: the whole linker inside Neo4j "
+    "(the graphrag plugin's graphrag.link.places: the same matches, decisions and edges); "
+    "cypher: the reference, one full-text query per name.",
 )
 @click.option(
     "--min-length",
@@ -144,7 +145,7 @@ def link_places(
     Example:
       graphrag link places
       graphrag link places --engine cypher --dry-run --json
-      graphrag link places --engine procedure
+      graphrag link places --engine procedure --corpus isaw
       graphrag link places --stoplist my-stoplist.txt --corpus isaw --min-confidence 0.7
     """
     from graphrag_cypher.linkers.matcher import load_stoplist

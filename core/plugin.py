@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 PROCEDURES = {
-    "link places": "graphrag.link.places.match",
+    "link places": "graphrag.link.places",
     "ppr": "graphrag.ppr",
     "graph mode": "graphrag.retrieve.graph",
     "graph neighbours": "graphrag.retrieve.neighbours",

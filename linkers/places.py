@@ -5,12 +5,11 @@ A run reads, matches, decides and writes (:func:`link_places`):
 * **read** — the chunks, and the place names (:mod:`.name_cache`: the name table, each
   place's profile and the fast engine's automaton, kept on disk while the places are
   unchanged);
-* **match** — both engines look for the same names under the same rule (see :mod:`.matcher`)
+* **match** — the engines look for the same names under the same rule (see :mod:`.matcher`)
   and differ only in how they find them: ``fast``, one pass over all chunk texts with an
-  Aho–Corasick automaton of all names; ``procedure``, the same pass inside Neo4j (the
-  plugin's `graphrag.link.places.match`: the texts never leave the database, only the
-  matches do); ``cypher``, the reference: per name, a full-text shortlist on the
-  `chunk_text` index and a word-boundary regex, in `cypher/queries/linkers/match_names.cypher`;
+  Aho–Corasick automaton of all names; ``cypher``, the reference: per name, a full-text
+  shortlist on the `chunk_text` index and a word-boundary regex, in
+  `cypher/queries/linkers/match_names.cypher`;
 * **decide** — what happens to the matches is shared, and reads only what both engines
   give for each match (where it is, the text as written and the words around it:
   :mod:`.contexts`): of overlapping names the longest wins; matches in not-a-place contexts
@@ -20,6 +19,12 @@ A run reads, matches, decides and writes (:func:`link_places`):
   candidates, best first. A decision below `min_confidence` links nothing and is counted as
   undecided;
 * **write** — only the difference from the linker's edges in the graph (:mod:`.mentions`).
+
+The ``procedure`` engine does all four inside Neo4j, in one call of the graphrag plugin's
+`graphrag.link.places` (:func:`link_in_database`): the Java port of these very rules (the
+word lists and the section rule are this package's files, copied into the plugin's jar), so
+neither the texts nor the names cross Bolt; one row of counts comes back. Its link set is the
+fast engine's (the parity tests compare them on fixtures and on the real data).
 
 The fast engine matches while Neo4j fingerprints the places: cached names are confirmed
 before anything is decided with them.
@@ -36,8 +41,11 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import ClassVar
+
+from neo4j.exceptions import Neo4jError
 
 from graphrag_cypher import plugin
 from graphrag_cypher.db import Graph
@@ -53,15 +61,17 @@ from .name_cache import CACHE_DIR, PlaceNames, PlaceNameSource
 
 LINKER = "places"
 ENGINE_SOURCES = {"fast": "aho-corasick", "cypher": "fulltext+regex", "procedure": "aho-corasick-in-neo4j"}
-PROCEDURE = "graphrag.link.places.match"
+PROCEDURE = "graphrag.link.places"
+
+
+def load_skip_sections() -> str:
+    """The regex of sections not scanned (`skip_sections.txt`: its lines but comments, joined)."""
+    text = resources.files("graphrag_cypher.linkers").joinpath("skip_sections.txt").read_text("utf-8")
+    return "".join(line for line in text.splitlines() if line and not line.startswith("#"))
+
+
 # Sections whose place names are publishers' cities and titles, not the article's places.
-# The same pattern runs in Python (re.fullmatch) and in Cypher (=~); keep it to syntax both share.
-SKIP_SECTIONS = (
-    r"(?is)(?:.*>[ ]*)?(?:select |selected |annotated )?(?:bibliography|bibliographie|bibliografia"
-    r"|literaturverzeichnis|works cited|works consulted|titles cited|references|references cited"
-    r"|literature cited|sources cited|abbreviations|abbreviations and [a-z ]+|abbreviations used[a-z ]*"
-    r"|further reading|ludography|filmography|discography|catalogues)[ ]*[.:]?(?:[ ]*>.*)?"
-)
+SKIP_SECTIONS = load_skip_sections()
 MIN_CONFIDENCE = 0.5
 MAX_CANDIDATES = 10  # alternatives kept on an edge
 NO_MATCH = "(?!)"  # a regex nothing matches: "skip no section"
@@ -153,6 +163,8 @@ def link_places(graph: Graph, options: PlaceLinkOptions | None = None, **fields)
             f"the procedure engine needs the graphrag plugin ({PROCEDURE}) in Neo4j's plugins/: "
             "use --engine fast on a server without it"
         )
+    if options.engine == "procedure":
+        return link_in_database(graph, options)
     # A fast run makes a few hundred thousand objects that live to its end (the name table)
     # and no reference cycles, so Python's cycle collector would only walk them over and over
     # (a tenth of the run): it pauses for the run. The reference engine's tens of thousands
@@ -200,8 +212,6 @@ def _read_and_match(graph: Graph, options: PlaceLinkOptions, result: PlaceLinkRe
     rules = {"require_capital": options.require_capital, "skip_tails": options.skip_tails}
     if fast:
         found = match_fast(source.names.matcher(**rules), eligible)
-    elif options.engine == "procedure":
-        found = match_procedure(graph, source.names.table, options)
     else:
         found = match_reference(graph, source.names.table, options)
     if not source.confirm():  # the places changed since the cached table was built
@@ -291,24 +301,60 @@ def match_fast(matcher: Matcher, chunks: list[dict]) -> dict[str, list[Occurrenc
     return found
 
 
-def match_procedure(graph: Graph, table: NameTable, options: PlaceLinkOptions) -> dict[str, list[Occurrence]]:
-    """chunk id → the names found in it, by the plugin's one Aho–Corasick pass inside Neo4j
-    (the fast engine's rule and positions: code points of the stored text)."""
-    found: dict[str, list[Occurrence]] = defaultdict(list)
+def link_in_database(graph: Graph, options: PlaceLinkOptions) -> PlaceLinkResult:
+    """The whole run inside Neo4j: `graphrag.link.places` reads the places and chunks, matches,
+    decides and writes the difference (in one transaction); its counts as a PlaceLinkResult. On a
+    dry run it writes nothing and sends the decided edges back (`result.edges`)."""
     config = {
-        "keys": sorted(table.targets),
+        "corpus": options.corpus,
+        "sources": sorted(options.gazetteers) if options.gazetteers else None,
+        "minLength": options.min_length,
+        "stoplist": sorted(options.stoplist),
         "requireCapital": options.require_capital,
         "skipTails": options.skip_tails,
-        "skipSections": options.skip_sections,
-        "corpus": options.corpus,
-        "window": RAW_WINDOW,
+        "skipSections": options.skip_sections or "",
+        "minConfidence": options.min_confidence,
+        "contexts": options.contexts,
+        "dryRun": options.dry_run,
+        "returnEdges": options.dry_run,
     }
-    for row in graph.read("linkers/match_places_procedure", config=config):
-        before, after = window(row["before"], row["after"])
-        found[row["chunkId"]].append(
-            Occurrence(row["chunkId"], row["key"], row["start"], row["end"], row["surface"], before, after)
-        )
-    return dict(found)
+    if options.only_keys is not None:
+        config["keys"] = sorted(options.only_keys)
+    options.progress("graphrag.link.places: matching, deciding and writing inside Neo4j")
+    started = time.perf_counter()
+    try:
+        [row] = graph.write("linkers/link_places_procedure", config=config)
+    except Neo4jError as exc:
+        message = str(exc.message or exc)
+        if "no places to link" in message:
+            raise GraphragError("no places to link: load a gazetteer first (`graphrag load pleiades FILE`)") from None
+        first = message.splitlines()[0] if message else "no message"
+        reason = first.split("IllegalArgumentException: ", 1)[-1]  # the procedure's own one-line error
+        raise GraphragError(reason if reason.startswith(PROCEDURE) else f"{PROCEDURE} failed: {first}") from None
+    result = PlaceLinkResult(
+        engine="procedure",
+        dry_run=options.dry_run,
+        names=row["names"],
+        places=row["places"],
+        stoplisted=row["stoplisted"],
+        too_short=row["tooShort"],
+        chunks_scanned=row["chunksScanned"],
+        chunks_skipped=row["chunksSkipped"],
+        matches=row["matches"],
+        overlapped=row["overlapped"],
+        not_a_place=dict(sorted(row["notAPlace"].items())),
+        linked=row["linked"],
+        undecided=row["undecided"],
+        rules=dict(sorted(row["rules"].items())),
+        found=row["mentions"],
+        created=row["created"],
+        updated=row["updated"],
+        removed=row["removed"],
+        total=row["total"],
+    )
+    result.edges = {(e["chunkId"], e["targetId"]): e["props"] for e in row["edges"] or []}
+    result.seconds = {**row["seconds"], "call": round(time.perf_counter() - started, 3)}
+    return result
 
 
 def match_reference(graph: Graph, table: NameTable, options: PlaceLinkOptions) -> dict[str, list[Occurrence]]:

@@ -85,6 +85,7 @@ def test_the_test_server_has_the_plugin(generated):
     graph, _ = generated
     assert {
         "graphrag.ppr",
+        "graphrag.link.places",
         "graphrag.link.places.match",
         "graphrag.retrieve.neighbours",
         "graphrag.retrieve.graph",
@@ -249,7 +250,7 @@ def test_doctor_says_which_path_is_in_use(neo4j, run_cli):
     out = json.loads(run_cli("doctor", "--json").stdout)
     assert out["graphrag_plugin"]["version"]
     assert out["graphrag_plugin"]["paths"]["ppr"] == "procedure graphrag.ppr"
-    assert out["graphrag_plugin"]["paths"]["link places"] == "procedure graphrag.link.places.match"
+    assert out["graphrag_plugin"]["paths"]["link places"] == "procedure graphrag.link.places"
     assert out["graphrag_plugin"]["paths"]["graph mode"] == "procedure graphrag.retrieve.graph"
     human = run_cli("doctor").output
     assert "graphrag plugin" in human and "graphrag.ppr" in human

@@ -1,10 +1,19 @@
 package org.graphrag.procedures;
 
 import java.text.Normalizer;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -23,10 +32,19 @@ import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
 
 /**
- * The place linker's matching inside the database: the gazetteer names in every chunk text, by
- * one Aho–Corasick pass ({@link PlaceMatcher}), without the texts leaving Neo4j. What the matches
- * mean (overlaps, not-a-place contexts, which place) is decided by the linker's one decision code
- * in Python, which writes the edges ({@code graphrag link places --engine procedure}).
+ * The place linker inside the database.
+ *
+ * <ul>
+ *   <li>{@code graphrag.link.places(config)}: the whole run, as {@code graphrag link places}
+ *       makes it: the names read from the {@code Place} nodes, one Aho–Corasick pass over the chunk
+ *       texts ({@link PlaceMatcher}), the decisions of the Python engine ({@link PlaceLinker}) and
+ *       the {@code MENTIONS} edges written: only the difference from the linker's edges in the
+ *       graph, so a second call changes nothing. It writes in the caller's transaction (all or
+ *       nothing); one row of counts comes back. {@code graphrag link places --engine procedure}
+ *       calls it.</li>
+ *   <li>{@code graphrag.link.places.match(config)}: the building block, the matching only: one
+ *       row per accepted match, for a look from Neo4j Browser or for other decision code.</li>
+ * </ul>
  */
 public class LinkProcedures {
 
@@ -49,6 +67,373 @@ public class LinkProcedures {
         public String before;
         public String after;
     }
+
+    static final Label ENTITY = Label.label("__Entity__");
+    static final Label DOCUMENT = Label.label("Document");
+    static final RelationshipType MENTIONS = RelationshipType.withName("MENTIONS");
+
+    /** What one run of graphrag.link.places found, decided and wrote. */
+    public static class LinkSummary {
+        public String engine;
+        public Long places;
+        public Long names;
+        public Long stoplisted;
+        public Long tooShort;
+        public Long chunksScanned;
+        public Long chunksSkipped;
+        public Long matches;
+        public Long overlapped;
+        public Map<String, Object> notAPlace;
+        public Long linked;
+        public Long undecided;
+        public Map<String, Object> rules;
+        public Long mentions;
+        public Long created;
+        public Long updated;
+        public Long removed;
+        public Long total;
+        public Boolean dryRun;
+        public Map<String, Object> seconds;
+        public List<Map<String, Object>> edges; // with returnEdges: {chunkId, targetId, props}, else null
+    }
+
+    @Procedure(name = "graphrag.link.places", mode = Mode.WRITE)
+    @Description("graphrag.link.places(config) - the place linker in the database, as `graphrag link places` "
+            + "runs it: the names of the Place nodes, one Aho-Corasick pass over the chunk texts, the same "
+            + "deciding rules (longest match, not-a-place contexts, kind cues, qualifiers, document context, "
+            + "distances, exonyms, minConfidence) and the same MENTIONS edges (linker 'places'), writing only "
+            + "the difference, so a second call changes nothing. One row of counts. config: corpus, sources "
+            + "(gazetteers, e.g. ['pleiades']; default all), minLength (3), stoplist (folded names; default "
+            + "the shipped list), requireCapital (true), skipTails (true), skipSections (a regex of section "
+            + "titles; default the bibliography sections; '' skips none), minConfidence (0.5), contexts "
+            + "(true), dryRun (false), returnEdges (false: the decided edges in `edges`). Example: CALL graphrag.link.places({corpus: 'isaw', minConfidence: 0.7}) "
+            + "YIELD mentions, created, updated, removed, undecided RETURN *")
+    public Stream<LinkSummary> link(@Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        long started = System.nanoTime();
+        LinkConfig c = new LinkConfig(config);
+        List<PlaceLinker.Place> places = readPlaces(tx, c.sources);
+        if (places.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "no places to link: load a gazetteer first (`graphrag load pleiades FILE`)");
+        }
+        Map<String, Node> chunkNodes = new HashMap<>();
+        List<PlaceLinker.Chunk> chunks = readChunks(tx, c.corpus, chunkNodes);
+        Map<String, List<String>> emphasis = readEmphasis(tx, c.corpus);
+        long read = System.nanoTime();
+        PlaceLinker.WordLists lists = PlaceLinker.WordLists.shipped();
+        PlaceLinker.Names names = PlaceLinker.Names.of(places, lists, c.options);
+        long named = System.nanoTime();
+        PlaceLinker linker = new PlaceLinker(names, lists, c.options);
+        if (linker.targets.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "no places to link: load a gazetteer first (`graphrag load pleiades FILE`)");
+        }
+        PlaceLinker.Result r = linker.run(chunks, emphasis,
+                chunk -> chunkNodes.get(chunk.id()).getProperty("text", null) instanceof String s ? s : "");
+        long decided = System.nanoTime();
+        LinkSummary out = new LinkSummary();
+        out.engine = "procedure";
+        out.places = r.places;
+        out.names = r.names;
+        out.stoplisted = r.stoplisted;
+        out.tooShort = r.tooShort;
+        out.chunksScanned = r.chunksScanned;
+        out.chunksSkipped = r.chunksSkipped;
+        out.matches = r.matches;
+        out.overlapped = r.overlapped;
+        out.notAPlace = new TreeMap<>(r.notAPlace);
+        out.linked = r.linked;
+        out.undecided = r.undecided;
+        out.rules = new TreeMap<>(r.rules);
+        out.mentions = (long) r.edges.size();
+        out.dryRun = c.dryRun;
+        long[] changes = write(tx, r.edges, chunkNodes, c.dryRun);
+        out.created = changes[0];
+        out.updated = changes[1];
+        out.removed = changes[2];
+        out.total = changes[3];
+        long done = System.nanoTime();
+        Map<String, Object> seconds = new LinkedHashMap<>();
+        seconds.put("read", seconds(started, read));
+        seconds.put("names", seconds(read, named));
+        long matched = named + (long) (r.matchSeconds * 1e9);
+        seconds.put("match", seconds(named, matched));
+        seconds.put("decide", seconds(matched, decided));
+        seconds.put("write", seconds(decided, done));
+        seconds.put("total", seconds(started, done));
+        out.seconds = seconds;
+        if (c.returnEdges) {
+            out.edges = new ArrayList<>();
+            r.edges.forEach((edge, props) -> {
+                Map<String, Object> values = new LinkedHashMap<>();
+                props.toMap().forEach((k, v) -> values.put(k, v instanceof String[] list ? List.of(list) : v));
+                out.edges.add(Map.of("chunkId", edge.chunk(), "targetId", edge.target(), "props", values));
+            });
+        }
+        return Stream.of(out);
+    }
+
+    private static double seconds(long from, long to) {
+        return Math.round((to - from) / 1e6) / 1e3;
+    }
+
+    /** places/names.cypher: every Place with an id (of these sources), what the linker reads of it. */
+    static List<PlaceLinker.Place> readPlaces(Transaction tx, Set<String> sources) {
+        List<PlaceLinker.Place> out = new ArrayList<>();
+        try (ResourceIterator<Node> nodes = tx.findNodes(PLACE)) {
+            while (nodes.hasNext()) {
+                Map<String, Object> p = nodes.next().getProperties(
+                        "id", "source", "names", "name", "title", "description", "placeTypes", "lat", "lon");
+                if (!(p.get("id") instanceof String id)) {
+                    continue;
+                }
+                Object source = p.get("source");
+                if (sources != null && !sources.contains(source)) {
+                    continue;
+                }
+                Object namesValue = p.get("names");
+                Object name = p.get("name");
+                List<String> names = new ArrayList<>();
+                int count;
+                if (namesValue instanceof String[] list) {
+                    names.addAll(Arrays.asList(list));
+                    count = list.length;
+                } else {
+                    if (name instanceof String n) {
+                        names.add(n);
+                    }
+                    count = 1; // coalesce(p.names, [p.name]): one item, even a null one
+                }
+                Object title = p.get("title");
+                if (title == null) {
+                    title = name;
+                }
+                Object description = p.get("description");
+                List<String> types = new ArrayList<>();
+                if (p.get("placeTypes") instanceof String[] list) {
+                    types.addAll(Arrays.asList(list));
+                }
+                out.add(new PlaceLinker.Place(id, names, count, title == null ? null : title.toString(),
+                        description == null ? null : PyText.head(description.toString(), 200),
+                        source == null ? null : source.toString(), types, number(p.get("lat")),
+                        number(p.get("lon"))));
+            }
+        }
+        return out;
+    }
+
+    private static Double number(Object value) {
+        return value instanceof Number n ? n.doubleValue() : null;
+    }
+
+    /** linkers/chunks.cypher: the chunks of documents (of the corpus), with their document, section and text. */
+    static List<PlaceLinker.Chunk> readChunks(Transaction tx, String corpus, Map<String, Node> nodes) {
+        List<PlaceLinker.Chunk> out = new ArrayList<>();
+        try (ResourceIterator<Node> all = tx.findNodes(CHUNK)) {
+            while (all.hasNext()) {
+                Node chunk = all.next();
+                Node doc = document(chunk);
+                if (doc == null || !doc.hasLabel(DOCUMENT)
+                        || corpus != null && !corpus.equals(doc.getProperty("corpus", null))) {
+                    continue;
+                }
+                String id = String.valueOf(chunk.getProperty("id", ""));
+                Object section = chunk.getProperty("section", null);
+                nodes.put(id, chunk);
+                out.add(new PlaceLinker.Chunk(id, String.valueOf(doc.getProperty("id", "")),
+                        section == null ? "" : section.toString(), null)); // the text is read when matched
+            }
+        }
+        return out;
+    }
+
+    /** linkers/document_emphasis.cypher: each document's italic spans. */
+    static Map<String, List<String>> readEmphasis(Transaction tx, String corpus) {
+        Map<String, List<String>> out = new HashMap<>();
+        try (ResourceIterator<Node> docs = tx.findNodes(DOCUMENT)) {
+            while (docs.hasNext()) {
+                Node d = docs.next();
+                if (corpus != null && !corpus.equals(d.getProperty("corpus", null))) {
+                    continue;
+                }
+                if (d.getProperty("emphasis", null) instanceof String[] spans && spans.length > 0) {
+                    out.put(String.valueOf(d.getProperty("id", "")), List.of(spans));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * mentions.sync_mentions and linkers/write_mentions.cypher: make the linker's edges of the
+     * scanned chunks exactly `edges` (create the missing, update the changed, remove those not
+     * made; an edge of another linker between the same nodes becomes this linker's). Returns
+     * created, updated, removed and the linker's edges in the graph afterwards.
+     */
+    static long[] write(Transaction tx, Map<PlaceLinker.Edge, PlaceLinker.Props> edges, Map<String, Node> chunks,
+            boolean dryRun) {
+        Map<PlaceLinker.Edge, List<Relationship>> before = new HashMap<>();
+        long total = 0;
+        try (ResourceIterator<Relationship> all = tx.findRelationships(MENTIONS, "linker", PlaceLinker.LINKER)) {
+            while (all.hasNext()) {
+                Relationship m = all.next();
+                Node c = m.getStartNode();
+                Node e = m.getEndNode();
+                if (!c.hasLabel(CHUNK) || !e.hasLabel(ENTITY)) {
+                    continue;
+                }
+                total++;
+                String chunkId = String.valueOf(c.getProperty("id", null));
+                if (chunks.get(chunkId) != null) {
+                    PlaceLinker.Edge key = new PlaceLinker.Edge(chunkId, String.valueOf(e.getProperty("id", null)));
+                    before.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
+                }
+            }
+        }
+        if (dryRun) {
+            return new long[] {0, 0, 0, total};
+        }
+        long created = 0;
+        long updated = 0;
+        long removed = 0;
+        ZonedDateTime at = ZonedDateTime.now(ZoneOffset.UTC);
+        Map<String, List<Node>> entities = new HashMap<>();
+        for (Map.Entry<PlaceLinker.Edge, PlaceLinker.Props> e : edges.entrySet()) {
+            Map<String, Object> props = e.getValue().toMap();
+            List<Relationship> old = before.get(e.getKey());
+            if (old == null) {
+                Node chunk = chunks.get(e.getKey().chunk());
+                for (Node target : entities.computeIfAbsent(e.getKey().target(), id -> entitiesWithId(tx, id))) {
+                    List<Relationship> other = new ArrayList<>();
+                    for (Relationship r : chunk.getRelationships(Direction.OUTGOING, MENTIONS)) {
+                        if (r.getEndNode().equals(target)) {
+                            other.add(r);
+                        }
+                    }
+                    if (other.isEmpty()) {
+                        Relationship m = chunk.createRelationshipTo(target, MENTIONS);
+                        props.forEach(m::setProperty);
+                        m.setProperty("at", at);
+                        created++;
+                    } else {
+                        other.forEach(r -> props.forEach(r::setProperty));
+                    }
+                }
+                continue;
+            }
+            boolean changed = false;
+            for (Relationship m : old) {
+                for (Map.Entry<String, Object> p : props.entrySet()) {
+                    changed |= !Objects.deepEquals(m.getProperty(p.getKey(), null), p.getValue());
+                }
+            }
+            if (changed) {
+                for (Relationship m : old) {
+                    props.forEach(m::setProperty);
+                    updated++;
+                }
+            }
+        }
+        for (Map.Entry<PlaceLinker.Edge, List<Relationship>> e : before.entrySet()) {
+            if (!edges.containsKey(e.getKey())) {
+                for (Relationship m : e.getValue()) {
+                    m.delete();
+                    removed++;
+                }
+            }
+        }
+        return new long[] {created, updated, removed, total + created - removed};
+    }
+
+    private static List<Node> entitiesWithId(Transaction tx, String id) {
+        List<Node> out = new ArrayList<>();
+        try (ResourceIterator<Node> found = tx.findNodes(ENTITY, "id", id)) {
+            found.forEachRemaining(out::add);
+        }
+        return out;
+    }
+
+    static final class LinkConfig {
+        final PlaceLinker.Options options = new PlaceLinker.Options();
+        final String corpus;
+        final Set<String> sources;
+        final boolean dryRun;
+        final boolean returnEdges;
+
+        LinkConfig(Map<String, Object> map) {
+            Set<String> known = Set.of("corpus", "sources", "minLength", "stoplist", "requireCapital", "skipTails",
+                    "skipSections", "minConfidence", "contexts", "dryRun", "keys", "returnEdges");
+            for (String key : map.keySet()) {
+                if (!known.contains(key)) {
+                    throw new IllegalArgumentException("graphrag.link.places: unknown config key '" + key
+                            + "' (known: " + new TreeSet<>(known) + ")");
+                }
+            }
+            corpus = text(map, "corpus");
+            List<String> s = texts(map, "sources");
+            sources = s == null ? null : new HashSet<>(s);
+            dryRun = flag(map, "dryRun", false);
+            returnEdges = flag(map, "returnEdges", false);
+            Number minLength = number(map, "minLength", 3L);
+            options.minLength = minLength.intValue();
+            List<String> stop = texts(map, "stoplist");
+            options.stoplist = stop == null ? null : PlaceLinker.folded(stop);
+            options.requireCapital = flag(map, "requireCapital", true);
+            options.skipTails = flag(map, "skipTails", true);
+            String skip = map.containsKey("skipSections") ? text(map, "skipSections") : PlaceLinker.WordLists.skipSections();
+            try {
+                options.skipSections = skip == null || skip.isEmpty() ? null : Pattern.compile(skip, Pattern.UNICODE_CASE);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new IllegalArgumentException("graphrag.link.places: skipSections is not a regex: "
+                        + e.getDescription());
+            }
+            options.minConfidence = number(map, "minConfidence", 0.5).doubleValue();
+            options.contexts = flag(map, "contexts", true);
+            List<String> keys = texts(map, "keys");
+            options.onlyKeys = keys == null ? null : new HashSet<>(keys);
+        }
+
+        private static IllegalArgumentException wrong(String key, String what, Object value) {
+            return new IllegalArgumentException("graphrag.link.places: config " + key + " must be " + what
+                    + ", not " + value);
+        }
+
+        private static String text(Map<String, Object> map, String key) {
+            Object v = map.get(key);
+            if (v != null && !(v instanceof String)) {
+                throw wrong(key, "a string", v);
+            }
+            return (String) v;
+        }
+
+        private static boolean flag(Map<String, Object> map, String key, boolean otherwise) {
+            Object v = map.get(key);
+            if (v != null && !(v instanceof Boolean)) {
+                throw wrong(key, "true or false", v);
+            }
+            return v == null ? otherwise : (Boolean) v;
+        }
+
+        private static Number number(Map<String, Object> map, String key, Number otherwise) {
+            Object v = map.get(key);
+            if (v != null && !(v instanceof Number)) {
+                throw wrong(key, "a number", v);
+            }
+            return v == null ? otherwise : (Number) v;
+        }
+
+        private static List<String> texts(Map<String, Object> map, String key) {
+            Object v = map.get(key);
+            if (v == null) {
+                return null;
+            }
+            if (!(v instanceof List<?> list) || list.stream().anyMatch(x -> !(x instanceof String))) {
+                throw wrong(key, "a list of strings", v);
+            }
+            return list.stream().map(String.class::cast).toList();
+        }
+    }
+
 
     @Procedure(name = "graphrag.link.places.match", mode = Mode.READ)
     @Description("graphrag.link.places.match(config) - the gazetteer names in every chunk text, by one "

@@ -83,8 +83,19 @@ public final class PlaceMatcher {
                 || type == Character.OTHER_LETTER;
     }
 
+    private static final boolean[] ASCII_WORD = new boolean[128];
+
+    static {
+        for (int c = 0; c < 128; c++) {
+            ASCII_WORD[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_';
+        }
+    }
+
     /** Python's isalnum() or "_" or a combining mark. */
     static boolean isWordChar(int cp) {
+        if (cp < 128) {
+            return ASCII_WORD[cp];
+        }
         int type = Character.getType(cp);
         return isLetter(cp) || type == Character.DECIMAL_DIGIT_NUMBER || type == Character.LETTER_NUMBER
                 || type == Character.OTHER_NUMBER || cp == '_' || isMark(cp);
@@ -108,6 +119,21 @@ public final class PlaceMatcher {
         return out.toString();
     }
 
+    // Each BMP character's fold, made on first use (a race only computes the same value twice).
+    private static final String[] FOLDED = new String[0x10000];
+
+    static String foldCached(int cp) {
+        if (cp >= FOLDED.length) {
+            return foldChar(cp);
+        }
+        String f = FOLDED[cp];
+        if (f == null) {
+            f = foldChar(cp);
+            FOLDED[cp] = f;
+        }
+        return f;
+    }
+
     // --- matching ---------------------------------------------------------------------------
 
     /** All accepted matches in `text`, in the automaton's order (by end, then longest). */
@@ -122,7 +148,7 @@ public final class PlaceMatcher {
         int[] origin = new int[cps.length + 8];
         int n = 0;
         for (int i = 0; i < cps.length; i++) {
-            String f = cps[i] < 128 ? null : foldChar(cps[i]);
+            String f = cps[i] < 128 ? null : foldCached(cps[i]);
             if (f == null) {
                 if (n == folded.length) {
                     folded = java.util.Arrays.copyOf(folded, n * 2 + 8);
@@ -273,7 +299,19 @@ public final class PlaceMatcher {
             return ((long) state << 21) | cp;
         }
 
+        // States with many children (the root's boundary, the first letters after it) also get a
+        // dense table of their BMP transitions: most of a scan's lookups are there.
+        private static final int DENSE_CHILDREN = 48;
+        private static final int DENSE_MAX = 64;
+        private int[][] dense;
+
         private int get(int state, int cp) {
+            if (dense != null) {
+                int[] table = dense[state];
+                if (table != null && cp < 0x10000) {
+                    return table[cp];
+                }
+            }
             long k = key(state, cp);
             int mask = edgeKeys.length - 1;
             int i = (int) (mix(k) & mask);
@@ -395,6 +433,23 @@ public final class PlaceMatcher {
                     queue[tail++] = child;
                 }
             }
+            int[][] tables = new int[states][];
+            int made = 0;
+            for (int state = 0; state < states && made < DENSE_MAX; state++) {
+                int[] list = children[state];
+                if (list != null && (state == 0 || list.length >= DENSE_CHILDREN)) {
+                    int[] table = new int[0x10000];
+                    java.util.Arrays.fill(table, -1);
+                    for (int cp : list) {
+                        if (cp < 0x10000) {
+                            table[cp] = get(state, cp);
+                        }
+                    }
+                    tables[state] = table; // astral code points still go through the hash table
+                    made++;
+                }
+            }
+            dense = tables;
             children = null;
         }
 

@@ -199,8 +199,8 @@ class ProceduresCypherTest {
         List<Map<String, Object>> listed = rows("""
                 SHOW PROCEDURES YIELD name, description WHERE name STARTS WITH 'graphrag.'
                 RETURN name, description ORDER BY name""", Map.of());
-        assertEquals(List.of("graphrag.link.places.match", "graphrag.ppr", "graphrag.retrieve.graph",
-                        "graphrag.retrieve.neighbours"),
+        assertEquals(List.of("graphrag.link.places", "graphrag.link.places.match", "graphrag.ppr",
+                        "graphrag.retrieve.graph", "graphrag.retrieve.neighbours"),
                 listed.stream().map(r -> r.get("name")).toList());
         for (Map<String, Object> row : listed) {
             assertTrue(row.get("description").toString().contains("Example: "), row.toString());
