@@ -32,7 +32,7 @@ models: python-deps
 ## local-llm: the optional in-process LLM for GRAPHRAG_LLM_MODEL=local:/path/model.gguf (llama-cpp-python, built with CMake and a C++ compiler; CMAKE_ARGS="-DGGML_CUDA=on" make local-llm for NVIDIA GPUs)
 local-llm: python-deps
 	@command -v cmake >/dev/null && command -v c++ >/dev/null || { echo "llama-cpp-python builds from source: install cmake and a C++ compiler (Debian: apt-get install cmake g++)"; exit 1; }
-	CMAKE_ARGS="$${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF}" $(BIN)/python -m pip install -c constraints.txt -e '.[dev,local]'
+	CMAKE_ARGS="$${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF}" $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,local]'
 
 # umask 077: .env holds the password, so it is the owner's alone (0600) from its first byte.
 .env:
