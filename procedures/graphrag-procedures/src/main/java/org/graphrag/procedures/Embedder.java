@@ -123,7 +123,7 @@ final class Embedder {
 
     /** The unit-length sentence embedding of one text. */
     float[] embed(String text) {
-        Encoding encoding = tokenizer.encode(strip(text));
+        Encoding encoding = tokenizer.encode(PyText.strip(text));
         long[][] ids = {encoding.getIds()};
         long[][] mask = {encoding.getAttentionMask()};
         long[][] types = {encoding.getTypeIds()};
@@ -136,22 +136,5 @@ final class Embedder {
         } catch (OrtException e) {
             throw new IllegalStateException("graphrag.embed: ONNX Runtime failed: " + e.getMessage(), e);
         }
-    }
-
-    /** Python's {@code str.strip()}: Unicode whitespace (Java's {@code String.strip} keeps NBSP). */
-    static String strip(String text) {
-        int start = 0;
-        int end = text.length();
-        while (start < end && isSpace(text.codePointAt(start))) {
-            start += Character.charCount(text.codePointAt(start));
-        }
-        while (end > start && isSpace(text.codePointBefore(end))) {
-            end -= Character.charCount(text.codePointBefore(end));
-        }
-        return text.substring(start, end);
-    }
-
-    private static boolean isSpace(int cp) {
-        return cp >= 0x1c && cp <= 0x1f || cp == 0x85 || Character.isWhitespace(cp) || Character.isSpaceChar(cp);
     }
 }

@@ -131,7 +131,7 @@ final class QuestionWords {
     }
 
     private static List<String> word(String raw, boolean isFirst) {
-        String token = strip(raw.replaceFirst("['\u2019]s$", ""), ".-'\u2019");
+        String token = PyText.strip(raw.replaceFirst("['\u2019]s$", ""), ".-'\u2019");
         String lower = token.toLowerCase(Locale.ROOT);
         if (token.codePointCount(0, token.length()) < 2 || STOP.contains(lower) || STOP.contains(lower.replace('\u2019', '\''))) {
             return List.of();
@@ -139,18 +139,6 @@ final class QuestionWords {
         int first = token.codePointAt(0);
         boolean innerCap = token.substring(Character.charCount(first)).codePoints().anyMatch(Character::isUpperCase);
         return List.of(innerCap || Character.isUpperCase(first) && !isFirst ? token : lower);
-    }
-
-    private static String strip(String text, String chars) {
-        int start = 0;
-        int end = text.length();
-        while (start < end && chars.indexOf(text.charAt(start)) >= 0) {
-            start++;
-        }
-        while (end > start && chars.indexOf(text.charAt(end - 1)) >= 0) {
-            end--;
-        }
-        return text.substring(start, end);
     }
 
     /** {@code escape_lucene}: special characters escaped, the operator words in lower case. */
@@ -173,7 +161,7 @@ final class QuestionWords {
         List<String> terms = new ArrayList<>();
         for (String w : words) {
             if (w != null && !w.isEmpty() && w.codePoints().anyMatch(RetrieveProcedures::isWord)) {
-                terms.add(escapeLucene(Embedder.strip(w)));
+                terms.add(escapeLucene(PyText.strip(w)));
             }
         }
         return String.join(operator, terms);

@@ -246,7 +246,7 @@ public class RetrieveProcedures {
         // ORDER BY strength DESC, n.id (Cypher: null above every number, so first when descending)
         rows.sort(Comparator.comparing((Candidate c) -> c.row().strength,
                         Comparator.nullsFirst(RetrieveProcedures::descending))
-                .thenComparing(c -> c.row().chunkId, Comparator.nullsLast(RetrieveProcedures::compareCodePoints)));
+                .thenComparing(c -> c.row().chunkId, Comparator.nullsLast(PyText.ORDER)));
         List<Neighbour> top = new ArrayList<>();
         for (Candidate c : rows.subList(0, (int) Math.max(0, Math.min(rows.size(), s.perSeed)))) {
             Neighbour row = c.row();  // the text columns of the rows kept only
@@ -350,7 +350,7 @@ public class RetrieveProcedures {
             }
             // Python's sorted by (-(strength + coverWeight x coverage), chunkId)
             scored.sort(Comparator.comparing((Map.Entry<Double, Neighbour> e) -> e.getKey(), RetrieveProcedures::ascending)
-                    .thenComparing(e -> e.getValue().chunkId, RetrieveProcedures::compareCodePoints));
+                    .thenComparing(e -> e.getValue().chunkId, PyText.ORDER));
             for (Map.Entry<Double, Neighbour> e : scored.subList(0, (int) Math.min(scored.size(), linksPerSeed))) {
                 Neighbour n = e.getValue();
                 if (placed.add(n.chunkId)) {
@@ -391,7 +391,7 @@ public class RetrieveProcedures {
             }
         }
         rows.sort(Comparator.comparing((Ranked r) -> r.score, RetrieveProcedures::descending)
-                .thenComparing(r -> r.chunkId, Comparator.nullsLast(RetrieveProcedures::compareCodePoints)));
+                .thenComparing(r -> r.chunkId, Comparator.nullsLast(PyText.ORDER)));
         return rows.size() > limit ? new ArrayList<>(rows.subList(0, (int) limit)) : rows;
     }
 
@@ -582,22 +582,6 @@ public class RetrieveProcedures {
 
     static int descending(Double a, Double b) {
         return ascending(b, a);
-    }
-
-    /** String order by code point, as Python's and Cypher's. */
-    static int compareCodePoints(String a, String b) {
-        int i = 0;
-        int j = 0;
-        while (i < a.length() && j < b.length()) {
-            int ca = a.codePointAt(i);
-            int cb = b.codePointAt(j);
-            if (ca != cb) {
-                return Integer.compare(ca, cb);
-            }
-            i += Character.charCount(ca);
-            j += Character.charCount(cb);
-        }
-        return Integer.compare(a.length() - i, b.length() - j);
     }
 
     static Number number(Map<String, Object> config, String key, Number fallback) {

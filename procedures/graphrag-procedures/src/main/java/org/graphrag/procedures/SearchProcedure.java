@@ -204,7 +204,7 @@ public class SearchProcedure {
                 }
                 String best = null;
                 for (String name : names) {
-                    String s = Embedder.strip(name);
+                    String s = PyText.strip(name);
                     if (s.codePointCount(0, s.length()) >= 3 && occurs(folded, TextFunctions.foldText(s))
                             && (best == null || name.codePointCount(0, name.length()) > best.codePointCount(0, best.length()))) {
                         best = name;
@@ -216,7 +216,7 @@ public class SearchProcedure {
                     e.put("id", id);
                     e.put("name", row.get("name"));
                     e.put("type", row.get("type"));
-                    e.put("matched", Embedder.strip(best));
+                    e.put("matched", PyText.strip(best));
                     e.put("documentId", row.get("documentId"));
                     List<String> labels = new ArrayList<>(strings(row.get("labels")));
                     labels.remove("__Entity__");
@@ -249,7 +249,7 @@ public class SearchProcedure {
         out.sort((x, y) -> {
             int c = Integer.compare(pythonFind(folded, TextFunctions.foldText((String) x.get("matched"))),
                     pythonFind(folded, TextFunctions.foldText((String) y.get("matched"))));
-            return c != 0 ? c : RetrieveProcedures.compareCodePoints((String) x.get("id"), (String) y.get("id"));
+            return c != 0 ? c : PyText.ORDER.compare((String) x.get("id"), (String) y.get("id"));
         });
         return out;
     }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,18 +15,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
-import org.neo4j.io.ByteUnit;
-import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /**
  * graphrag.embed through Cypher in an embedded Neo4j, on the export of {@code graphrag models export}
@@ -39,31 +31,23 @@ class EmbedFunctionsTest {
     @TempDir
     static Path dir;
 
-    private static DatabaseManagementService dbms;
+    private static EmbeddedNeo4j neo4j;
     private static GraphDatabaseService db;
     private static Path models;
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        String env = System.getenv(Embedder.DIR_ENV);
-        models = env != null && !env.isBlank() ? Path.of(env) : Path.of("../../.graphrag/models").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isRegularFile(models.resolve(Embedder.EXPORT_NAME).resolve("model.onnx")),
-                "no ONNX export in " + models + ": run `graphrag models export`");
-        System.setProperty(Embedder.DIR_PROPERTY, models.toString());
-        dbms = new DatabaseManagementServiceBuilder(dir)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-        ((GraphDatabaseAPI) db).getDependencyResolver()
-                .resolveDependency(GlobalProcedures.class)
-                .registerFunction(EmbedFunctions.class);
+        models = EmbeddedNeo4j.exportedModelsOrSkip();
+        neo4j = EmbeddedNeo4j.start(dir);
+        db = neo4j.db;
+        neo4j.procedures.registerFunction(EmbedFunctions.class);
     }
 
     @AfterAll
     static void stopNeo4j() {
         System.clearProperty(Embedder.DIR_PROPERTY);
-        if (dbms != null) {
-            dbms.shutdown();
+        if (neo4j != null) {
+            neo4j.close();
         }
     }
 
@@ -142,6 +126,6 @@ class EmbedFunctionsTest {
     @Test
     void stripIsPythons() {
         assertArrayEquals(new String[] {"a b", "", "x"},
-                new String[] {Embedder.strip("\u2003a b\u00a0\u2028"), Embedder.strip(" \t\n"), Embedder.strip("x")});
+                new String[] {PyText.strip("\u2003a b\u00a0\u2028"), PyText.strip(" \t\n"), PyText.strip("x")});
     }
 }

@@ -16,14 +16,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
-import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
-import org.neo4j.io.ByteUnit;
 import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /** graphrag.link.places through Cypher: what it links, that it writes only the difference, its options. */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -32,16 +27,14 @@ class LinkPlacesCypherTest {
     @TempDir
     static Path dir;
 
-    private static DatabaseManagementService dbms;
+    private static EmbeddedNeo4j neo4j;
     private static GraphDatabaseService db;
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dbms = new DatabaseManagementServiceBuilder(dir)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-        GlobalProcedures procedures = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class);
+        neo4j = EmbeddedNeo4j.start(dir);
+        db = neo4j.db;
+        GlobalProcedures procedures = neo4j.procedures;
         procedures.registerProcedure(LinkProcedures.class);
         db.executeTransactionally("""
                 CREATE (d1:Document {id: 'd1', corpus: 'demo', emphasis: ['Thebes', 'The Road to Rome']}),
@@ -74,17 +67,13 @@ class LinkPlacesCypherTest {
 
     @AfterAll
     static void stopNeo4j() {
-        if (dbms != null) {
-            dbms.shutdown();
+        if (neo4j != null) {
+            neo4j.close();
         }
     }
 
     private static List<Map<String, Object>> rows(String cypher, Map<String, Object> params) {
-        return db.executeTransactionally(cypher, params, r -> {
-            List<Map<String, Object>> out = new ArrayList<>();
-            r.forEachRemaining(out::add);
-            return out;
-        });
+        return neo4j.rows(cypher, params);
     }
 
     private static Map<String, Object> link(Map<String, Object> config) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -12,13 +11,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
-import org.neo4j.io.ByteUnit;
 import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /** The procedures called through Cypher in an embedded Neo4j of the server's version. */
 class ProceduresCypherTest {
@@ -26,16 +20,14 @@ class ProceduresCypherTest {
     @TempDir
     static Path dir;
 
-    private static DatabaseManagementService dbms;
+    private static EmbeddedNeo4j neo4j;
     private static GraphDatabaseService db;
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dbms = new DatabaseManagementServiceBuilder(dir)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-        GlobalProcedures procedures = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class);
+        neo4j = EmbeddedNeo4j.start(dir);
+        db = neo4j.db;
+        GlobalProcedures procedures = neo4j.procedures;
         procedures.registerProcedure(LinkProcedures.class);
         procedures.registerProcedure(PprProcedure.class);
         procedures.registerProcedure(RetrieveProcedures.class);
@@ -64,17 +56,13 @@ class ProceduresCypherTest {
 
     @AfterAll
     static void stopNeo4j() {
-        if (dbms != null) {
-            dbms.shutdown();
+        if (neo4j != null) {
+            neo4j.close();
         }
     }
 
     private static List<Map<String, Object>> rows(String cypher, Map<String, Object> params) {
-        return db.executeTransactionally(cypher, params, r -> {
-            List<Map<String, Object>> out = new ArrayList<>();
-            r.forEachRemaining(out::add);
-            return out;
-        });
+        return neo4j.rows(cypher, params);
     }
 
     @Test

@@ -4,25 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
 import org.neo4j.graphdb.QueryExecutionException;
-import org.neo4j.io.ByteUnit;
 import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /** graphrag.search and graphrag.search.analysis through Cypher in an embedded Neo4j, chunks embedded by the model. */
 class SearchProcedureTest {
@@ -30,21 +22,15 @@ class SearchProcedureTest {
     @TempDir
     static Path dir;
 
-    private static DatabaseManagementService dbms;
+    private static EmbeddedNeo4j neo4j;
     private static GraphDatabaseService db;
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        String env = System.getenv(Embedder.DIR_ENV);
-        Path models = env != null && !env.isBlank() ? Path.of(env) : Path.of("../../.graphrag/models").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isRegularFile(models.resolve(Embedder.EXPORT_NAME).resolve("model.onnx")),
-                "no ONNX export in " + models + ": run `graphrag models export`");
-        System.setProperty(Embedder.DIR_PROPERTY, models.toString());
-        dbms = new DatabaseManagementServiceBuilder(dir)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-        GlobalProcedures procedures = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class);
+        Path models = EmbeddedNeo4j.exportedModelsOrSkip();
+        neo4j = EmbeddedNeo4j.start(dir);
+        db = neo4j.db;
+        GlobalProcedures procedures = neo4j.procedures;
         procedures.registerFunction(EmbedFunctions.class);
         procedures.registerFunction(TextFunctions.class);
         procedures.registerProcedure(RetrieveProcedures.class);
@@ -70,17 +56,13 @@ class SearchProcedureTest {
     @AfterAll
     static void stopNeo4j() {
         System.clearProperty(Embedder.DIR_PROPERTY);
-        if (dbms != null) {
-            dbms.shutdown();
+        if (neo4j != null) {
+            neo4j.close();
         }
     }
 
     private static List<Map<String, Object>> rows(String cypher, Map<String, Object> params) {
-        return db.executeTransactionally(cypher, params, r -> {
-            List<Map<String, Object>> out = new ArrayList<>();
-            r.forEachRemaining(out::add);
-            return out;
-        });
+        return neo4j.rows(cypher, params);
     }
 
     @Test

@@ -10,13 +10,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.neo4j.configuration.GraphDatabaseSettings;
-import org.neo4j.dbms.api.DatabaseManagementService;
-import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
-import org.neo4j.io.ByteUnit;
-import org.neo4j.kernel.api.procedure.GlobalProcedures;
-import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /** Calls graphrag.fold through Cypher in an embedded Neo4j of the server's version. */
 class TextFunctionsCypherTest {
@@ -24,24 +18,20 @@ class TextFunctionsCypherTest {
     @TempDir
     static Path dir;
 
-    private static DatabaseManagementService dbms;
+    private static EmbeddedNeo4j neo4j;
     private static GraphDatabaseService db;
 
     @BeforeAll
     static void startNeo4j() throws Exception {
-        dbms = new DatabaseManagementServiceBuilder(dir)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
-                .build();
-        db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
-        ((GraphDatabaseAPI) db).getDependencyResolver()
-                .resolveDependency(GlobalProcedures.class)
-                .registerFunction(TextFunctions.class);
+        neo4j = EmbeddedNeo4j.start(dir);
+        db = neo4j.db;
+        neo4j.procedures.registerFunction(TextFunctions.class);
     }
 
     @AfterAll
     static void stopNeo4j() {
-        if (dbms != null) {
-            dbms.shutdown();
+        if (neo4j != null) {
+            neo4j.close();
         }
     }
 
