@@ -16,16 +16,12 @@ from dataclasses import dataclass
 
 CONVERSIONS = ("s2t", "s2tw", "s2twp", "t2s")  # OpenCC configurations offered by --convert
 CHOICES = ("auto", *CONVERSIONS, "none")
-# compiled when first used (2 ms): `graphrag ask` imports this module for --convert's choices
-_HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
-_KANA_CLASS = r"[\u3040-\u30ff]"
+# patterns as strings, compiled (and cached by `re`) when first used: `graphrag ask` imports this
+# module for --convert's choices, and compiling the Han class costs 2 ms
+_HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_KANA = r"[\u3040-\u30ff]"
 # a streamed answer is converted a clause at a time, so phrases are converted whole
-_CLAUSE_END_CLASS = r"[。！？；：，、\n.!?;]"
-
-
-@functools.cache
-def _pattern(source: str) -> re.Pattern:
-    return re.compile(source)
+_CLAUSE_END = r"[。！？；：，、\n.!?;]"
 
 
 @functools.lru_cache(maxsize=8)
@@ -37,7 +33,7 @@ def _opencc(config: str):
 
 def convert_text(text: str, config: str) -> str:
     """`text` converted with the OpenCC configuration `config`, square-bracketed spans untouched."""
-    if not text or not _pattern(_HAN_CLASS).search(text):
+    if not text or not re.search(_HAN, text):
         return text
     converter = _opencc(config)
     parts = re.split(r"(\[[^\[\]]*\])", text)
@@ -46,9 +42,9 @@ def convert_text(text: str, config: str) -> str:
 
 def script_of(text: str) -> str | None:
     """ "traditional", "simplified", or None (no Chinese, Japanese, or nothing telling them apart)."""
-    if not text or _pattern(_KANA_CLASS).search(text):
+    if not text or re.search(_KANA, text):
         return None
-    han = "".join(_pattern(_HAN_CLASS).findall(text))
+    han = "".join(re.findall(_HAN, text))
     if not han:
         return None
     traditional = sum(a != b for a, b in zip(han, _opencc("t2s").convert(han), strict=False))
@@ -119,6 +115,6 @@ def _last_clause_end(text: str) -> int:
             depth += 1
         elif ch == "]":
             depth = max(0, depth - 1)
-        elif depth == 0 and _pattern(_CLAUSE_END_CLASS).match(ch):
+        elif depth == 0 and re.match(_CLAUSE_END, ch):
             cut = i + 1
     return cut

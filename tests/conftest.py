@@ -94,6 +94,22 @@ def wipe(driver) -> None:
             session.run(f"DROP INDEX `{row['name']}`").consume()
 
 
+def load_sample_graph(neo4j_server, *commands: list[str]) -> None:
+    """The session's Neo4j emptied, then the schema applied and the bundled sample loaded (by default
+    `load sample`; `commands` replace it, e.g. ["load", "sample", "--no-embed"], ["link", "phrases"])."""
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    with neo4j_server.driver() as driver:
+        wipe(driver)
+    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
+    runner = CliRunner()
+    for command in (["apply-schema"], *(commands or (["load", "sample"],))):
+        result = runner.invoke(cli, command, env=env)
+        assert result.exit_code == 0, result.output
+
+
 @pytest.fixture
 def neo4j(neo4j_server, monkeypatch):
     """The session's Neo4j, emptied, with this test's environment pointing at it."""

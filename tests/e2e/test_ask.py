@@ -13,19 +13,9 @@ MODES = ["vector", "fulltext", "hybrid", "graph", "ppr"]
 @pytest.fixture(scope="module")
 def sample_graph(neo4j_server):
     """The session's Neo4j, emptied, with the schema and the bundled sample (loaded once per module)."""
-    from click.testing import CliRunner
+    from ..conftest import load_sample_graph
 
-    from graphrag_cypher.cli.main import cli
-
-    from ..conftest import wipe
-
-    with neo4j_server.driver() as driver:
-        wipe(driver)
-    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["apply-schema"], env=env).exit_code == 0
-    result = runner.invoke(cli, ["load", "sample"], env=env)
-    assert result.exit_code == 0, result.output
+    load_sample_graph(neo4j_server)
     return neo4j_server
 
 

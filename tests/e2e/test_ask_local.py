@@ -37,18 +37,9 @@ def tiny_model(llama_cpp, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sample_graph(neo4j_server):
-    from click.testing import CliRunner
+    from ..conftest import load_sample_graph
 
-    from graphrag_cypher.cli.main import cli
-
-    from ..conftest import wipe
-
-    with neo4j_server.driver() as driver:
-        wipe(driver)
-    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["apply-schema"], env=env).exit_code == 0
-    assert runner.invoke(cli, ["load", "sample"], env=env).exit_code == 0
+    load_sample_graph(neo4j_server)
     return neo4j_server
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ...conftest import free_port, graphrag_exe, wipe
+from ...conftest import free_port, graphrag_exe, load_sample_graph
 from ...llm_server import LLMServer
 
 KEY = "test-key-0123456789abcdef"
@@ -87,17 +87,7 @@ def stop_server(served: Served) -> None:
 
 
 def load_sample(neo4j_server) -> None:
-    from click.testing import CliRunner
-
-    from graphrag_cypher.cli.main import cli
-
-    with neo4j_server.driver() as driver:
-        wipe(driver)
-    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
-    runner = CliRunner()
-    for command in (["apply-schema"], ["load", "sample"], ["link", "phrases"]):
-        result = runner.invoke(cli, command, env=env)
-        assert result.exit_code == 0, result.output
+    load_sample_graph(neo4j_server, ["load", "sample"], ["link", "phrases"])
 
 
 @pytest.fixture(scope="module")
