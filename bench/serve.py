@@ -1,6 +1,7 @@
 """Load benchmark of `graphrag serve`: concurrent clients against POST /chat, no LLM.
 
     python bench/serve.py [--json] [--clients 20] [--seconds 60]
+    python bench/serve.py --hostile [--clients 8] [--seconds 30]
 
 Loads the MuSiQue corpus of ../shared/data/qa (else the bundled sample) into a throw-away
 Neo4j, measures the in-process `qa.ask` latency over its questions, then starts
@@ -8,6 +9,12 @@ Neo4j, measures the in-process `qa.ask` latency over its questions, then starts
 shows what HTTP and SSE-less JSON add to one answer). Reports requests/s, p50/p95 and errors.
 Goal: 0 errors; p50 within 1.5x of the in-process latency at the same load (20 threads calling
 `qa.ask` in one process, measured in the same run); the ratio to one sequential ask is shown too.
+
+`--hostile`: the same `clients` on /chat, first alone, then (in the same run, same server) while
+one more client asks a question whose web-search fallback fetches a PDF bomb (a small file
+with a multi-megabyte compressed text stream, served with a fake SearxNG on 127.0.0.1) and
+another sends 950 KB questions to /v1/chat/completions. Goal: the other clients' p50 within
+1.5x of the load alone, and the server's RSS back within 20 % of where it started.
 """
 
 from __future__ import annotations
@@ -159,6 +166,230 @@ def hammer(url: str, questions: list[str], corpus: str | None, clients: int, sec
             http.close()
 
 
+# --- the hostile mode --------------------------------------------------------------------------
+
+BOMB_QUESTION = "What does the zyxwvut quorvex manuscript say about glimmerfrost?"
+
+
+def pdf_bomb(stream_bytes: int = 4_000_000) -> bytes:
+    """A few-KB PDF whose one page holds `stream_bytes` of text operators, Flate-compressed."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "glimmerfrost")  # gives the page a font resource and a content stream
+    # every line drawn at the same place on the page (text off the page would not be extracted)
+    line = b"1 0 0 1 72 700 Tm (glimmerfrost quorvex zyxwvut manuscript.) Tj "
+    body = b"BT /F1 1 Tf " + line * (stream_bytes // len(line)) + b" ET"
+    font = page.get_fonts()[0][4]
+    doc.update_stream(page.get_contents()[0], body.replace(b"/F1", b"/" + font.encode()), compress=True)
+    data = doc.tobytes(garbage=3, deflate=True)
+    doc.close()
+    return data
+
+
+class HostileSite:
+    """A fake SearxNG and a web page server on 127.0.0.1: the bomb question's one result is the PDF bomb."""
+
+    def __init__(self):
+        import http.server
+        import urllib.parse
+
+        bomb = pdf_bomb()
+        self.bomb_bytes = len(bomb)
+        self.bomb_fetches = 0
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                parts = urllib.parse.urlsplit(self.path)
+                if parts.path == "/search":
+                    q = urllib.parse.parse_qs(parts.query).get("q", [""])[0]
+                    results = (
+                        [{"title": "Quorvex manuscript", "url": f"{site.url}/bomb.pdf", "content": "glimmerfrost"}]
+                        if "glimmerfrost" in q.lower()
+                        else []
+                    )
+                    return self._send(200, "application/json", json.dumps({"results": results}).encode())
+                if parts.path == "/bomb.pdf":
+                    site.bomb_fetches += 1
+                    return self._send(200, "application/pdf", bomb)
+                if parts.path == "/robots.txt":
+                    return self._send(200, "text/plain", b"User-agent: *\nAllow: /\n")
+                return self._send(404, "text/plain", b"no")
+
+            def _send(self, status, kind, body):
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def attackers(url: str, stop: threading.Event) -> tuple[list[threading.Thread], dict]:
+    """The two hostile clients, running until `stop`: counts of what each got back."""
+    import httpx
+
+    seen: dict = {"bomb": {}, "v1": {}}
+    big = "glimmerfrost AND (quorvex OR zyx~2) " * (950_000 // 36)
+
+    def bomb_client() -> None:
+        with httpx.Client(base_url=url, timeout=300) as http:
+            while not stop.is_set():
+                started = time.perf_counter()
+                try:
+                    status = http.post("/chat", json={"question": BOMB_QUESTION, "llm": False}).status_code
+                except httpx.HTTPError as exc:
+                    status = type(exc).__name__
+                seen["bomb"].setdefault(status, []).append(round(time.perf_counter() - started, 2))
+
+    def v1_client() -> None:
+        body = {"model": "graphrag-graph", "messages": [{"role": "user", "content": big}]}
+        with httpx.Client(base_url=url, timeout=300) as http:
+            while not stop.is_set():
+                started = time.perf_counter()
+                try:
+                    status = http.post("/v1/chat/completions", json=body).status_code
+                except httpx.HTTPError as exc:
+                    status = type(exc).__name__
+                seen["v1"].setdefault(status, []).append(round(time.perf_counter() - started, 2))
+
+    threads = [threading.Thread(target=bomb_client), threading.Thread(target=v1_client)]
+    for thread in threads:
+        thread.start()
+    return threads, seen
+
+
+def summarise(seen: dict) -> dict:
+    return {
+        kind: {str(status): {"n": len(times), "max_s": max(times)} for status, times in by_status.items()}
+        for kind, by_status in seen.items()
+    }
+
+
+def main_hostile(clients: int = 8, seconds: float = 30) -> dict:
+    from graphrag_cypher.embedder import make_embedder
+
+    site = HostileSite()
+    with bench_neo4j() as (settings, graph):
+        embedder = make_embedder(settings)
+        data, questions, corpus = load(settings, graph, embedder)
+        env = dict(
+            os.environ,
+            NEO4J_URI=settings.neo4j_uri,
+            NEO4J_USERNAME=settings.neo4j_username,
+            NEO4J_PASSWORD=settings.neo4j_password,
+            GRAPHRAG_ENV_FILE="/nonexistent.env",
+            GRAPHRAG_WEB_SEARCH="searxng",
+            GRAPHRAG_SEARXNG_URL=site.url,
+            GRAPHRAG_WEB_ALLOW_LOCAL="1",  # the fake search and its page are on 127.0.0.1
+        )
+        for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
+            env.pop(name, None)
+        server, url = start_serve(env)
+        try:
+            hammer(url, questions[:10], corpus, 2, 5)  # warm-up
+            rss_start = rss_mb(server.pid)
+            alone = hammer(url, questions, corpus, clients, seconds)
+            stop = threading.Event()
+            threads, seen = attackers(url, stop)
+            try:
+                attacked = hammer(url, questions, corpus, clients, seconds)
+            finally:
+                stop.set()
+                for thread in threads:
+                    thread.join()
+            rss_peak_after = rss_mb(server.pid)
+            time.sleep(5)
+            rss_end = rss_mb(server.pid)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+            site.close()
+    ratio = attacked["p50_ms"] / alone["p50_ms"] if attacked["p50_ms"] and alone["p50_ms"] else None
+    return {
+        "data": data,
+        "mode": MODE,
+        "alone": alone,
+        "attacked": attacked,
+        "p50_ratio": round(ratio, 2) if ratio else None,
+        "attackers": summarise(seen),
+        "bomb_file_bytes": site.bomb_bytes,
+        "bomb_fetches": site.bomb_fetches,
+        "rss_mb": {"start": round(rss_start), "after_attack": round(rss_peak_after), "after_5s": round(rss_end)},
+        "rss_ratio": round(rss_end / rss_start, 2),
+        "cpus": os.cpu_count(),
+    }
+
+
+def hostile_rows(result: dict) -> list[tuple[str, str, str]]:
+    alone, attacked, rss = result["alone"], result["attacked"], result["rss_mb"]
+    goal = (
+        "met"
+        if attacked["errors"] == 0 and (result["p50_ratio"] or 99) <= 1.5 and result["rss_ratio"] <= 1.2
+        else "not met"
+    )
+    return [
+        (
+            f"serve /chat {alone['clients']} clients",
+            f"p50 {alone['p50_ms']} ms",
+            f"p95 {alone['p95_ms']} ms, {alone['requests_per_s']} req/s, {alone['errors']} errors (the load alone)",
+        ),
+        (
+            "  + PDF bomb, 950 KB /v1",
+            f"p50 {attacked['p50_ms']} ms",
+            f"{result['p50_ratio']}x alone; p95 {attacked['p95_ms']} ms, {attacked['errors']} errors; attackers got "
+            f"{result['attackers']}; bomb {result['bomb_file_bytes']:,} bytes fetched {result['bomb_fetches']}x",
+        ),
+        (
+            "  server RSS",
+            f"{rss['start']} -> {rss['after_5s']} MB",
+            f"{result['rss_ratio']}x ({rss['after_attack']} MB right after the attack; goal p50 <= 1.5x and RSS "
+            f"<= 1.2x: {goal})",
+        ),
+    ]
+
+
+def start_serve(env: dict) -> tuple[subprocess.Popen, str]:
+    """`graphrag serve` on a free port with `env`, once /health answers 200."""
+    import httpx
+
+    port = free_port()
+    exe = Path(sys.executable).parent / "graphrag"
+    server = subprocess.Popen(
+        [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            if httpx.get(url + "/health", timeout=2).status_code == 200:
+                return server, url
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise RuntimeError("graphrag serve did not start: " + server.stderr.read().decode()[-500:])
+        time.sleep(0.3)
+
+
 def main(clients: int = 20, seconds: float = 60) -> dict:
     from graphrag_cypher.embedder import make_embedder
 
@@ -166,7 +397,6 @@ def main(clients: int = 20, seconds: float = 60) -> dict:
         embedder = make_embedder(settings)
         data, questions, corpus = load(settings, graph, embedder)
         ask_ms = in_process(graph, embedder, settings, questions, corpus)
-        port = free_port()
         env = dict(
             os.environ,
             NEO4J_URI=settings.neo4j_uri,
@@ -176,24 +406,8 @@ def main(clients: int = 20, seconds: float = 60) -> dict:
         )
         for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
             env.pop(name, None)
-        exe = Path(sys.executable).parent / "graphrag"
-        server = subprocess.Popen(
-            [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        url = f"http://127.0.0.1:{port}"
+        server, url = start_serve(env)
         try:
-            import httpx
-
-            deadline = time.monotonic() + 180
-            while True:
-                try:
-                    if httpx.get(url + "/health", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("graphrag serve did not start: " + server.stderr.read().decode()[-500:])
-                time.sleep(0.3)
             hammer(url, questions[:10], corpus, 2, 5)  # warm-up of the server's own caches
             single = hammer(url, questions, corpus, 1, 10)
             loaded = hammer(url, questions, corpus, clients, seconds)
@@ -264,11 +478,12 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    clients = int(args[args.index("--clients") + 1]) if "--clients" in args else 20
-    seconds = float(args[args.index("--seconds") + 1]) if "--seconds" in args else 60
-    out = main(clients, seconds)
+    hostile = "--hostile" in args
+    clients = int(args[args.index("--clients") + 1]) if "--clients" in args else (8 if hostile else 20)
+    seconds = float(args[args.index("--seconds") + 1]) if "--seconds" in args else (30 if hostile else 60)
+    out = main_hostile(clients, seconds) if hostile else main(clients, seconds)
     if "--json" in args:
         print(json.dumps(out, indent=2))
     else:
-        for name, value, detail in rows(out):
+        for name, value, detail in (hostile_rows if hostile else rows)(out):
             print(f"{name:<24}  {value:<16}  {detail}")

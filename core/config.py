@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 
 DEFAULT_URI = "bolt://127.0.0.1:7687"
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_NEO4J_TIMEOUT = 3.0  # seconds: a dead server is a one-line error this soon, not after half a minute
 # GRAPHRAG_LLM_MODEL=local:/path/model.gguf runs that GGUF file in-process with llama.cpp
 LOCAL_MODEL_PREFIX = "local:"
 
@@ -49,6 +50,8 @@ class Settings:
     neo4j_home: Path = Path(".graphrag/neo4j")
     neo4j_http_port: int | None = 7474
     neo4j_heap: str = "1g"
+    # seconds a request waits on a Neo4j that does not answer (connect, handshake, retries)
+    neo4j_timeout: float = DEFAULT_NEO4J_TIMEOUT
     embedder: str = DEFAULT_EMBEDDER
     embedding_dimensions: int = 384
     llm_base_url: str | None = None
@@ -89,6 +92,21 @@ class Settings:
         return {"embedding_dimensions": str(self.embedding_dimensions)}
 
 
+def _timeout(value: str | None) -> float:
+    """GRAPHRAG_NEO4J_TIMEOUT: seconds, 0.5 to 300."""
+    if value is None or not value.strip():
+        return DEFAULT_NEO4J_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.5 <= seconds <= 300:  # NaN fails both
+        from .errors import GraphragError
+
+        raise GraphragError(f"GRAPHRAG_NEO4J_TIMEOUT={value!r}: give seconds between 0.5 and 300")
+    return seconds
+
+
 def _int_or_none(value: str | None, default: int | None) -> int | None:
     if value is None or value == "":
         return default
@@ -121,6 +139,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         neo4j_home=Path(env("GRAPHRAG_NEO4J_HOME") or ".graphrag/neo4j"),
         neo4j_http_port=_int_or_none(env("GRAPHRAG_NEO4J_HTTP_PORT"), 7474),
         neo4j_heap=env("GRAPHRAG_NEO4J_HEAP") or "1g",
+        neo4j_timeout=_timeout(env("GRAPHRAG_NEO4J_TIMEOUT")),
         embedder=embedder,
         embedding_dimensions=dimensions,
         llm_base_url=env("OPENAI_BASE_URL") or None,

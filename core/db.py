@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from importlib import resources
@@ -83,14 +83,31 @@ def _quiet_driver_logs() -> None:
         logger.addHandler(logging.NullHandler())
 
 
+# A write transaction rides out a short restart or a cluster leader switch; a read (a question,
+# a page of documents) is answered or refused within the configured timeout.
+WRITE_RETRY_SECONDS = 15.0
+READ_RETRY_DELAY = 0.5
+
+
 class Graph:
-    """A driver bound to one database, opened lazily and verified once."""
+    """A driver bound to one database, opened lazily and verified once.
+
+    A server that does not answer is a one-line `Neo4jUnavailable` within about
+    `settings.neo4j_timeout` seconds (GRAPHRAG_NEO4J_TIMEOUT, default 3) for reads: that many
+    seconds to connect and hand-shake, and one more try half a second later when the first
+    failed fast and there is time left (a stale pooled connection, a database that is still
+    starting). Writes keep the driver's retries (`WRITE_RETRY_SECONDS`). Once a session has
+    found the server gone, the next ones (for `neo4j_timeout` seconds) try once and do not
+    retry, so a server under load answers every waiting request quickly instead of each one
+    waiting out its own retries."""
 
     def __init__(self, settings: Settings):
         if not settings.neo4j_password:
             raise GraphragError("NEO4J_PASSWORD is not set: put it in .env (see .env.example) or the environment")
         self.settings = settings
         self.database = settings.neo4j_database
+        self.timeout = settings.neo4j_timeout
+        self._down_until = 0.0  # time.monotonic() until which sessions do not retry
         _quiet_driver_logs()
         from neo4j import GraphDatabase
 
@@ -99,8 +116,9 @@ class Graph:
             self.driver = GraphDatabase.driver(
                 settings.neo4j_uri,
                 auth=(settings.neo4j_username, settings.neo4j_password),
-                connection_timeout=5,
-                max_transaction_retry_time=15,
+                connection_timeout=self.timeout,
+                connection_acquisition_timeout=self.timeout,
+                max_transaction_retry_time=WRITE_RETRY_SECONDS,
                 # "label does not exist" and similar hints are noise on a fresh graph.
                 notifications_min_severity="OFF",
             )
@@ -123,16 +141,44 @@ class Graph:
         """A driver session; a server lost on the way becomes one Neo4jUnavailable line."""
         from neo4j import READ_ACCESS, WRITE_ACCESS
 
+        # reads retry in `_read`, within the timeout; writes through the driver
+        retry = 0.0 if read_only or self.is_down() else max(self.timeout, WRITE_RETRY_SECONDS)
         try:
             with self.driver.session(
-                database=self.database, default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS
+                database=self.database,
+                default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS,
+                max_transaction_retry_time=retry,
             ) as session:
                 yield session
         except Exception as exc:
             lost = connection_lost(self.settings, exc)
             if lost is None:
                 raise
+            self._down_until = time.monotonic() + self.timeout
             raise lost from exc
+        self._down_until = 0.0
+
+    def is_down(self) -> bool:
+        """Whether a session found the server gone less than `timeout` seconds ago."""
+        return time.monotonic() < self._down_until
+
+    def _read(self, work: Callable[[Any], Any]) -> Any:
+        """`work(tx)` in a read transaction. A failure that leaves time before the timeout is
+        tried once more, half a second later (a stale pooled connection, a database still
+        starting); none is when the server was already known to be gone."""
+        from neo4j.exceptions import TransientError
+
+        deadline = time.monotonic() + self.timeout
+        retried = self.is_down()
+        while True:
+            try:
+                with self.session(read_only=True) as session:
+                    return session.execute_read(work)
+            except (Neo4jUnavailable, TransientError):
+                if retried or time.monotonic() + READ_RETRY_DELAY >= deadline:
+                    raise
+                retried = True
+                time.sleep(READ_RETRY_DELAY)
 
     def read(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a read transaction; rows as dicts."""
@@ -142,16 +188,14 @@ class Graph:
         def work(tx):
             return [record.data() for record in tx.run(text, params)]
 
-        with self.session(read_only=True) as session:
-            return session.execute_read(work)
+        return self._read(work)
 
     def read_row(self, name: str, /, **params: Any) -> dict:
         """The one row of the named query, its values as the driver gives them: for queries that
         return large parallel lists, which `read`'s ``Record.data()`` would walk item by item
         looking for nodes to convert (a fifth of a second on the names of 41k places)."""
         text = query(name)
-        with self.session(read_only=True) as session:
-            return session.execute_read(lambda tx: dict(tx.run(text, params).single(strict=True).items()))
+        return self._read(lambda tx: dict(tx.run(text, params).single(strict=True).items()))
 
     def write(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a write transaction; rows as dicts."""

@@ -29,6 +29,7 @@ from .jobs import Jobs
 
 MAX_QUESTION = 2000
 MAX_HISTORY = 20
+HEALTH_WAIT = 2.0  # seconds /health waits for Neo4j at most (less when GRAPHRAG_NEO4J_TIMEOUT is lower)
 MAX_ANSWERS = 256  # answers remembered for GET /graph?answer=
 OPEN_PATHS = {"/", "/favicon.ico"}
 OPEN_PREFIXES = ("/static/",)
@@ -54,6 +55,7 @@ class State:
         engine.web_fallback()  # a web-search configuration that cannot work stops the server at start
         self.answers: OrderedDict[str, dict] = OrderedDict()
         self._lock = threading.Lock()
+        self._probe: asyncio.Future | None = None  # the readiness check in flight
 
     def document_embedder(self):
         """What learned documents are embedded with: sentence-transformers, loaded on the first
@@ -72,6 +74,29 @@ class State:
             while len(self.answers) > MAX_ANSWERS:
                 self.answers.popitem(last=False)
         return answer_id
+
+    async def readiness(self):
+        """The schema plan (`migrations.status`), or the one-line error why Neo4j cannot give it,
+        within HEALTH_WAIT seconds at most: a server known to be gone is reported at once, and
+        one probe runs at a time, so health checks of a hung server do not pile up threads."""
+        from graphrag_cypher import migrations
+        from graphrag_cypher.errors import Neo4jUnavailable
+
+        if self.graph.is_down():
+            raise Neo4jUnavailable(
+                f"Neo4j at {self.settings.neo4j_uri} is not answering (checked under {self.settings.neo4j_timeout:g} s ago)"
+            )
+        with self._lock:
+            if self._probe is None or self._probe.done():
+                self._probe = asyncio.ensure_future(
+                    asyncio.to_thread(migrations.status, self.graph, self.settings.placeholders())
+                )
+            probe = self._probe
+        wait = min(HEALTH_WAIT, self.settings.neo4j_timeout)
+        try:
+            return await asyncio.wait_for(asyncio.shield(probe), timeout=wait)
+        except TimeoutError:
+            raise Neo4jUnavailable(f"Neo4j at {self.settings.neo4j_uri} did not answer within {wait:g} s") from None
 
     def answer(self, answer_id: str) -> dict | None:
         with self._lock:
@@ -354,12 +379,10 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             }
         )
 
-    @app.get("/health", summary="Neo4j reachable, schema up to date")
-    def health():
-        from graphrag_cypher import migrations
-
+    @app.get("/health", summary="Neo4j reachable, schema up to date (never waits on a dead server)")
+    async def health():
         try:
-            plan = migrations.status(state.graph, state.settings.placeholders())
+            plan = await state.readiness()
         except Exception as exc:
             return JSONResponse(
                 {"status": "unavailable", "neo4j": "unreachable", "error": one_line(exc)}, status_code=503

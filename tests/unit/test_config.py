@@ -55,3 +55,14 @@ def test_dotenv_file_is_read_without_overriding_the_environment(tmp_path, monkey
     settings = load_settings()
     assert settings.neo4j_password == "from-file"
     assert settings.neo4j_database == "fromenv"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "nan", "1e9"])
+def test_a_bad_neo4j_timeout_is_one_line(value):
+    with pytest.raises(GraphragError, match="GRAPHRAG_NEO4J_TIMEOUT"):
+        load_settings({"GRAPHRAG_NEO4J_TIMEOUT": value})
+
+
+def test_the_neo4j_timeout_defaults_to_a_few_seconds():
+    assert load_settings({}).neo4j_timeout == 3.0
+    assert load_settings({"GRAPHRAG_NEO4J_TIMEOUT": "10"}).neo4j_timeout == 10.0
