@@ -67,6 +67,7 @@ class LoadStats:
     embedded: int = 0
     reused_vectors: int = 0
     errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)  # loaded, but cut by a budget or a cap
 
     def to_dict(self) -> dict:
         return {
@@ -84,6 +85,7 @@ class LoadStats:
                 "vectors_reused": self.reused_vectors,
             },
             "errors": self.errors,
+            "warnings": self.warnings,
         }
 
 
@@ -91,6 +93,29 @@ def _storable(value) -> bool:
     if isinstance(value, (str, int, float, bool)):
         return True
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# The most characters one stored document property may hold (a list: all its strings together).
+# Metadata comes from the file (front matter, HTML meta tags, PDF info), so it is capped where it
+# is written: a longer string is cut, a longer list keeps its first items, and a longer value
+# that had to be stored as JSON is left out; each is one line for the document.
+MAX_PROPERTY_CHARS = 64 * 1024
+
+
+def _capped(key: str, value, notes: list[str]):
+    """`value` within MAX_PROPERTY_CHARS (None: not stored), with a note when it was cut."""
+    limit = MAX_PROPERTY_CHARS
+    if isinstance(value, str) and len(value) > limit:
+        notes.append(f"property {key!r} cut from {len(value):,} to {limit:,} characters")
+        return value[:limit]
+    if isinstance(value, list):
+        total = 0
+        for i, item in enumerate(value):
+            total += len(item)
+            if total > limit:
+                notes.append(f"property {key!r} cut from {len(value):,} to {i:,} items ({limit:,}-character cap)")
+                return value[:i]
+    return value
 
 
 # Bump when chunking or what is embedded changes, so stored documents are rebuilt.
@@ -114,14 +139,21 @@ def embedding_input(title: str | None, text: str) -> str:
     return f"{title}\n{text}" if title else text
 
 
-def document_props(doc, options: LoadOptions) -> dict:
+def document_props(doc, options: LoadOptions, notes: list[str] | None = None) -> dict:
+    """The Document node's properties; what MAX_PROPERTY_CHARS cut is added to `notes`."""
+    notes = notes if notes is not None else []
     props = {}
     for key, value in doc.metadata.items():
         if key in RESERVED or value is None:
             continue
-        props[key] = value if _storable(value) else json.dumps(value, ensure_ascii=False, default=str)
+        if not _storable(value):
+            value = json.dumps(value, ensure_ascii=False, default=str)
+            if len(value) > MAX_PROPERTY_CHARS:
+                notes.append(f"property {key!r} not stored: {len(value):,} characters of JSON, over the cap")
+                continue
+        props[key] = _capped(key, value, notes)
     props.update(
-        title=doc.title,
+        title=_capped("title", doc.title, notes),
         kind=doc.kind,
         source=doc.source,
         path=doc.source,
@@ -254,6 +286,8 @@ class Loader:
                 if item.id in self.seen:
                     continue  # the same item twice in one run (e.g. a URL reached by two links)
                 self.seen.add(item.id)
+                for note in getattr(item, "notes", ()):
+                    self._warn(item.source, note)
                 pending.append(item)
                 pending_chunks += max(1, len(item.sections))
                 if pending_chunks >= self.options.embed_batch:
@@ -292,9 +326,11 @@ class Loader:
             if not chunks:
                 self._error(doc.source, "no text to chunk")
                 continue
-            rows.append(
-                {"id": doc.id, "labels": list(doc.labels), "props": document_props(doc, self.options), "chunks": chunks}
-            )
+            notes: list[str] = []
+            props = document_props(doc, self.options, notes)
+            for note in notes:
+                self._warn(doc.source, note)
+            rows.append({"id": doc.id, "labels": list(doc.labels), "props": props, "chunks": chunks})
         self._embed(rows)
         group: list[dict] = []
         size = 0
@@ -387,6 +423,11 @@ class Loader:
         )[0]
         self.stats.pruned_documents = result["documents"]
         self.stats.chunks_deleted += result["chunks"] or 0
+
+    def _warn(self, item: str, warning: str) -> None:
+        """A document that loads, but not all of it: one line, and it does not count as failed."""
+        self.stats.warnings.append({"item": item, "warning": warning})
+        self.on_error(f"{item}: {warning}")
 
     def _error(self, item: str, error: str) -> None:
         self.stats.failed += 1

@@ -37,6 +37,8 @@ class ParsedDocument:
     metadata: dict = field(default_factory=dict)
     sections: list[Section] = field(default_factory=list)
     prechunked: bool = False
+    # What a parse budget cut, one line each ("PDF cut at page 12 of 300: ..."); not stored.
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         unknown = set(self.labels) - ALLOWED_LABELS

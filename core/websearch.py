@@ -26,6 +26,7 @@ steer the fetcher into the local network.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import ipaddress
 import os
@@ -443,6 +444,48 @@ class WebFound:
 # -- the fallback ------------------------------------------------------------------------------
 
 
+class PageMemo:
+    """The pages this process fetched and parsed, by URL (a bounded LRU), so that the same result
+    page is never fetched and parsed twice, however often it is asked about. A page that could
+    not be had is remembered for `error_seconds` only: a fetch may fail for a moment."""
+
+    def __init__(self, size: int = 256, error_seconds: float = 600.0):
+        import threading
+        from collections import OrderedDict
+
+        self.size, self.error_seconds = size, error_seconds
+        self._pages: OrderedDict[str, tuple[float, ParsedDocument | ItemError]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, url: str) -> ParsedDocument | ItemError | None:
+        with self._lock:
+            entry = self._pages.get(url)
+            if entry is None:
+                return None
+            if entry[0] < time.monotonic():
+                del self._pages[url]
+                return None
+            self._pages.move_to_end(url)
+            page = entry[1]
+        # a copy: the fallback sets a missing title on the document it gets
+        return dataclasses.replace(page) if isinstance(page, ParsedDocument) else page
+
+    def put(self, url: str, page: ParsedDocument | ItemError) -> None:
+        expires = time.monotonic() + self.error_seconds if isinstance(page, ItemError) else float("inf")
+        with self._lock:
+            self._pages[url] = (expires, page)
+            self._pages.move_to_end(url)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+
+PAGE_MEMO = PageMemo()
+
+
 class WebFallback:
     """Search, block, fetch, chunk, embed and rank, for one question at a time.
 
@@ -497,6 +540,8 @@ class WebFallback:
                 if doc.title == doc.uri and result.title != result.url:
                     doc.title = result.title  # a page without a <title>: the search's title
                 texts = _page_chunks(doc)
+                if doc.notes:
+                    result.note = "; ".join(doc.notes)  # what the parse budget cut
                 if not texts:
                     result.note = "the page has no text"
                 for chunk_id, text in _best_by_words(texts, words, EMBEDDED_PER_PAGE):
@@ -549,12 +594,18 @@ class WebFallback:
         return found
 
     def _fetch(self, results: list[ResultTrace]) -> dict[str, ParsedDocument | ItemError]:
-        """Each result's page; hosts in parallel, one host's pages one after another (`delay` apart)."""
+        """Each result's page; hosts in parallel, one host's pages one after another (`delay` apart).
+        A page fetched and parsed before in this process is taken from `PAGE_MEMO`."""
+        merged: dict[str, ParsedDocument | ItemError] = {}
         by_host: dict[str, list[str]] = {}
         for result in results:
-            by_host.setdefault((urlsplit(result.url).hostname or "").lower(), []).append(result.url)
+            known = PAGE_MEMO.get(result.url)
+            if known is not None:
+                merged[result.url] = known
+            else:
+                by_host.setdefault((urlsplit(result.url).hostname or "").lower(), []).append(result.url)
         if not by_host:
-            return {}
+            return merged
         cfg = self.config
 
         def fetch_host(urls: list[str]) -> dict[str, ParsedDocument | ItemError]:
@@ -576,10 +627,11 @@ class WebFallback:
 
         from concurrent.futures import ThreadPoolExecutor
 
-        merged: dict[str, ParsedDocument | ItemError] = {}
         with ThreadPoolExecutor(max_workers=min(4, len(by_host))) as pool:
             for part in pool.map(fetch_host, by_host.values()):
-                merged.update(part)
+                for url, page in part.items():
+                    PAGE_MEMO.put(url, page)
+                    merged[url] = PAGE_MEMO.get(url) or page
         return merged
 
     def _blocked_hop(self, url: str) -> str | None:

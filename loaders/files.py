@@ -5,7 +5,10 @@ mean binary ("binary content, skipped"). Text must be UTF-8 (a BOM is fine, UTF-
 a BOM too). When under 1% of the bytes are invalid UTF-8 the file loads with U+FFFD
 replacement characters and `metadata["decodeErrors"]` counts them; more than that means
 the file is in another encoding, and an ItemError names the first bad byte offset.
-Files over `max_bytes` (default 20 MB) are refused before reading, which bounds memory.
+Files over `max_bytes` (default 20 MB) are refused before reading, which bounds memory;
+what a file may turn into is bounded by a `ParseBudget` (see `graphrag_cypher.budget`): a
+document over it keeps the part within it, and `ParsedDocument.notes` says what was cut.
+YAML front matter with aliases (`&a`, `*a`: the "billion laughs") is not read.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from graphrag_cypher.budget import ParseBudget, cut_text
 from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
 from graphrag_cypher.safe_io import loads_json
 from graphrag_cypher.text import clean_paragraphs, collapse_whitespace, iso_date
@@ -135,11 +139,16 @@ def parse_folder(
     Ids are `file:<source>:<relative path>`; `source` defaults to `source_key(root)` (for a
     file, its folder's), and a caller with a better stable name (the bundled sample) passes it."""
     max_bytes = walk_options.pop("max_bytes", DEFAULT_MAX_BYTES)
+    budget = walk_options.pop("budget", None) or ParseBudget.from_env()
     root = Path(root)
     base = root if root.is_dir() else root.parent
     key = source or source_key(base)
     for item in iter_files(root, **walk_options):
-        yield item if isinstance(item, ItemError) else parse_file(item, base, max_bytes=max_bytes, source=key)
+        yield (
+            item
+            if isinstance(item, ItemError)
+            else parse_file(item, base, max_bytes=max_bytes, source=key, budget=budget)
+        )
 
 
 # --- one file ------------------------------------------------------------------------------
@@ -150,15 +159,17 @@ def parse_file(
     root: str | os.PathLike | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     source: str | None = None,
+    budget: ParseBudget | None = None,
 ) -> ParsedDocument | ItemError:
     """One file as a document whose id is `file:<source>:<path relative to root>` (see
-    `parse_folder`; without `root`, the file's folder is the root)."""
+    `parse_folder`; without `root`, the file's folder is the root), parsed within `budget`
+    (default: the environment's, `ParseBudget.from_env`)."""
     path = Path(path)
     folder, relative = _relative(path, root)
     key = source or source_key(folder)
     try:
         data = _read_bounded(path, max_bytes)
-        return _parse_bytes(path, document_id(relative, key), data)
+        return _parse_bytes(path, document_id(relative, key), data, budget or ParseBudget.from_env())
     except ContentError as exc:
         return ItemError(relative, str(exc))
     except OSError as exc:
@@ -190,35 +201,70 @@ def _read_bounded(path: Path, max_bytes: int) -> bytes:
     return data
 
 
-def _parse_bytes(path: Path, identifier: str, data: bytes) -> ParsedDocument:
+def _parse_bytes(path: Path, identifier: str, data: bytes, budget: ParseBudget) -> ParsedDocument:
     suffix = path.suffix.lower()
     base = {"id": identifier, "source": str(path), "uri": path.resolve().as_uri()}
     if suffix == ".pdf":
         from .pdf_content import parse_pdf
 
-        pdf = parse_pdf(data)
+        pdf = parse_pdf(data, budget)
         return ParsedDocument(
-            title=pdf.title or path.stem, kind="pdf", metadata=pdf.metadata, sections=pdf.sections, **base
+            title=pdf.title or path.stem,
+            kind="pdf",
+            metadata=pdf.metadata,
+            sections=pdf.sections,
+            notes=pdf.notes,
+            **base,
         )
     if suffix in HTML_EXTENSIONS:
         from .html_content import parse_html
 
         sniff_binary(data)
-        page = parse_html(data)
+        page = parse_html(data, budget=budget)
         return ParsedDocument(
-            title=page.title or path.stem, kind="file", metadata=page.metadata, sections=page.sections, **base
+            title=page.title or path.stem,
+            kind="file",
+            metadata=page.metadata,
+            sections=page.sections,
+            notes=page.notes,
+            **base,
         )
     text, decode_errors = decode_text(data)
+    notes: list[str] = []
+    if len(text) > budget.chars:
+        notes.append(
+            f"text cut at character {budget.chars:,} of {len(text):,}: {budget.chars:,}-character budget reached"
+        )
+        text = cut_text(text, budget.chars)
     metadata = {"decodeErrors": decode_errors} if decode_errors else {}
-    title, sections, kind = _text_sections(path, suffix, text, metadata)
+    title, sections, kind = _text_sections(path, suffix, text, metadata, notes)
+    sections = within_budget(sections, budget, notes)
     if not any(s.text.strip() for s in sections):
         raise ContentError("no text content")
-    return ParsedDocument(title=title, kind=kind, metadata=metadata, sections=sections, **base)
+    return ParsedDocument(title=title, kind=kind, metadata=metadata, sections=sections, notes=notes, **base)
 
 
-def _text_sections(path: Path, suffix: str, text: str, metadata: dict) -> tuple[str, list[Section], str]:
+def within_budget(sections: list[Section], budget: ParseBudget, notes: list[str]) -> list[Section]:
+    """The sections up to `budget.chars` characters in all (the last one cut), and a note when
+    that cut anything (pretty-printed JSON, say, is longer than the file it came from)."""
+    total = 0
+    for i, section in enumerate(sections):
+        if total + len(section.text) > budget.chars:
+            kept = sections[:i]
+            head = cut_text(section.text, budget.chars - total)
+            if head.strip():
+                kept.append(Section(text=head, title=section.title, page=section.page, kind=section.kind))
+            notes.append(f"cut in section {i + 1} of {len(sections)}: {budget.chars:,}-character budget reached")
+            return kept
+        total += len(section.text)
+    return sections
+
+
+def _text_sections(
+    path: Path, suffix: str, text: str, metadata: dict, notes: list[str]
+) -> tuple[str, list[Section], str]:
     if suffix in MARKDOWN_EXTENSIONS:
-        title, sections = markdown_sections(text, metadata)
+        title, sections = markdown_sections(text, metadata, notes)
         return title or path.stem, sections, "file"
     if suffix == ".py":
         return path.name, python_sections(text), "code"
@@ -284,11 +330,12 @@ _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 
 
-def markdown_sections(text: str, metadata: dict) -> tuple[str | None, list[Section]]:
+def markdown_sections(text: str, metadata: dict, notes: list[str] | None = None) -> tuple[str | None, list[Section]]:
     """Heading-aware sections ("A > B" titles); fenced code as code sections.
-    Front matter fills `metadata`; the title is front matter's or the first '# ' heading."""
+    Front matter fills `metadata` (why it was not read goes to `notes`); the title is front
+    matter's or the first '# ' heading."""
     text = text.replace("\r\n", "\n")
-    front, text = _front_matter(text)
+    front, text = _front_matter(text, notes if notes is not None else [])
     metadata.update(front)
     builder = _MarkdownBuilder()
     lines = text.split("\n")
@@ -360,8 +407,13 @@ class _MarkdownBuilder:
         return self.sections
 
 
-def _front_matter(text: str) -> tuple[dict, str]:
-    """YAML front matter between '---' lines, as flat Neo4j-storable values."""
+MAX_FRONT_MATTER = 64 * 1024  # characters of YAML front matter read
+
+
+def _front_matter(text: str, notes: list[str]) -> tuple[dict, str]:
+    """YAML front matter between '---' lines, as flat Neo4j-storable values. Front matter
+    with aliases (which expand without bound: 354 bytes can become 300 MB), longer than
+    `MAX_FRONT_MATTER` or nested too deeply is not read, and `notes` says why."""
     if not text.startswith("---\n"):
         return {}, text
     end = re.search(r"^(---|\.\.\.)[ \t]*$", text[4:], flags=re.MULTILINE)
@@ -369,14 +421,45 @@ def _front_matter(text: str) -> tuple[dict, str]:
         return {}, text
     import yaml
 
+    block, rest = text[4 : 4 + end.start()], text[4 + end.end() :]
+    if len(block) > MAX_FRONT_MATTER:
+        notes.append(f"YAML front matter not read: {len(block):,} characters, over the {MAX_FRONT_MATTER:,} limit")
+        return {}, rest
     try:
-        raw = yaml.safe_load(text[4 : 4 + end.start()])
+        raw = yaml.load(block, Loader=_no_alias_loader())  # noqa: S506 - a SafeLoader, aliases refused
+    except _AliasRefused:
+        notes.append("YAML front matter not read: it uses aliases (*name), which can expand without bound")
+        return {}, rest
+    except RecursionError:
+        notes.append("YAML front matter not read: nested too deeply")
+        return {}, rest
     except yaml.YAMLError:
         return {}, text
-    rest = text[4 + end.end() :]
     if not isinstance(raw, dict):
         return {}, rest
     return _flat_metadata(raw), rest
+
+
+class _AliasRefused(Exception):
+    pass
+
+
+_LOADER: list = []
+
+
+def _no_alias_loader():
+    """yaml.SafeLoader that refuses aliases as it composes (before anything is expanded)."""
+    if not _LOADER:
+        import yaml
+
+        class NoAliasLoader(yaml.SafeLoader):
+            def compose_node(self, parent, index):
+                if self.check_event(yaml.AliasEvent):
+                    raise _AliasRefused
+                return super().compose_node(parent, index)
+
+        _LOADER.append(NoAliasLoader)
+    return _LOADER[0]
 
 
 def _flat_metadata(raw: dict) -> dict:

@@ -7,9 +7,11 @@ with broken markup and with XHTML (namespaced attributes are ignored).
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag, urljoin
 
+from graphrag_cypher.budget import ParseBudget, cut_text
 from graphrag_cypher.model import ContentError, Section
 from graphrag_cypher.text import clean_paragraphs, collapse_whitespace, iso_date
 
@@ -69,11 +71,17 @@ class HtmlContent:
     metadata: dict
     sections: list[Section]
     links: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the budget cut, one line each
 
 
-def parse_html(data: bytes | str, base_url: str | None = None) -> HtmlContent:
-    """Title, metadata, sections and (absolute, fragment-free) links of an HTML page."""
+def parse_html(data: bytes | str, base_url: str | None = None, budget: ParseBudget | None = None) -> HtmlContent:
+    """Title, metadata, sections and (absolute, fragment-free) links of an HTML page; the text
+    collected stops at `budget.chars` characters or `budget.seconds` (a note says so)."""
     import warnings
+
+    budget = budget or ParseBudget.from_env()
+    deadline = time.monotonic() + budget.seconds
+    notes: list[str] = []
 
     from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 
@@ -87,17 +95,18 @@ def parse_html(data: bytes | str, base_url: str | None = None) -> HtmlContent:
     container = _main_container(soup)
     # Inside a chosen <main>/<article>, a <header> holds the title and byline, so it stays.
     in_main = container.name in ("main", "article") or _is_role_main(container)
-    sections = _sections(container, _noise(container, chrome=not in_main))
+    sections = _sections(container, _noise(container, chrome=not in_main), budget, deadline, notes)
     if not sections and not in_main:
         # Some pages put everything in <header> (an issue's table of contents): keep the
         # chrome rather than lose the page.
-        sections = _sections(container, _noise(container, chrome=False))
+        notes.clear()
+        sections = _sections(container, _noise(container, chrome=False), budget, deadline, notes)
     if not sections:
         raise ContentError("no text content")
     emphasis = _emphasis(container)
     if emphasis:
         metadata["emphasis"] = emphasis
-    return HtmlContent(_title(soup, metas), metadata, sections, links)
+    return HtmlContent(_title(soup, metas), metadata, sections, links, notes)
 
 
 # --- metadata ------------------------------------------------------------------------------
@@ -217,36 +226,72 @@ def _noise(container, chrome: bool) -> set[int]:
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
 
 
-def _sections(container, skip: set[int]) -> list[Section]:
+def _sections(container, skip: set[int], budget: ParseBudget, deadline: float, notes: list[str]) -> list[Section]:
+    collector = _Collector(skip, budget, deadline)
     try:
-        sections = _Collector(skip).collect(container)
+        sections = collector.collect(container)
     except RecursionError as exc:
         raise ContentError("HTML nested too deeply to read") from exc
+    if collector.cut:
+        notes.append(f"HTML cut after {len(sections):,} section(s): {collector.cut}")
     return [s for s in sections if s.text.strip()]
 
 
-class _Collector:
-    """Walks the container in document order, cutting sections at headings."""
+class _BudgetSpent(Exception):
+    pass
 
-    def __init__(self, skip: set[int]) -> None:
+
+class _Collector:
+    """Walks the container in document order, cutting sections at headings, until the
+    character or time budget is spent (`cut` then says which)."""
+
+    CLOCK_EVERY = 1000  # tags between two looks at the clock
+
+    def __init__(self, skip: set[int], budget: ParseBudget, deadline: float) -> None:
         self.skip = skip
+        self.budget, self.deadline = budget, deadline
         self.sections: list[Section] = []
         self.headings: list[tuple[int, str]] = []
         self.parts: list[str] = []
+        self.chars = self.pending = self.tags = 0
+        self.cut: str | None = None
 
     def collect(self, node) -> list[Section]:
-        self._walk(node)
-        self._flush()
+        try:
+            self._walk(node)
+            self._flush()
+        except _BudgetSpent:
+            pass
         return self.sections
+
+    def _add(self, section: Section) -> None:
+        room = self.budget.chars - self.chars
+        if len(section.text) > room:
+            head = cut_text(section.text, room)
+            if head.strip():
+                self.sections.append(Section(text=head, title=section.title, kind=section.kind))
+            self.cut = f"{self.budget.chars:,}-character budget reached"
+            raise _BudgetSpent
+        self.chars += len(section.text)
+        self.sections.append(section)
+
+    def _tick(self) -> None:
+        self.tags += 1
+        if self.tags % self.CLOCK_EVERY == 0 and time.monotonic() > self.deadline:
+            self.parts = []
+            self.cut = f"{self.budget.seconds:g}-second budget reached"
+            raise _BudgetSpent
+        if self.pending > 2 * self.budget.chars:  # raw text far over the budget: flush it now
+            self._flush()
 
     def _title(self) -> str | None:
         return " > ".join(text for _, text in self.headings) or None
 
     def _flush(self) -> None:
         text = clean_paragraphs("".join(self.parts))
+        self.parts, self.pending = [], 0
         if text:
-            self.sections.append(Section(text=text, title=self._title()))
-        self.parts = []
+            self._add(Section(text=text, title=self._title()))
 
     def _walk(self, node) -> None:
         from bs4 import CData, NavigableString, Tag
@@ -255,9 +300,11 @@ class _Collector:
             if isinstance(child, NavigableString):
                 if type(child) in (NavigableString, CData):
                     self.parts.append(str(child))
+                    self.pending += len(child)
                 continue
             if not isinstance(child, Tag) or id(child) in self.skip:
                 continue
+            self._tick()
             name = child.name.lower()
             if name in HEADINGS:
                 self._heading(HEADINGS[name], child.get_text(" ", strip=True))
@@ -287,4 +334,4 @@ class _Collector:
         text = "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
         if text.strip():
             self._flush()
-            self.sections.append(Section(text=text, title=self._title(), kind="code"))
+            self._add(Section(text=text, title=self._title(), kind="code"))

@@ -435,19 +435,28 @@ def _read_bounded(response, max_bytes: int, deadline: float, truncate: bool = Fa
 
 
 def _document(url: str, content_type: str, data: bytes) -> tuple[ParsedDocument, list[str]]:
+    """A fetched body as a document, parsed within the environment's `ParseBudget` (as a local
+    file is); what the budget cut is in the document's `notes`."""
+    from graphrag_cypher.budget import ParseBudget
+
+    budget = ParseBudget.from_env()
     base = {"id": url, "kind": "web", "source": url, "uri": url, "labels": ("WebPage",)}
     if content_type in HTML_TYPES:
         from .html_content import parse_html
 
-        page = parse_html(data, base_url=url)
+        page = parse_html(data, base_url=url, budget=budget)
         return ParsedDocument(
-            title=page.title or url, metadata=page.metadata, sections=page.sections, **base
+            title=page.title or url, metadata=page.metadata, sections=page.sections, notes=page.notes, **base
         ), page.links
     if content_type in PDF_TYPES or data.startswith(b"%PDF"):
         from .pdf_content import parse_pdf
 
-        pdf = parse_pdf(data)
+        pdf = parse_pdf(data, budget)
         return ParsedDocument(
-            title=pdf.title or url.rsplit("/", 1)[-1], metadata=pdf.metadata, sections=pdf.sections, **base
+            title=pdf.title or url.rsplit("/", 1)[-1],
+            metadata=pdf.metadata,
+            sections=pdf.sections,
+            notes=pdf.notes,
+            **base,
         ), []
     raise ContentError(f"unsupported content type {content_type or 'unknown'!r}")

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from graphrag_cypher.budget import ENV_NAMES as PARSE_ENV_NAMES
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -46,6 +48,7 @@ def _isolated_env(monkeypatch, tmp_path):
         "GRAPHRAG_EMBEDDING_DIMENSIONS",
         "GRAPHRAG_MIGRATIONS_DIR",
         "GRAPHRAG_NEO4J_HOME",
+        *PARSE_ENV_NAMES,
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)

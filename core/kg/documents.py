@@ -245,6 +245,7 @@ def _add(total: LoadStats, part: LoadStats) -> LoadStats:
         setattr(out, name, getattr(total, name) + getattr(part, name))
     out.reused_vectors = total.reused_vectors + part.reused_vectors
     out.errors = total.errors + part.errors
+    out.warnings = total.warnings + part.warnings
     return out
 
 
