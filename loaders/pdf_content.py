@@ -214,6 +214,9 @@ serve(0, out, int(sys.argv[1]))
 """
 
 
+WORKER_NICENESS = 10
+
+
 def serve(requests_fd: int, replies_fd: int, memory: int) -> None:
     """The worker's loop: (data, budget) in, the pages out, until its input closes."""
     from multiprocessing.connection import Connection
@@ -224,6 +227,10 @@ def serve(requests_fd: int, replies_fd: int, memory: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     except (ImportError, ValueError, OSError):
         pass  # no rlimits here (or a lower hard limit already): the wall-time kill remains
+    try:  # a hostile file's parse yields the CPU to the requests a server is answering meanwhile
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):
+        pass
     import pymupdf  # noqa: F401 - imported before the first request, not during it
 
     requests, replies = Connection(requests_fd, writable=False), Connection(replies_fd, readable=False)
