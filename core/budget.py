@@ -14,6 +14,9 @@ Markdown, code) works within a `ParseBudget` and reports what it cut as one line
 - ``GRAPHRAG_PARSE_MAX_MB`` (256): decompressed page content per PDF, in MB.
 - ``GRAPHRAG_PARSE_PAGE_MB`` (4): decompressed content of one PDF page, in MB; a bigger page
   is skipped before MuPDF reads it (real pages hold tens of kilobytes).
+- ``GRAPHRAG_PARSE_PAGE_RATIO`` (100): how many times a PDF page's content may inflate when
+  decompressed (past its first 256 KB); more is a compression bomb, and the page is skipped
+  (a 5 KB page of 2 MB of repeated text operators inflates 400 times; real pages 3-30 times).
 - ``GRAPHRAG_PARSE_MEMORY_MB`` (2,048): address space of the PDF-parsing child process.
 
 A document over a budget keeps the part within it and says what was cut
@@ -34,6 +37,7 @@ ENV_NAMES = (
     "GRAPHRAG_PARSE_MAX_PAGES",
     "GRAPHRAG_PARSE_MAX_MB",
     "GRAPHRAG_PARSE_PAGE_MB",
+    "GRAPHRAG_PARSE_PAGE_RATIO",
     "GRAPHRAG_PARSE_MEMORY_MB",
 )
 
@@ -45,6 +49,7 @@ class ParseBudget:
     pages: int = 2_000
     decompressed: int = 256 * MB
     page_bytes: int = 4 * MB
+    page_ratio: float = 100.0
     memory: int = 2048 * MB
 
     @classmethod
@@ -59,6 +64,7 @@ class ParseBudget:
             pages=int(_positive(env, "GRAPHRAG_PARSE_MAX_PAGES", default.pages)),
             decompressed=int(_positive(env, "GRAPHRAG_PARSE_MAX_MB", default.decompressed / MB) * MB),
             page_bytes=int(_positive(env, "GRAPHRAG_PARSE_PAGE_MB", default.page_bytes / MB) * MB),
+            page_ratio=_positive(env, "GRAPHRAG_PARSE_PAGE_RATIO", default.page_ratio),
             memory=int(_positive(env, "GRAPHRAG_PARSE_MEMORY_MB", default.memory / MB) * MB),
         )
 

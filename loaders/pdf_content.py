@@ -99,6 +99,12 @@ class _Run:
                     f"PDF page {message[1]} of {self.page_count} skipped: {megabytes(message[2])} of page content, "
                     f"over the {megabytes(self.budget.page_bytes)} per-page budget"
                 )
+            elif kind == "bomb":
+                self.notes.append(
+                    f"PDF page {message[1]} of {self.page_count} skipped: its content inflates {message[2]:,.0f} times "
+                    f"({megabytes(message[3])} from {message[4]:,} bytes; more than {self.budget.page_ratio:g} times is "
+                    "refused as a compression bomb)"
+                )
             elif kind == "cut":
                 self._cut(message[1] or self.last_page + 1, message[2])
                 return _drain(replies) and not message[3]
@@ -215,6 +221,7 @@ serve(0, out, int(sys.argv[1]))
 
 
 WORKER_NICENESS = 10
+PAGE_RATIO_GRACE = 256 * 1024  # decompressed bytes of a page never refused for its ratio
 
 
 def serve(requests_fd: int, replies_fd: int, memory: int) -> None:
@@ -275,9 +282,16 @@ def _pages(data: bytes, budget: ParseBudget, conn) -> None:
             page = doc[number]
             # The content stream decompressed (by MuPDF, within the memory limit) before it is
             # interpreted: a page of megabytes of text operators is skipped unread.
-            size = sum(len(doc.xref_stream(xref) or b"") for xref in page.get_contents())
+            contents = page.get_contents()
+            size = sum(len(doc.xref_stream(xref) or b"") for xref in contents)
             if size > budget.page_bytes:
                 conn.send(("skip", number + 1, size))
+                continue
+            # Text and drawings compress a few times, at most tens of times; a page that inflates
+            # hundreds of times is repeated operators (past a grace no real page needs).
+            raw = sum(len(doc.xref_stream_raw(xref) or b"") for xref in contents)
+            if size > PAGE_RATIO_GRACE and size > budget.page_ratio * max(raw, 1):
+                conn.send(("bomb", number + 1, size / max(raw, 1), size, raw))
                 continue
             decompressed += size
             if decompressed > budget.decompressed:

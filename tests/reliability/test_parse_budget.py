@@ -115,11 +115,24 @@ def test_a_pdf_page_that_inflates_to_20_mb_is_skipped_unread_and_the_other_pages
     assert seconds < 10 and peak_mb < 200, (seconds, peak_mb)
 
 
+def test_a_pdf_page_that_inflates_hundreds_of_times_is_skipped_as_a_bomb(tmp_path):
+    # The example: a few KB on disk, a page of 2 MB of text operators (under the 4 MB
+    # per-page budget; before: seconds of MuPDF and 1.35 M characters, 1,500 chunks as an upload).
+    path = tmp_path / "bomb2.pdf"
+    path.write_bytes(pdf([FIRST, operators(2), LAST]))
+    assert path.stat().st_size < 10_000
+    out, seconds, _ = parse_measured(path)
+    assert out["error"] is None and out["pages"] == [1, 3], out
+    assert len(out["notes"]) == 1 and out["notes"][0].startswith("PDF page 2 of 3 skipped: its content inflates ")
+    assert "compression bomb" in out["notes"][0] and seconds < 10
+
+
 def test_pdf_pages_that_pass_the_size_checks_are_cut_at_the_wall_time_budget(tmp_path):
     # Ten pages share one 3.5 MB stream (under the per-page budget): seconds of MuPDF each.
     path = tmp_path / "slow.pdf"
     path.write_bytes(pdf([FIRST, operators(3.5), *[1] * 9]))
-    out, seconds, peak_mb = parse_measured(path, {"GRAPHRAG_PARSE_SECONDS": "1"})
+    # (their ratio would skip them unread: allowed here, so that the clock has to stop them)
+    out, seconds, peak_mb = parse_measured(path, {"GRAPHRAG_PARSE_SECONDS": "1", "GRAPHRAG_PARSE_PAGE_RATIO": "1e6"})
     assert out["error"] is None and out["pages"][0] == 1, out
     assert len(out["notes"]) == 1 and "1-second budget reached" in out["notes"][0], out["notes"]
     assert out["notes"][0].startswith("PDF cut at page ") and " of 11: " in out["notes"][0]
