@@ -22,12 +22,12 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.exceptions import HTTPException
 
 from graphrag_cypher import __version__
+from graphrag_cypher.config import MAX_QUESTION
 
 from . import ServerOptions, engine
 from .errors import one_line, status_for
 from .jobs import Jobs
 
-MAX_QUESTION = 2000
 MAX_HISTORY = 20
 MAX_ANSWERS = 256  # answers remembered for GET /graph?answer=
 OPEN_PATHS = {"/", "/favicon.ico"}
