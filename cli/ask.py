@@ -48,6 +48,12 @@ def usage_checked(callback):
     def wrapper(*args, **kwargs):
         if "question" in kwargs and not kwargs["question"].strip():
             raise UsageProblem('the question is empty: write one, e.g. graphrag ask "Who made the silver lantern?"')
+        if "question" in kwargs:
+            from graphrag_cypher.config import question_too_long
+
+            too_long = question_too_long(kwargs["question"])
+            if too_long:
+                raise UsageProblem(too_long)
         _check_range(kwargs.get("date_from"), kwargs.get("date_to"))
         return callback(*args, **kwargs)
 
@@ -616,6 +622,7 @@ def chat(
       > /sources
       graphrag chat --web --learn-web     # search the web too, and keep the pages used
     """
+    from graphrag_cypher.config import question_too_long
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.retrieval import qa
     from graphrag_cypher.retrieval.chat import Conversation
@@ -647,6 +654,10 @@ def chat(
             continue
         if line.lower().startswith("learn:"):
             _learn(graph, config, line)
+            continue
+        too_long = question_too_long(line)
+        if too_long:
+            click.echo(f"error: {too_long}", err=True)
             continue
         question = conversation.standalone(line)
         if question != line:

@@ -19,11 +19,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphrag_cypher.config import MAX_QUESTION
+
 STATE_FILE = Path(".graphrag") / "serve.json"
 API_KEY_ENV = "GRAPHRAG_API_KEY"  # the server package names it too (not imported here: it is heavy)
 HEALTH_TIMEOUT = 1.0  # seconds: a server that is slower to say it is there is not used
 ANSWER_TIMEOUT = 600.0
-MAX_QUESTION = 2000  # the longest question POST /chat takes
 # what POST /chat adds to the answer for the page; `graphrag ask --json` has none of it
 SERVER_ONLY_KEYS = ("said", "standalone", "answer_id")
 

@@ -25,6 +25,21 @@ EMBEDDER_DIMENSIONS = {
     "openai/text-embedding-ada-002": 1536,
 }
 
+# The longest question any face takes, in characters: POST /chat, /v1/chat/completions, the MCP
+# ask and search tools, `graphrag ask` and `chat`, qa.ask itself, and the plugin's graphrag.search
+# (ProcedureConfig.MAX_QUESTION in the Java procedures, the same number).
+MAX_QUESTION = 2000
+
+
+def question_too_long(question: str) -> str | None:
+    """The one-line refusal of a question longer than MAX_QUESTION characters (leading and trailing
+    blanks not counted), or None when it is short enough."""
+    length = len(question.strip())
+    if length <= MAX_QUESTION:
+        return None
+    return f"the question is {length} characters long; at most {MAX_QUESTION} are taken: ask a shorter question"
+
+
 _dotenv_loaded = False
 
 

@@ -60,9 +60,33 @@ def escape_lucene(text: str) -> str:
     return _LUCENE_WORDS.sub(lambda m: m.group(0).lower(), _LUCENE_SPECIAL.sub(r"\\\1", text))
 
 
+# The most clauses one query built from a question may cost: Lucene refuses a query of more than
+# 1024 (TooManyClauses), one word can be many ("a-b-c-…", a run of Han characters), and the chunk
+# and entity indexes search each term in two fields (text and title, name and aliases).
+MAX_QUERY_CLAUSES = 256
+_MAX_TOKEN = 255  # the standard tokenizer cuts longer tokens
+_ASCII_RUN = re.compile(r"[A-Za-z0-9_]+")
+
+
+def lucene_clauses(term: str) -> int:
+    """At least as many clauses as the standard analyzer makes of `term`: each run of ASCII letters,
+    digits and underscores (one for every 255 characters), and each character outside ASCII (a Han
+    character or an emoji is a token of its own)."""
+    runs = sum(-(-len(run) // _MAX_TOKEN) for run in _ASCII_RUN.findall(term))
+    return runs + sum(1 for ch in term if ord(ch) >= 0x80)
+
+
 def lucene_query(words: list[str], operator: str = " ") -> str:
-    """Words joined into a Lucene query, each escaped; "" when there is no word to search for."""
-    terms = [escape_lucene(w.strip()) for w in words if w and re.search(r"\w", w)]
+    """Words joined into a Lucene query, each escaped; "" when there is no word to search for. A word
+    whose clauses would take the query past MAX_QUERY_CLAUSES is left out (the later ones may fit)."""
+    terms, budget = [], MAX_QUERY_CLAUSES
+    for word in words:
+        if word and re.search(r"\w", word):
+            term = word.strip()
+            cost = lucene_clauses(term)
+            if cost <= budget:
+                budget -= cost
+                terms.append(escape_lucene(term))
     return operator.join(terms)
 
 

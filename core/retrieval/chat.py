@@ -6,6 +6,8 @@ import re
 from collections import deque
 from collections.abc import Iterable
 
+from ..config import MAX_QUESTION
+
 _ELLIPTICAL = re.compile(
     r"^(and|but|what about|how about|also|then|so)\b|\b(it|its|he|she|him|her|his|they|them|their|that|this|those|there)\b",
     re.IGNORECASE,
@@ -49,8 +51,14 @@ class Conversation:
         )
 
     def standalone(self, line: str) -> str:
-        if not self.turns:
+        """`line` as a question that needs no history. A rewrite longer than the question cap
+        (MAX_QUESTION) is not taken: the line itself is, and a line over the cap is not rewritten."""
+        if not self.turns or len(line) > MAX_QUESTION:
             return line
+        rewritten = self._rewrite(line)
+        return rewritten if len(rewritten) <= MAX_QUESTION else line
+
+    def _rewrite(self, line: str) -> str:
         if self.use_llm:
             from .. import llm
 

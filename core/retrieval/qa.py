@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .. import llm
 from ..chinese import Conversion, StreamConverter, choose
+from ..config import question_too_long
 from ..errors import GraphragError
 from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
 from . import retriever
@@ -155,6 +156,9 @@ def ask(
     and, with `learn_web`, stored as documents after the answer (write transactions)."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
+    too_long = question_too_long(question)
+    if too_long:
+        raise GraphragError(too_long)
     started = time.perf_counter()
     conversion = choose(question, convert)
     today = today or _today()

@@ -22,12 +22,12 @@ from pydantic import BaseModel, Field, field_validator
 from starlette.exceptions import HTTPException
 
 from graphrag_cypher import __version__
+from graphrag_cypher.config import MAX_QUESTION
 
 from . import ServerOptions, engine
 from .errors import one_line, status_for
 from .jobs import Jobs
 
-MAX_QUESTION = 2000
 MAX_HISTORY = 20
 HEALTH_WAIT = 2.0  # seconds /health waits for Neo4j at most (less when GRAPHRAG_NEO4J_TIMEOUT is lower)
 MAX_ANSWERS = 256  # answers remembered for GET /graph?answer=

@@ -12,6 +12,7 @@ import asyncio
 from typing import Literal
 
 from graphrag_cypher import __version__
+from graphrag_cypher.config import question_too_long
 
 from . import engine
 
@@ -56,16 +57,25 @@ def build_mcp(state, writes: bool = False):
         except Exception as exc:
             raise ToolError(_message(exc)) from exc
 
+    def refuse_long(question: str) -> None:
+        """A question over the cap is refused in one line, never cut: as every other face does."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        too_long = question_too_long(question)
+        if too_long:
+            raise ToolError(too_long)
+
     @server.tool(annotations=read_only)
     async def ask(question: str, mode: Mode = "graph", k: int = 5, corpus: str | None = None) -> dict:
-        """Answer a question from the knowledge graph. The answer cites its sources as [Title]; only
-        sources that were retrieved can be cited."""
+        """Answer a question from the knowledge graph (at most 2000 characters). The answer cites its
+        sources as [Title]; only sources that were retrieved can be cited."""
+        refuse_long(question)
         result = await call(
             engine.ask,
             state.graph,
             state.embedder,
             state.settings,
-            question[:2000],
+            question,
             mode=mode,
             k=max(1, min(k, 20)),
             corpus=corpus,
@@ -83,13 +93,15 @@ def build_mcp(state, writes: bool = False):
 
     @server.tool(annotations=read_only)
     async def search(query: str, mode: Mode = "hybrid", k: int = 5, corpus: str | None = None) -> dict:
-        """The evidence passages for a query (no answer written), best first, with their documents."""
+        """The evidence passages for a query (at most 2000 characters; no answer written), best first,
+        with their documents."""
+        refuse_long(query)
         result = await call(
             engine.ask,
             state.graph,
             state.embedder,
             state.settings,
-            query[:2000],
+            query,
             mode=mode,
             k=max(1, min(k, 20)),
             corpus=corpus,

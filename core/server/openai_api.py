@@ -16,6 +16,8 @@ import uuid
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphrag_cypher.config import MAX_QUESTION, question_too_long
+
 from . import engine
 from .errors import one_line
 
@@ -39,32 +41,65 @@ def models() -> list[str]:
     return [PREFIX + mode for mode in engine.MODES]
 
 
-def _text(content) -> str:
+MAX_MESSAGE = 20000  # characters of one earlier message (an answer, a system prompt), as /chat's turns
+MAX_CONVERSATION = 100_000  # characters of all the messages' text together
+
+
+def _refuse(message: str):
+    from .app import ApiError
+
+    return ApiError(422, message)
+
+
+def _text(content, where: str) -> str:
+    """A message's text: a string, or the text parts of a list of parts ([{"type": "text", "text": …}, …];
+    other parts, images and the like, are skipped). A part that is not an object, or a text part whose
+    text is not a string, is refused (422)."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):  # [{"type": "text", "text": ...}, …]
-        return " ".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text"
-        )
+    if isinstance(content, list):
+        texts = []
+        for number, part in enumerate(content):
+            if not isinstance(part, dict):
+                raise _refuse(f"invalid {where}.content.{number}: a content part must be an object")
+            if part.get("type") == "text":
+                if not isinstance(part.get("text"), str):
+                    raise _refuse(f"invalid {where}.content.{number}.text: a text part's text must be a string")
+                texts.append(part["text"])
+        return " ".join(texts)
     return ""
 
 
 def _turns(messages: list[Message]) -> tuple[str, list[dict]]:
-    """(the last user message, earlier user/assistant pairs as history turns)."""
+    """(the last user message, earlier user/assistant pairs as history turns). The question is at
+    most MAX_QUESTION characters, an earlier user message too, any other message MAX_MESSAGE, and
+    all of them together MAX_CONVERSATION; longer is refused (422) before any work is done."""
+    texts = [_text(m.content, f"messages.{i}") for i, m in enumerate(messages)]
     users = [i for i, m in enumerate(messages) if m.role == "user"]
-    if not users or not _text(messages[users[-1]].content).strip():
-        from .app import ApiError
-
-        raise ApiError(422, 'no user message: the last message with role "user" is the question')
+    if not users or not texts[users[-1]].strip():
+        raise _refuse('no user message: the last message with role "user" is the question')
     last = users[-1]
+    said = texts[last].strip()
+    too_long = question_too_long(said)
+    if too_long:
+        raise _refuse(too_long)
+    for i, (message, text) in enumerate(zip(messages, texts, strict=True)):
+        limit = MAX_QUESTION if message.role == "user" else MAX_MESSAGE
+        if i != last and len(text) > limit:
+            raise _refuse(
+                f"invalid messages.{i}: {len(text)} characters; a {message.role} message takes at most {limit}"
+            )
+    total = sum(map(len, texts))
+    if total > MAX_CONVERSATION:
+        raise _refuse(f"the messages hold {total} characters together; at most {MAX_CONVERSATION} are taken")
     history, question = [], None
-    for message in messages[:last]:
+    for message, text in zip(messages[:last], texts[:last], strict=True):
         if message.role == "user":
-            question = _text(message.content)
+            question = text
         elif message.role == "assistant" and question is not None:
-            history.append({"question": question, "answer": _text(message.content)})
+            history.append({"question": question, "answer": text})
             question = None
-    return _text(messages[last].content).strip(), history
+    return said, history
 
 
 def _citations(result: dict) -> list[dict]:

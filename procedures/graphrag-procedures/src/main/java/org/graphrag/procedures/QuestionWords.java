@@ -156,14 +156,54 @@ final class QuestionWords {
         return out.append(escaped.substring(last)).toString();
     }
 
-    /** {@code lucene_query(words, operator)}: "" when no word has a word character. */
+    /**
+     * The most Lucene clauses one query built from a question may cost ({@code MAX_QUERY_CLAUSES}): Lucene
+     * refuses more than 1024, and the chunk and entity indexes search each term in two fields.
+     */
+    static final int MAX_QUERY_CLAUSES = 256;
+    private static final int MAX_TOKEN = 255;  // the standard tokenizer cuts longer tokens
+
+    /**
+     * {@code lucene_query(words, operator)}: "" when no word has a word character; a word whose
+     * {@link #clauses} would take the query past {@link #MAX_QUERY_CLAUSES} is left out.
+     */
     static String luceneQuery(List<String> words, String operator) {
         List<String> terms = new ArrayList<>();
+        int budget = MAX_QUERY_CLAUSES;
         for (String w : words) {
             if (w != null && !w.isEmpty() && w.codePoints().anyMatch(RetrieveProcedures::isWord)) {
-                terms.add(escapeLucene(PyText.strip(w)));
+                String term = PyText.strip(w);
+                int cost = clauses(term);
+                if (cost <= budget) {
+                    budget -= cost;
+                    terms.add(escapeLucene(term));
+                }
             }
         }
         return String.join(operator, terms);
+    }
+
+    /**
+     * {@code lucene_clauses}: at least as many clauses as the standard analyzer makes of the term:
+     * each run of ASCII letters, digits and underscores (one token for every 255 characters), and
+     * each character outside ASCII (a Han character or an emoji is a token of its own).
+     */
+    static int clauses(String term) {
+        int cost = 0;
+        int run = 0;
+        for (int i = 0; i < term.length(); ) {
+            int cp = term.codePointAt(i);
+            i += Character.charCount(cp);
+            if (cp < 0x80 && (cp == '_' || Character.isLetterOrDigit(cp))) {
+                run++;
+                continue;
+            }
+            cost += (run + MAX_TOKEN - 1) / MAX_TOKEN;
+            run = 0;
+            if (cp >= 0x80) {
+                cost++;
+            }
+        }
+        return cost + (run + MAX_TOKEN - 1) / MAX_TOKEN;
     }
 }

@@ -138,6 +138,7 @@ public class RetrieveProcedures {
             @Name("seedIds") List<String> seedIds,
             @Name("embedding") List<Double> embedding,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        ProcedureConfig.check("graphrag.retrieve.neighbours", config, ProcedureConfig.NEIGHBOURS);
         Settings settings = new Settings(config);
         float[] query = Vectors.of(embedding);
         Map<Node, float[]> vectors = new HashMap<>();
@@ -269,7 +270,8 @@ public class RetrieveProcedures {
             + "to, and the weights of the graph mode (graphCandidates 30, linkSeeds 10, linksPerSeed 1, leadsPerSeed "
             + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, aboutWeight 1.0, aboutRules "
             + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
-            + "'chunk_embedding', fulltextIndex 'chunk_text'). Yields chunkId, documentId, title, uri, text, score, "
+            + "'chunk_embedding', fulltextIndex 'chunk_text'); an unknown key or a value out of range (k: 1 to 1000) is "
+            + "refused. Yields chunkId, documentId, title, uri, text, score, "
             + "via, best first. A chunk's vector can stand in for a question's. Example: MATCH (c:Chunk) WITH c LIMIT 1 "
             + "CALL graphrag.retrieve.graph(c.embedding, 'silver lantern', {k: 5, terms: ['silver', 'lantern']}) "
             + "YIELD chunkId, title, via RETURN chunkId, title, via")
@@ -277,6 +279,7 @@ public class RetrieveProcedures {
             @Name("embedding") List<Double> embedding,
             @Name("query") String query,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        ProcedureConfig.check("graphrag.retrieve.graph", config, ProcedureConfig.GRAPH);
         Settings s = new Settings(config);
         long k = number(config, "k", 5).longValue();
         long candidates = Math.max(k, number(config, "graphCandidates", 30).longValue());
@@ -376,12 +379,12 @@ public class RetrieveProcedures {
         Map<String, Object> params = new HashMap<>();
         params.put("fetch", fetch);
         params.put("embedding", embedding);
-        params.put("index", config.getOrDefault("vectorIndex", "chunk_embedding"));
+        params.put("index", text(config, "vectorIndex", "chunk_embedding"));
         fuse(filteredHits(VECTOR_QUERY, params, s), vectorWeight, rrfK, "vector#", scores, vias);
         if (query != null && !query.isEmpty()) {
             params.remove("embedding");
             params.put("query", query);
-            params.put("index", config.getOrDefault("fulltextIndex", "chunk_text"));
+            params.put("index", text(config, "fulltextIndex", "chunk_text"));
             fuse(filteredHits(FULLTEXT_QUERY, params, s), fulltextWeight, rrfK, "fulltext#", scores, vias);
         }
         List<Ranked> rows = new ArrayList<>();
@@ -586,6 +589,10 @@ public class RetrieveProcedures {
 
     static Number number(Map<String, Object> config, String key, Number fallback) {
         return config.get(key) instanceof Number n ? n : fallback;
+    }
+
+    static String text(Map<String, Object> config, String key, String fallback) {
+        return config.get(key) instanceof String s ? s : fallback;
     }
 
     @SuppressWarnings("unchecked")

@@ -60,16 +60,19 @@ public class SearchProcedure {
             + "keywords (full-text query and coverage terms) and the entities it names found as the Python "
             + "analysis finds them, then the retrieval mode. config: mode ('graph', or 'hybrid', 'vector'), k (5), "
             + "corpus, from, to (ISO dates: a time in the question is not read as a filter here), and any weight of "
-            + "the graph mode (linkSeeds, coverWeight, ...; see graphrag.retrieve.graph). Yields rank, chunkId, "
+            + "the graph mode (linkSeeds, coverWeight, ...; see graphrag.retrieve.graph); an unknown key or a value "
+            + "out of range (k: 1 to 1000) is refused. The question: at most 2000 characters. Yields rank, chunkId, "
             + "documentId, title, uri, text, score, via. Example: CALL graphrag.search('who stole the lantern?', "
             + "{mode: 'graph', k: 5}) YIELD rank, title, score, text RETURN rank, title, score, left(text, 80)")
     public Stream<Hit> search(
             @Name("question") String question,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        ProcedureConfig.check("graphrag.search", config, ProcedureConfig.SEARCH);
         if (question == null || question.isBlank()) {
             return Stream.empty();
         }
-        String mode = String.valueOf(config.getOrDefault("mode", "graph"));
+        ProcedureConfig.checkQuestion("graphrag.search", question);
+        String mode = String.valueOf(config.get("mode") == null ? "graph" : config.get("mode"));
         if (!MODES.contains(mode)) {
             throw new IllegalArgumentException("graphrag.search: unknown mode '" + mode + "': choose one of "
                     + String.join(", ", MODES));
@@ -142,6 +145,9 @@ public class SearchProcedure {
             + "nested names). Example: CALL graphrag.search.analysis('Who stole the silver lantern from Edric?') "
             + "YIELD keywords, query, entities RETURN keywords, query, entities")
     public Stream<Analysis> analysis(@Name("question") String question) {
+        if (question != null) {
+            ProcedureConfig.checkQuestion("graphrag.search.analysis", question);
+        }
         return Stream.of(analyse(question == null ? "" : question));
     }
 

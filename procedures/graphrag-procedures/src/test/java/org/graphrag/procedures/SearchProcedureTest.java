@@ -104,6 +104,8 @@ class SearchProcedureTest {
                 () -> rows("CALL graphrag.search('x', {mode: 'ppr'}) YIELD chunkId RETURN chunkId", Map.of()));
         assertTrue(e.getMessage().contains("unknown mode 'ppr': choose one of graph, hybrid, vector"), e.getMessage());
         assertEquals(List.of(), rows("CALL graphrag.search('  ') YIELD chunkId RETURN chunkId", Map.of()));
-        assertEquals(List.of(), rows("CALL graphrag.search('lantern', {k: 0}) YIELD chunkId RETURN chunkId", Map.of()));
+        e = assertThrows(QueryExecutionException.class,
+                () -> rows("CALL graphrag.search('lantern', {k: 0}) YIELD chunkId RETURN chunkId", Map.of()));
+        assertTrue(e.getMessage().contains("config k must be a whole number from 1 to 1000, not 0"), e.getMessage());
     }
 }

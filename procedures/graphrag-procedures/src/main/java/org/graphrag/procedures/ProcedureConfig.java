@@ -1,0 +1,190 @@
+package org.graphrag.procedures;
+
+import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * The config maps of {@code graphrag.search} and {@code graphrag.retrieve.graph} / {@code .neighbours},
+ * checked before any work: every key known, every value of its kind and in its range. A bad value is
+ * refused with one line naming the procedure and the key ({@code graphrag.search: config k must be a
+ * whole number from 1 to 1000, not 'abc'}); a null value means the key is absent.
+ *
+ * <p>The bounds: k 1..1000; fetch 1..100000; graphCandidates 1..1000; linkSeeds, leadsPerSeed,
+ * perSeed, perEntity 0..1000; linksPerSeed 0..100; maxPhraseChunks 0..1000000; the weights
+ * (vectorWeight, fulltextWeight, linkWeight, coverWeight, phraseCap, aboutWeight) finite, 0..1000;
+ * rrfK finite, 0..100000; from and to real dates written YYYY-MM-DD; corpus, mode and index names text
+ * of at most 200 characters; entityIds, terms and aboutRules lists of at most 1000 texts.
+ */
+final class ProcedureConfig {
+
+    /** The longest question {@code graphrag.search} takes, in characters (code points), as the
+     * Python faces ({@code graphrag_cypher.config.MAX_QUESTION}). */
+    static final int MAX_QUESTION = 2000;
+
+    private static final Pattern ISO_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
+    private static final int MAX_TEXT = 200;
+    private static final int MAX_LIST = 1000;
+
+    enum Kind { WHOLE, REAL, TEXT, DATE, TEXTS }
+
+    record Rule(Kind kind, double min, double max) {}
+
+    private static Rule whole(long min, long max) {
+        return new Rule(Kind.WHOLE, min, max);
+    }
+
+    private static Rule real(double min, double max) {
+        return new Rule(Kind.REAL, min, max);
+    }
+
+    private static final Rule TEXT = new Rule(Kind.TEXT, 0, MAX_TEXT);
+    private static final Rule DATE = new Rule(Kind.DATE, 0, 0);
+    private static final Rule TEXTS = new Rule(Kind.TEXTS, 0, MAX_LIST);
+
+    /** The keys the neighbour settings read (graphrag.retrieve.neighbours, and the graph mode's links). */
+    static final Map<String, Rule> NEIGHBOURS = new LinkedHashMap<>();
+    /** graphrag.retrieve.graph: the neighbour settings, the seeds' fusion and the placing. */
+    static final Map<String, Rule> GRAPH = new LinkedHashMap<>();
+    /** graphrag.search: the graph mode's keys and the mode. */
+    static final Map<String, Rule> SEARCH = new LinkedHashMap<>();
+
+    static {
+        NEIGHBOURS.put("maxPhraseChunks", whole(0, 1_000_000));
+        NEIGHBOURS.put("phraseCap", real(0, 1000));
+        NEIGHBOURS.put("aboutRules", TEXTS);
+        NEIGHBOURS.put("aboutWeight", real(0, 1000));
+        NEIGHBOURS.put("linkWeight", real(0, 1000));
+        NEIGHBOURS.put("perSeed", whole(0, 1000));
+        NEIGHBOURS.put("leadsPerSeed", whole(0, 1000));
+        NEIGHBOURS.put("corpus", TEXT);
+        NEIGHBOURS.put("from", DATE);
+        NEIGHBOURS.put("to", DATE);
+        GRAPH.putAll(NEIGHBOURS);
+        GRAPH.put("k", whole(1, 1000));
+        GRAPH.put("fetch", whole(1, 100_000));
+        GRAPH.put("graphCandidates", whole(1, 1000));
+        GRAPH.put("linkSeeds", whole(0, 1000));
+        GRAPH.put("linksPerSeed", whole(0, 100));
+        GRAPH.put("perEntity", whole(0, 1000));
+        GRAPH.put("coverWeight", real(0, 1000));
+        GRAPH.put("vectorWeight", real(0, 1000));
+        GRAPH.put("fulltextWeight", real(0, 1000));
+        GRAPH.put("rrfK", real(0, 100_000));
+        GRAPH.put("entityIds", TEXTS);
+        GRAPH.put("terms", TEXTS);
+        GRAPH.put("vectorIndex", TEXT);
+        GRAPH.put("fulltextIndex", TEXT);
+        SEARCH.putAll(GRAPH);
+        SEARCH.put("mode", TEXT);
+    }
+
+    private ProcedureConfig() {}
+
+    /** Refuses (IllegalArgumentException, one line) a config with an unknown key or a bad value. */
+    static void check(String procedure, Map<String, Object> config, Map<String, Rule> rules) {
+        if (config == null) {
+            return;
+        }
+        for (Map.Entry<String, Object> e : config.entrySet()) {
+            Rule rule = rules.get(e.getKey());
+            if (rule == null) {
+                throw new IllegalArgumentException(procedure + ": unknown config key '" + oneLine(e.getKey())
+                        + "': use " + String.join(", ", new TreeSet<>(rules.keySet())));
+            }
+            if (e.getValue() != null) {
+                String problem = problem(rule, e.getValue());
+                if (problem != null) {
+                    throw new IllegalArgumentException(procedure + ": config " + e.getKey() + " must be " + problem
+                            + ", not " + shown(e.getValue()));
+                }
+            }
+        }
+    }
+
+    /** Refuses a question longer than {@link #MAX_QUESTION} characters, leading and trailing blanks not counted. */
+    static void checkQuestion(String procedure, String question) {
+        String stripped = PyText.strip(question);
+        int length = stripped.codePointCount(0, stripped.length());
+        if (length > MAX_QUESTION) {
+            throw new IllegalArgumentException(procedure + ": the question is " + length + " characters long; at most "
+                    + MAX_QUESTION + " are taken: ask a shorter question");
+        }
+    }
+
+    /** What the value should be, or null when it is. */
+    private static String problem(Rule rule, Object value) {
+        switch (rule.kind()) {
+            case WHOLE -> {
+                String want = "a whole number from " + (long) rule.min() + " to " + (long) rule.max();
+                if (!(value instanceof Number n)) {
+                    return want;
+                }
+                double d = n.doubleValue();
+                if (!(value instanceof Long || value instanceof Integer) && (!Double.isFinite(d) || d != Math.rint(d))) {
+                    return want;
+                }
+                return d < rule.min() || d > rule.max() ? want : null;
+            }
+            case REAL -> {
+                String want = "a finite number from " + plain(rule.min()) + " to " + plain(rule.max());
+                if (!(value instanceof Number n)) {
+                    return want;
+                }
+                double d = n.doubleValue();
+                return !Double.isFinite(d) || d < rule.min() || d > rule.max() ? want : null;
+            }
+            case TEXT -> {
+                return value instanceof String s && s.length() <= MAX_TEXT ? null
+                        : "text of at most " + MAX_TEXT + " characters";
+            }
+            case DATE -> {
+                String want = "a date written YYYY-MM-DD, e.g. 2024-05-01";
+                if (!(value instanceof String s) || !ISO_DATE.matcher(s).matches()) {
+                    return want;
+                }
+                try {
+                    LocalDate.parse(s);
+                    return null;
+                } catch (DateTimeParseException ex) {
+                    return "a real calendar date written YYYY-MM-DD";
+                }
+            }
+            case TEXTS -> {
+                String want = "a list of at most " + MAX_LIST + " texts";
+                if (!(value instanceof List<?> list) || list.size() > MAX_LIST) {
+                    return want;
+                }
+                for (Object o : list) {
+                    if (!(o instanceof String)) {
+                        return want;
+                    }
+                }
+                return null;
+            }
+            default -> throw new IllegalStateException(rule.kind().toString());
+        }
+    }
+
+    private static String plain(double d) {
+        return d == Math.rint(d) ? String.valueOf((long) d) : String.valueOf(d);
+    }
+
+    /** The refused value as the error shows it: quoted text, at most 40 characters, on one line. */
+    private static String shown(Object value) {
+        String text = value instanceof List<?> list ? "a list of " + list.size()
+                : value instanceof Map<?, ?> ? "a map"
+                : value instanceof String s ? "'" + s + "'"
+                : String.valueOf(value);
+        text = oneLine(text);
+        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
+    }
+
+    private static String oneLine(String text) {
+        return String.join(" ", text.split("\\s+")).strip();
+    }
+}
