@@ -106,8 +106,9 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
     \b
     Endpoints: / (the page), POST /chat (SSE when asked), GET /graph, POST /crawl,
     POST /documents (upload), GET /documents, DELETE /documents/{id}, GET /jobs,
-    GET /jobs/{id}, DELETE /jobs/{id} (cancel), GET /health, /v1/models and /v1/chat/completions (OpenAI-compatible; models
-    graphrag-graph, graphrag-hybrid, …), /mcp (MCP, streamable HTTP), /docs (OpenAPI).
+    GET /jobs/{id}, DELETE /jobs/{id} (cancel), GET /health, /v1/models and
+    /v1/chat/completions (OpenAI-compatible; models graphrag-graph, graphrag-hybrid, …),
+    /mcp (MCP, streamable HTTP), /docs (OpenAPI).
 
     It listens on 127.0.0.1 unless told otherwise; any other host needs GRAPHRAG_API_KEY,
     which every request must then send as "Authorization: Bearer <key>". Writes (crawl,

@@ -56,7 +56,7 @@ class LoadOptions:
     prune: bool = False
     topics: tuple[str, ...] = ()
     embed_batch: int = 1024  # chunks embedded before their documents are written
-    embed_step: int = 128  # chunks per embedding call within a batch: where progress is told and a stop is seen
+    embed_step: int = 64  # chunks per embedding call within a batch: where progress is told and a stop is seen
     write_batch: int = 256  # chunks per write transaction: what an interruption can lose
     overlap_writes: bool = True  # write while the next batch is embedded
 

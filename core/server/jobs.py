@@ -100,6 +100,7 @@ class Jobs:
                 if job["state"] != "queued":  # cancelled while it waited
                     return
                 job["state"], job["started"] = "running", time.time()
+            progress({"items": {"read": 0, "done": 0}, "phase": "starting"})  # e.g. the embedding model loads
             try:
                 summary = work(progress, error, stop.is_set)
                 job["summary"] = summary
