@@ -44,6 +44,18 @@ def _check_host(ctx, param, value: str) -> str:
     return value
 
 
+def _check_cors(ctx, param, value: tuple[str, ...]) -> tuple[str, ...]:
+    """Before any connection: a wildcard origin ('*', 'null') needs the key (one line, exit 2)."""
+    from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+
+    try:
+        check_options(ServerOptions(api_key=os.environ.get(API_KEY_ENV) or None, cors_origins=tuple(value)))
+    except GraphragError as exc:
+        raise UnsafeHost(str(exc)) from None
+    return value
+
+
 def _options(**kw):
     from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
 
@@ -66,7 +78,9 @@ def _options(**kw):
     "--cors-origin",
     "cors_origins",
     multiple=True,
-    help="An origin (https://app.example.org) whose pages may call the API; repeatable. None by default.",
+    callback=_check_cors,
+    help="An origin (https://app.example.org) whose pages may call the API; repeatable. None by default; "
+    "'*' only with GRAPHRAG_API_KEY.",
 )
 @click.option(
     "--max-body",
@@ -91,13 +105,16 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
 
     \b
     Endpoints: / (the page), POST /chat (SSE when asked), GET /graph, POST /crawl,
-    POST /documents (upload), GET /documents, DELETE /documents/{id}, GET /jobs/{id},
-    GET /health, /v1/models and /v1/chat/completions (OpenAI-compatible; models
-    graphrag-graph, graphrag-hybrid, …), /mcp (MCP, streamable HTTP), /docs (OpenAPI).
+    POST /documents (upload), GET /documents, DELETE /documents/{id}, GET /jobs,
+    GET /jobs/{id}, DELETE /jobs/{id} (cancel), GET /health, /v1/models and
+    /v1/chat/completions (OpenAI-compatible; models graphrag-graph, graphrag-hybrid, …),
+    /mcp (MCP, streamable HTTP), /docs (OpenAPI).
 
     It listens on 127.0.0.1 unless told otherwise; any other host needs GRAPHRAG_API_KEY,
     which every request must then send as "Authorization: Bearer <key>". Writes (crawl,
-    uploads, forget, MCP learn) always need the key.
+    uploads, forget, cancelling a job, MCP learn) always need the key, which must be at
+    least 16 characters with no surrounding whitespace. Learning jobs run one at a time;
+    GET /jobs shows the line and each job's progress.
 
     While it runs it leaves .graphrag/serve.json (mode 0600: its URL, pid, Neo4j URI and
     database) in this folder, so `graphrag ask` run here sends its questions to it.
@@ -116,7 +133,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
 
     from graphrag_cypher import __version__
     from graphrag_cypher.embedder import make_query_embedder
-    from graphrag_cypher.server import create_app
+    from graphrag_cypher.server import create_app, warnings
 
     from . import served
 
@@ -132,6 +149,8 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
         mcp_writes=mcp_writes,
         extra={"instance": instance},
     )
+    for line in warnings(options):
+        click.echo(f"graphrag serve: {line}", err=True)
     app = create_app(config, options, graph=graph, embedder=make_query_embedder(config))
     server = uvicorn.Server(
         uvicorn.Config(app, host=host, port=port, log_level="warning", server_header=False, timeout_graceful_shutdown=5)

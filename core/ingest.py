@@ -6,6 +6,10 @@ content hash is set in that same transaction. So an interrupted load leaves only
 documents behind, and running it again skips them as unchanged: the end state is the
 one of an uninterrupted run. Embedding (the slow part) runs in the calling thread while
 a writer thread stores the previous batch.
+
+A load can be asked to stop (`should_stop`): it looks between documents and between embedding
+calls, writes the documents it has fully embedded, drops the rest and reports `cancelled`, so
+what it leaves is whole documents, as after an interruption.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .db import Graph
 from .errors import GraphragError, Neo4jUnavailable
@@ -50,7 +55,8 @@ class LoadOptions:
     semantic: bool = False
     prune: bool = False
     topics: tuple[str, ...] = ()
-    embed_batch: int = 1024  # chunks per embedding call: bigger calls pad less (texts are sorted by length)
+    embed_batch: int = 1024  # chunks embedded before their documents are written
+    embed_step: int = 64  # chunks per embedding call within a batch: where progress is told and a stop is seen
     write_batch: int = 256  # chunks per write transaction: what an interruption can lose
     overlap_writes: bool = True  # write while the next batch is embedded
 
@@ -68,9 +74,32 @@ class LoadStats:
     reused_vectors: int = 0
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)  # loaded, but cut by a budget or a cap
+    cancelled: bool = False  # stopped when asked, before the end of its items
+    # while it runs (not in the summary): items read, the one worked on and what is done with it
+    # (reading, chunking, embedding), the chunks of the batch being embedded
+    read: int = 0
+    current: str | None = None
+    phase: str | None = None
+    embedding_done: int = 0
+    embedding_total: int = 0
+
+    def progress(self) -> dict:
+        """How far a running load is: items read and finished, the item worked on, the chunks of
+        the batch being embedded (done / total), and the counts so far."""
+        result = self.to_dict()
+        del result["errors"]
+        result.pop("warnings", None)
+        result.pop("cancelled", None)
+        result["items"] = {"read": self.read, "done": self.created + self.updated + self.unchanged + self.failed}
+        result["current"] = self.current
+        result["phase"] = self.phase
+        result["embedding"] = (
+            {"done": self.embedding_done, "total": self.embedding_total} if self.embedding_total else None
+        )
+        return result
 
     def to_dict(self) -> dict:
-        return {
+        result: dict[str, Any] = {
             "documents": {
                 "created": self.created,
                 "updated": self.updated,
@@ -87,6 +116,9 @@ class LoadStats:
             "errors": self.errors,
             "warnings": self.warnings,
         }
+        if self.cancelled:
+            result["cancelled"] = True
+        return result
 
 
 def _storable(value) -> bool:
@@ -183,6 +215,10 @@ class Checkpoint:
     unchanged: tuple[str, ...] = ()
 
 
+class _Stopped(Exception):
+    """Raised inside a load when it was asked to stop."""
+
+
 class _Writer(threading.Thread):
     """Writes batches in order on its own thread; the first failure stops the load."""
 
@@ -244,6 +280,9 @@ class _Writer(threading.Thread):
             raise self.error
 
 
+_END: Any = object()
+
+
 class Loader:
     """Turns a stream of ParsedDocument | ItemError into graph writes."""
 
@@ -254,9 +293,10 @@ class Loader:
         options: LoadOptions,
         on_error: Callable[[str], None] = lambda line: None,
         on_progress: Callable[[LoadStats], None] = lambda stats: None,
+        should_stop: Callable[[], bool] = lambda: False,
     ):
         self.graph, self.embedder, self.options = graph, embedder, options
-        self.on_error, self.on_progress = on_error, on_progress
+        self.on_error, self.on_progress, self.should_stop = on_error, on_progress, should_stop
         self.stats = LoadStats()
         self.seen: set[str] = set()
 
@@ -267,8 +307,18 @@ class Loader:
         writer.start()
         pending: list = []
         pending_chunks = 0
+        iterator = iter(items)
         try:
-            for item in items:
+            while True:
+                if self.should_stop():  # between documents: the next one is not even read
+                    raise _Stopped
+                item = next(iterator, _END)
+                if item is _END:
+                    break
+                if not isinstance(item, Checkpoint):
+                    self.stats.read += 1
+                    self.stats.current = item.item if isinstance(item, ItemError) else item.source
+                    self.stats.phase = "reading"
                 if isinstance(item, ItemError):
                     self._error(item.item, item.error)
                     self.on_progress(self.stats)
@@ -290,14 +340,22 @@ class Loader:
                     self._warn(item.source, note)
                 pending.append(item)
                 pending_chunks += max(1, len(item.sections))
+                self.on_progress(self.stats)
                 if pending_chunks >= self.options.embed_batch:
                     self._flush(pending, writer)
                     pending, pending_chunks = [], 0
             if pending:
                 self._flush(pending, writer)
+        except _Stopped:
+            self.stats.cancelled = True  # what is queued for the writer is whole documents: it is written
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()  # a crawl stops fetching
         finally:
             writer.finish()
-        if self.options.prune:
+        self.stats.embedding_done = self.stats.embedding_total = 0
+        self.stats.current = self.stats.phase = None
+        if self.options.prune and not self.stats.cancelled:  # a load cut short cannot tell what is gone
             self._prune()
         self.on_progress(self.stats)
         return self.stats
@@ -318,6 +376,10 @@ class Loader:
             return
         rows = []
         for doc in changed:
+            if self.should_stop():  # nothing of this batch is embedded yet: it is dropped
+                raise _Stopped
+            self.stats.current, self.stats.phase = doc.source, "chunking"
+            self.on_progress(self.stats)
             try:
                 chunks = self._chunks(doc)
             except Exception as exc:  # one bad document never stops the load
@@ -331,7 +393,15 @@ class Loader:
             for note in notes:
                 self._warn(doc.source, note)
             rows.append({"id": doc.id, "labels": list(doc.labels), "props": props, "chunks": chunks})
-        self._embed(rows)
+        try:
+            self._embed(rows)
+        except _Stopped:
+            # documents every chunk of which has its vector are written; the others are dropped whole
+            self._write([r for r in rows if all(c["embedding"] is not None for c in r["chunks"])], writer)
+            raise
+        self._write(rows, writer)
+
+    def _write(self, rows: list[dict], writer: _Writer) -> None:
         group: list[dict] = []
         size = 0
         for row in rows:
@@ -404,11 +474,29 @@ class Loader:
                     self.stats.reused_vectors += 1
                 else:
                     todo.append(chunk)
-        if todo:
-            vectors = self.embedder.embed([embedding_input(c["props"]["title"], c["props"]["text"]) for c in todo])
-            for chunk, vector in zip(todo, vectors, strict=True):
-                chunk["embedding"] = vector
-            self.stats.embedded += len(todo)
+        if not todo:
+            return
+        # in document order, one call per `embed_step` chunks (the model sorts each call's texts by
+        # length): progress moves and a stop is seen within a large document, and the documents
+        # before the stop are complete, so a cancelled load keeps them
+        texts = [embedding_input(c["props"]["title"], c["props"]["text"]) for c in todo]
+        order = list(range(len(todo)))
+        owner = {id(c): row["props"]["source"] for row in rows for c in row["chunks"]}
+        step = max(1, self.options.embed_step)
+        self.stats.embedding_done, self.stats.embedding_total = 0, len(todo)
+        self.stats.phase = "embedding"
+        for start in range(0, len(order), step):
+            if self.should_stop():
+                raise _Stopped
+            part = order[start : start + step]
+            self.stats.current = owner.get(id(todo[part[-1]]), self.stats.current)
+            vectors = self.embedder.embed([texts[i] for i in part])
+            for i, vector in zip(part, vectors, strict=True):
+                todo[i]["embedding"] = vector
+            self.stats.embedded += len(part)
+            self.stats.embedding_done += len(part)
+            self.on_progress(self.stats)
+        self.stats.embedding_done = self.stats.embedding_total = 0
 
     def _prune(self) -> None:
         if self.stats.failed:
@@ -471,13 +559,15 @@ def load(
     items: Iterable,
     on_error: Callable[[str], None] = lambda line: None,
     on_progress: Callable[[LoadStats], None] = lambda stats: None,
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> LoadStats:
     """Stream parsed documents (and ItemErrors) into the graph; without an embedder chunks get no vector.
+    When `should_stop()` turns true the load ends early with whole documents (`stats.cancelled`).
 
     Raises :class:`LoadInterrupted` when Neo4j goes away mid-load."""
     if embedder is not None:
         check_vector_index(graph, embedder)
-    run = Loader(graph, embedder, options, on_error=on_error, on_progress=on_progress)
+    run = Loader(graph, embedder, options, on_error=on_error, on_progress=on_progress, should_stop=should_stop)
     try:
         return run.run(items)
     except Neo4jUnavailable as exc:

@@ -136,9 +136,12 @@ def learn_items(
     relink: Callable[[Graph], Any] | None = None,
     on_error: Callable[[str], None] = lambda line: None,
     on_progress: Callable[[LoadStats], None] = lambda stats: None,
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> LearnResult:
     """Load parsed items (``ParsedDocument`` or ``ItemError``: uploads, pages fetched elsewhere)
-    as `learn` does: incremental, one line per bad item, `relink` run when anything changed."""
-    stats = load(graph, embedder, options, items, on_error=on_error, on_progress=on_progress)
+    as `learn` does: incremental, one line per bad item, `relink` run when anything changed.
+    A load stopped early (`should_stop`) keeps whole documents, and `relink` still runs for
+    them: the graph is then the one a load of just those documents leaves."""
+    stats = load(graph, embedder, options, items, on_error=on_error, on_progress=on_progress, should_stop=should_stop)
     changed = stats.created or stats.updated or stats.pruned_documents
     return LearnResult(stats, relink(graph) if relink is not None and changed else None)

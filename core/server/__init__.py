@@ -48,8 +48,17 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+ANY_ORIGIN = ("*", "null")  # CORS origins that let every site's pages call the server
+
+
 def check_options(options: ServerOptions) -> None:
-    """Refuse what would expose the graph: another host without a key, a short key."""
+    """Refuse what would expose the graph: another host without a key, a key that cannot be
+    sent back (surrounding whitespace) or is short, every site's pages allowed without a key."""
+    if options.api_key is not None and options.api_key != options.api_key.strip():
+        raise GraphragError(
+            f"{API_KEY_ENV} starts or ends with whitespace, which no client can send back: remove it "
+            "(e.g. python -c 'import secrets; print(secrets.token_urlsafe(24))' makes one)"
+        )
     if options.api_key is not None and len(options.api_key) < MIN_KEY_LENGTH:
         raise GraphragError(
             f"{API_KEY_ENV} is too short: use at least {MIN_KEY_LENGTH} random characters, e.g. "
@@ -60,6 +69,23 @@ def check_options(options: ServerOptions) -> None:
             f"--host {options.host} is reachable from other machines: set {API_KEY_ENV} (a bearer "
             "key every request must send), or serve on 127.0.0.1"
         )
+    wildcard = next((o for o in options.cors_origins if o.strip().lower() in ANY_ORIGIN), None)
+    if wildcard is not None and not options.api_key:
+        raise GraphragError(
+            f"--cors-origin {wildcard!r} lets any website read this graph from its visitors' browsers: "
+            f"name the origins (--cors-origin https://app.example.org), or set {API_KEY_ENV}"
+        )
+
+
+def warnings(options: ServerOptions) -> list[str]:
+    """What is allowed but worth a line at start."""
+    wildcard = next((o for o in options.cors_origins if o.strip().lower() in ANY_ORIGIN), None)
+    if wildcard is None:
+        return []
+    return [
+        f"warning: --cors-origin '{wildcard}' lets every website's pages call this server; they still "
+        f"need {API_KEY_ENV}, so never put the key in a page"
+    ]
 
 
 def create_app(settings, options: ServerOptions, graph=None, embedder=None):

@@ -26,7 +26,7 @@ from graphrag_cypher.config import MAX_QUESTION
 
 from . import ServerOptions, engine
 from .errors import one_line, status_for
-from .jobs import Jobs
+from .jobs import JobFinished, Jobs, QueueFull
 
 MAX_HISTORY = 20
 HEALTH_WAIT = 2.0  # seconds /health waits for Neo4j at most (less when GRAPHRAG_NEO4J_TIMEOUT is lower)
@@ -34,6 +34,7 @@ MAX_ANSWERS = 256  # answers remembered for GET /graph?answer=
 OPEN_PATHS = {"/", "/favicon.ico"}
 OPEN_PREFIXES = ("/static/",)
 _DATE = r"^\d{4}-\d{2}-\d{2}$"
+MAX_SKIP = 1_000_000_000  # GET /documents?skip=: Neo4j's SKIP takes a 64-bit integer
 _UPLOAD_NAME = re.compile(r"^[\w][\w .()+-]{0,199}$")
 
 
@@ -119,8 +120,8 @@ class ChatRequest(BaseModel):
     mode: Literal["vector", "fulltext", "hybrid", "graph", "ppr"] | None = None
     k: int = Field(default=5, ge=1, le=50)
     corpus: str | None = Field(default=None, max_length=200)
-    date_from: str | None = Field(default=None, alias="from", pattern=_DATE)
-    date_to: str | None = Field(default=None, alias="to", pattern=_DATE)
+    date_from: str | None = Field(default=None, alias="from")
+    date_to: str | None = Field(default=None, alias="to")
     stream: bool | None = None
     llm: bool = True
 
@@ -130,6 +131,21 @@ class ChatRequest(BaseModel):
         if not value.strip():
             raise ValueError("the question is empty")
         return value
+
+    @field_validator("date_from", "date_to", mode="before")
+    @classmethod
+    def _calendar_date(cls, value):
+        """A real calendar date written YYYY-MM-DD, as `graphrag ask --from/--to` takes."""
+        from datetime import date
+
+        if value is None:
+            return None
+        try:
+            if not isinstance(value, str) or not re.fullmatch(_DATE, value):
+                raise ValueError
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD, e.g. 2024-05-01") from None
 
 
 class CrawlRequest(BaseModel):
@@ -166,7 +182,7 @@ def _error_response(status: int, message: str, openai_shape: bool = False) -> JS
 
 def _is_write(method: str, path: str) -> bool:
     return (method == "POST" and path in {"/crawl", "/documents"}) or (
-        method == "DELETE" and path.startswith("/documents/")
+        method == "DELETE" and path.startswith(("/documents/", "/jobs/"))
     )
 
 
@@ -275,6 +291,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
         llm.prepare(settings)  # a local model: loaded once, now, for every request (a bad path fails here)
     state = State(settings, options, graph, embedder)
+    engine.clean_stale_uploads()  # left by a server that was killed mid-upload
     from .mcp_tools import build_mcp
 
     mcp = build_mcp(state, writes=options.mcp_writes and options.writes_enabled)
@@ -289,7 +306,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
     async def lifespan(app):
         async with mcp.session_manager.run():
             yield
-        state.jobs.shutdown()
+        await asyncio.to_thread(state.jobs.shutdown)  # a running job stops at its next document
 
     app = FastAPI(
         title="graphrag",
@@ -319,7 +336,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         errors = exc.errors()
         first = errors[0] if errors else {}
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body") or "request"
-        message = f"invalid {where}: {first.get('msg', 'not valid')}"
+        message = f"invalid {where}: {str(first.get('msg', 'not valid')).removeprefix('Value error, ')}"
         return _error_response(422, " ".join(message.split()), request.url.path.startswith("/v1/"))
 
     async def _failed(request: Request, exc: Exception):
@@ -470,7 +487,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
     @app.get("/documents", summary="Documents in the graph, newest first")
     def list_documents(
         corpus: str | None = Query(default=None, max_length=200),
-        skip: int = Query(default=0, ge=0),
+        skip: int = Query(default=0, ge=0, le=MAX_SKIP),
         limit: int = Query(default=100, ge=1, le=500),
     ):
         return {"documents": documents.list_documents(state.graph, corpus, skip, limit)}
@@ -489,6 +506,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         corpus: str | None = Form(default=None, max_length=200),
         topics: str | None = Form(default=None, max_length=1000),
     ):
+        _room()
         folder = engine.upload_folder()
         names: list[str] = []
         try:
@@ -506,7 +524,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             folder.cleanup()
             raise
 
-        def work(progress, error):
+        def work(progress, error, should_stop):
             return engine.learn(
                 state.graph,
                 state.document_embedder(),
@@ -517,9 +535,14 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                 topics=(topics or "").split(","),
                 on_progress=progress,
                 on_error=error,
+                should_stop=should_stop,
             )
 
-        return state.jobs.submit("upload", ", ".join(names), work, cleanup=folder.cleanup)
+        try:
+            return state.jobs.submit("upload", ", ".join(names), work, cleanup=folder.cleanup, total=len(names))
+        except QueueFull as exc:
+            folder.cleanup()
+            raise ApiError(429, str(exc)) from None
 
     @app.post(
         "/crawl", status_code=202, summary="Learn a URL, a site or an allowed server-side folder (a job; needs the key)"
@@ -537,8 +560,9 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         if bad:
             raise ApiError(422, f"not an http(s) URL: {bad[0]!r}")
         resolved = [_allowed_path(p, state.options.allowed_paths) for p in paths]
+        _room()
 
-        def work(progress, error):
+        def work(progress, error, should_stop):
             def items():
                 yield from engine.path_items([str(p) for p in resolved])
                 if urls:
@@ -555,16 +579,49 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                 topics=topics,
                 on_progress=progress,
                 on_error=error,
+                should_stop=should_stop,
             )
 
-        return state.jobs.submit("crawl", " ".join([*map(str, resolved), *urls]), work)
+        try:
+            return state.jobs.submit("crawl", " ".join([*map(str, resolved), *urls]), work)
+        except QueueFull as exc:
+            raise ApiError(429, str(exc)) from None
 
-    @app.get("/jobs/{job_id}", summary="A job's state, progress and load summary")
+    def _room() -> None:
+        try:
+            state.jobs.check_room()
+        except QueueFull as exc:
+            raise ApiError(429, str(exc)) from None
+
+    @app.get("/jobs", summary="Every job remembered, oldest first: state, place in the line, progress")
+    def jobs():
+        listed = state.jobs.all()
+        running = next((j["id"] for j in listed if j["state"] == "running"), None)
+        return {
+            "jobs": listed,
+            "running": running,
+            "queued": [j["id"] for j in sorted(listed, key=lambda j: j["position"] or 0) if j["state"] == "queued"],
+        }
+
+    @app.get("/jobs/{job_id}", summary="A job's state, place in the line, progress and load summary")
     def job(job_id: str):
         found = state.jobs.get(job_id)
         if found is None:
             raise ApiError(404, f"no job {job_id!r}")
         return found
+
+    @app.delete(
+        "/jobs/{job_id}",
+        summary="Cancel a job: a queued one now (200), a running one at its next document (202; needs the key)",
+    )
+    def cancel_job(job_id: str):
+        try:
+            found = state.jobs.cancel(job_id)
+        except JobFinished as exc:
+            raise ApiError(409, str(exc)) from None
+        if found is None:
+            raise ApiError(404, f"no job {job_id!r}")
+        return JSONResponse(found, status_code=200 if found["state"] == "cancelled" else 202)
 
     from .openai_api import add_routes
 

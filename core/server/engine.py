@@ -149,10 +149,12 @@ def learn(
     topics: Iterable[str] = (),
     on_progress: Callable[[dict], None] = lambda stats: None,
     on_error: Callable[[str], None] = lambda line: None,
+    should_stop: Callable[[], bool] = lambda: False,
 ) -> dict:
     """Load `items` (ParsedDocument | ItemError) as `graphrag learn` does: incremental, bad
     items reported one line each, shared phrases re-linked when anything changed. Returns
-    the summary `learn --json` prints."""
+    the summary `learn --json` prints (with `"cancelled": true` when `should_stop` ended it
+    early: what it wrote is whole documents). `on_progress` gets `LoadStats.progress()`."""
     from graphrag_cypher.ingest import LoadOptions
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.learn import learn_items
@@ -170,7 +172,8 @@ def learn(
         options,
         relink=link_phrases,
         on_error=on_error,
-        on_progress=lambda stats: on_progress(stats.to_dict()),
+        on_progress=lambda stats: on_progress(stats.progress()),
+        should_stop=should_stop,
     )
     return learned.to_dict()
 
@@ -227,8 +230,63 @@ def upload_items(folder: Path, names: list[str]):
         yield doc if isinstance(doc, ItemError) else replace(doc, source=f"{UPLOAD_SOURCE}:{name}", uri=None)
 
 
+UPLOAD_PREFIX = "graphrag-upload-"
+STALE_UNOWNED = 24 * 3600  # seconds after which an upload folder with no server's pid in its name goes
+
+
 def upload_folder() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="graphrag-upload-")
+    """A job's files until it ends; its name holds this server's pid, so a later start can
+    tell the folder of a server that was killed from one in use."""
+    import os
+
+    return tempfile.TemporaryDirectory(prefix=f"{UPLOAD_PREFIX}{os.getpid()}-")
+
+
+def clean_stale_uploads() -> list[str]:
+    """Remove the upload folders servers that are gone left behind (a `kill -9` mid-job): ours,
+    named with a pid no process has. Folders of live servers, of other users, and names this
+    server did not make are kept (an old-style one once it is a day old). Returns what went."""
+    import os
+    import re
+    import shutil
+    import time
+
+    removed: list[str] = []
+    root = Path(tempfile.gettempdir())
+    try:
+        entries = list(root.glob(UPLOAD_PREFIX + "*"))
+    except OSError:
+        return removed
+    for folder in entries:
+        try:
+            info = folder.lstat()
+            if not folder.is_dir() or folder.is_symlink() or info.st_uid != os.getuid():
+                continue
+            pid = re.match(rf"{UPLOAD_PREFIX}(\d+)-", folder.name)
+            if pid:
+                if int(pid.group(1)) == os.getpid() or _alive(int(pid.group(1))):
+                    continue
+            elif not re.fullmatch(rf"{UPLOAD_PREFIX}[\w]{{8}}", folder.name) or (
+                time.time() - info.st_mtime < STALE_UNOWNED
+            ):
+                continue  # an old server's folder (no pid): only once it is surely unused
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(str(folder))
+        except OSError:
+            continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def label(text: str | None) -> str:

@@ -174,7 +174,7 @@ def build_mcp(state, writes: bool = False):
 
             root = " ".join([str(p) for p in paths] + sorted(parsed.urls))
 
-            def learn():  # in the worker thread: the document embedder may load on first use
+            def work(progress, error, should_stop):  # the document embedder may load on first use
                 return engine.learn(
                     state.graph,
                     state.document_embedder(),
@@ -182,7 +182,19 @@ def build_mcp(state, writes: bool = False):
                     loader="learn",
                     source_root=root,
                     topics=parsed.topics,
+                    on_progress=progress,
+                    on_error=error,
+                    should_stop=should_stop,
                 )
+
+            def learn():  # a job like POST /crawl's: in the one line of loads, shown by GET /jobs
+                from graphrag_cypher.errors import GraphragError
+
+                job = state.jobs.submit("learn", root, work)
+                over = state.jobs.wait(job["id"]) or job
+                if over["state"] == "failed":
+                    raise GraphragError(over["error"])
+                return over["summary"]
 
             result = await call(learn)
             result["errors"] = result["errors"][:50]
