@@ -90,6 +90,7 @@ def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
 
 
 def main() -> None:
+    import chunking
     import cold_ask
     import evaluation
     import ingest
@@ -102,6 +103,7 @@ def main() -> None:
 
     results = {
         "ingest": ingest.main(),
+        "chunking": chunking.main(),
         "linking": linking.main(),
         "query": query.main(),
         "eval": evaluation.main(),
@@ -115,6 +117,7 @@ def main() -> None:
         return
     rows = (
         rows_for_ingest(results["ingest"])
+        + chunking.rows(results["chunking"])
         + rows_for_linking(results["linking"])
         + rows_for_query(results["query"])
         + evaluation.rows(results["eval"])

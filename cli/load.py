@@ -199,6 +199,16 @@ def fetch_options(func):
     )(func)
 
 
+def allow_local_option(func):
+    """The crawl setting for local targets, for commands that crawl."""
+    return click.option(
+        "--allow-local",
+        is_flag=True,
+        help="Fetch loopback, private and link-local addresses too (a local wiki, an intranet); "
+        "as GRAPHRAG_CRAWL_ALLOW_LOCAL=1. Refused by default.",
+    )(func)
+
+
 @load_group.command("url")
 @click.argument("urls", nargs=-1, required=True)
 @click.option("--crawl", is_flag=True, help="Follow same-site links breadth-first.")
@@ -206,14 +216,19 @@ def fetch_options(func):
 @click.option("--max-depth", type=int, default=2, show_default=True)
 @click.option("--delay", type=float, default=0.5, show_default=True, help="Seconds between requests.")
 @fetch_options
+@allow_local_option
 @load_options
 @with_graph(config=True)
-def load_url(graph, config, urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, **kw) -> None:
+def load_url(
+    graph, config, urls, crawl, max_pages, max_depth, delay, timeout, crawl_timeout, allow_local, **kw
+) -> None:
     """Web pages (HTML or PDF), optionally crawled within the site; robots.txt is respected.
 
     Redirects are followed up to 5 hops, each hop checked like a link: http(s) only,
     allowed by robots.txt, on the same site when crawling, never from a public site to a
     local or private address. Pages over 20 MB are refused; robots.txt is read up to 512 KB.
+    Loopback, private and link-local addresses (127.0.0.1, localhost, 10.x, 169.254.x) are
+    refused, checked again on the resolved address at connect time, unless --allow-local.
 
     \b
     Example:
@@ -231,6 +246,7 @@ def load_url(graph, config, urls, crawl, max_pages, max_depth, delay, timeout, c
         delay=delay,
         timeout=timeout,
         crawl_timeout=crawl_timeout,
+        allow_local=True if allow_local else None,
     )
     run_load(graph, config, "url", " ".join(sorted(urls)), items, **kw)
 
@@ -644,6 +660,7 @@ def _learn_request(ctx, param, value: str):
 @click.option("--crawl/--no-crawl", default=True, show_default=True, help="Follow same-site links from URLs.")
 @click.option("--max-pages", type=int, default=30, show_default=True)
 @fetch_options
+@allow_local_option
 @load_options
 @with_graph(config=True)
 def learn(
@@ -654,6 +671,7 @@ def learn(
     max_pages: int,
     timeout: float,
     crawl_timeout: float,
+    allow_local: bool,
     no_embed: bool,
     as_json: bool,
     **kw,
@@ -672,7 +690,13 @@ def learn(
     """
     from graphrag_cypher.loaders.learn import FetchLimits
 
-    limits = FetchLimits(crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout)
+    limits = FetchLimits(
+        crawl=crawl,
+        max_pages=max_pages,
+        timeout=timeout,
+        crawl_timeout=crawl_timeout,
+        allow_local=True if allow_local else None,
+    )
     run_learn(graph, config, request, options_from("learn", "", **kw), limits, no_embed=no_embed, as_json=as_json)
 
 

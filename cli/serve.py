@@ -19,6 +19,12 @@ def server_options(func):
             type=click.Path(file_okay=False),
             help="A server-side folder POST /crawl (and MCP learn) may learn from; repeatable. None by default.",
         ),
+        click.option(
+            "--crawl-allow-local",
+            is_flag=True,
+            help="Let POST /crawl and MCP learn fetch loopback, private and link-local addresses "
+            "(a local wiki, an intranet); as GRAPHRAG_CRAWL_ALLOW_LOCAL=1. Refused by default.",
+        ),
         click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
     ]
     for decorator in reversed(decorators):
@@ -99,7 +105,9 @@ def _options(**kw):
 @click.option("--mcp-writes", is_flag=True, help="Offer the MCP `learn` tool (it needs the API key like every write).")
 @server_options
 @with_graph(config=True)
-def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_writes, allowed_paths, no_llm) -> None:
+def serve(
+    graph, config, host, port, cors_origins, max_body, max_upload, mcp_writes, allowed_paths, crawl_allow_local, no_llm
+) -> None:
     """Serve the graph over HTTP: chat with streamed cited answers, the web page,
     an OpenAI-compatible endpoint, MCP and learning jobs.
 
@@ -137,6 +145,7 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
 
     from . import served
 
+    _crawl_allow_local(crawl_allow_local)
     instance = secrets.token_hex(8)
     options = _options(
         host=host,
@@ -179,6 +188,14 @@ def serve(graph, config, host, port, cors_origins, max_body, max_upload, mcp_wri
         served.remove_state(state, instance)
 
 
+def _crawl_allow_local(flag: bool) -> None:
+    """--crawl-allow-local is GRAPHRAG_CRAWL_ALLOW_LOCAL=1 for this process (read at each crawl)."""
+    if flag:
+        from graphrag_cypher.loaders.web import ALLOW_LOCAL_ENV
+
+        os.environ[ALLOW_LOCAL_ENV] = "1"
+
+
 def _no_delay(sock) -> None:
     """TCP_NODELAY on the listening socket (Linux hands it to each accepted connection). asyncio
     sets it only on sockets created with proto IPPROTO_TCP, and uvicorn's bind_socket makes one with
@@ -196,7 +213,7 @@ def _no_delay(sock) -> None:
 )
 @server_options
 @with_graph(config=True)
-def mcp(graph, config, allow_writes, allowed_paths, no_llm) -> None:
+def mcp(graph, config, allow_writes, allowed_paths, crawl_allow_local, no_llm) -> None:
     """Serve the graph to an MCP client (a desktop assistant, an agent) over stdio.
 
     Tools: ask (a cited answer), search (evidence only), get_document,
@@ -213,5 +230,6 @@ def mcp(graph, config, allow_writes, allowed_paths, no_llm) -> None:
     from graphrag_cypher.server.app import State
     from graphrag_cypher.server.mcp_tools import run_stdio
 
+    _crawl_allow_local(crawl_allow_local)
     options = ServerOptions(allowed_paths=tuple(allowed_paths), use_llm=not no_llm, mcp_writes=allow_writes)
     run_stdio(State(config, options, graph, make_query_embedder(config)))

@@ -25,6 +25,24 @@ ABBREVIATIONS = frozenset(
 _BOUNDARY = re.compile(r"""([.!?…]+)(["'”’)\]]*)(\s+)""")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _WORD_BEFORE = re.compile(r"([\w.'’-]+)$")
+_WORD_WINDOW = 64
+
+
+def _word_before(text: str, end: int) -> re.Match | None:
+    """`_WORD_BEFORE.search(text, 0, end)`, in time proportional to the word, not to `end`.
+
+    Searching from 0 tries every start position before `end`, which made splitting a
+    section quadratic in its length. The leftmost match inside a window that starts past
+    the window's edge is the leftmost match overall (the run cannot extend further left),
+    so the window only grows when the word reaches its edge.
+    """
+    window = _WORD_WINDOW
+    while True:
+        pos = max(0, end - window)
+        match = _WORD_BEFORE.search(text, pos, end)
+        if match is None or pos == 0 or match.start() > pos:
+            return match
+        window *= 4
 
 
 def _is_sentence_end(text: str, match: re.Match) -> bool:
@@ -37,7 +55,7 @@ def _is_sentence_end(text: str, match: re.Match) -> bool:
         return False
     if match.group(1) != ".":
         return True
-    word = _WORD_BEFORE.search(text, 0, match.start())
+    word = _word_before(text, match.start())
     if not word:
         return True
     token = word.group(1).lower().strip("'’")

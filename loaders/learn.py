@@ -79,6 +79,7 @@ class FetchLimits:
     max_pages: int = 30
     timeout: float = 30.0
     crawl_timeout: float = 600.0
+    allow_local: bool | None = None  # None: as GRAPHRAG_CRAWL_ALLOW_LOCAL says (off by default)
 
 
 def _items(request: LearnRequest, limits: FetchLimits) -> Iterator:
@@ -94,6 +95,7 @@ def _items(request: LearnRequest, limits: FetchLimits) -> Iterator:
             max_pages=limits.max_pages,
             timeout=limits.timeout,
             crawl_timeout=limits.crawl_timeout,
+            allow_local=limits.allow_local,
         )
 
 

@@ -5,6 +5,12 @@ What is fetched, and what is not:
 - only http(s) URLs; redirects are followed by hand, at most `max_redirects` hops, and every
   hop is checked as the first URL was: http(s) only, allowed by that site's robots.txt, on the
   same site when crawling, and never from a public host to a local or private address;
+- loopback, private, link-local and other non-public addresses are refused unless
+  GRAPHRAG_CRAWL_ALLOW_LOCAL=1 (or `allow_local=True`): checked on the URL's host before
+  anything is sent (robots.txt included), and again at connect time on every address the name
+  resolves to, the connection going to the address that was checked (no second lookup for a
+  rebinding DNS server to answer differently). Through an HTTP proxy from the environment only
+  the first check applies: the proxy resolves the name;
 - every request has one deadline (`timeout` seconds for connecting, headers and body
   together), so a server that trickles bytes is cut off; a whole run has another
   (`crawl_timeout`), after which the URLs still queued are reported, not fetched;
@@ -19,12 +25,14 @@ type and parsed like local files; anything else is an ItemError.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
@@ -39,6 +47,13 @@ MAX_ROBOTS_BYTES = 512 * 1024
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 PDF_TYPES = ("application/pdf",)
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
+ALLOW_LOCAL_ENV = "GRAPHRAG_CRAWL_ALLOW_LOCAL"
+
+
+def crawl_allows_local(environ: dict | None = None) -> bool:
+    """Whether crawls may fetch loopback, private and link-local addresses (a local wiki, an intranet)."""
+    value = (environ if environ is not None else os.environ).get(ALLOW_LOCAL_ENV) or ""
+    return value.strip().lower() in ("1", "true", "yes", "on")
 
 
 def normalise_url(url: str) -> str:
@@ -67,9 +82,12 @@ def fetch_pages(
     max_bytes: int = DEFAULT_MAX_BYTES,
     crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
     max_redirects: int = MAX_REDIRECTS,
+    allow_local: bool | None = None,
 ) -> Iterator[ParsedDocument | ItemError]:
-    import httpx
-
+    """Pages of `urls` (and, with `crawl`, of the same-site links they lead to). `allow_local`
+    None: as GRAPHRAG_CRAWL_ALLOW_LOCAL says (off by default: local and private addresses are refused)."""
+    if allow_local is None:
+        allow_local = crawl_allows_local()
     queue: deque[tuple[str, int]] = deque()
     for raw in urls:
         try:
@@ -79,11 +97,10 @@ def fetch_pages(
     seen = {url for url, _ in queue}
     stop_at = time.monotonic() + crawl_timeout if crawl_timeout else float("inf")
     fetched = 0
-    # No keep-alive: every request opens its own connection, which the deadline can cut.
-    with httpx.Client(
-        headers={"User-Agent": user_agent}, follow_redirects=False, limits=httpx.Limits(max_keepalive_connections=0)
-    ) as client:
-        fetcher = _Fetcher(client, user_agent, timeout, stop_at, max_bytes, max_redirects, crawl)
+    with _client(user_agent, allow_local) as client:
+        fetcher = _Fetcher(
+            client, user_agent, timeout, stop_at, max_bytes, max_redirects, crawl, allow_local=allow_local
+        )
         while queue and fetched < max_pages:
             if time.monotonic() >= stop_at:
                 yield ItemError(
@@ -94,6 +111,10 @@ def fetch_pages(
             url, depth = queue.popleft()
             if not url.startswith(("http://", "https://")):
                 yield ItemError(url, "not an http(s) URL")
+                continue
+            local = None if allow_local else _local_address(urlsplit(url).hostname or "")
+            if local:
+                yield ItemError(url, _local_refusal(local))
                 continue
             if not fetcher.robots_allow(url):
                 yield ItemError(url, "disallowed by robots.txt, skipped")
@@ -137,13 +158,7 @@ class PoliteClient:
         self.requests = 0
 
     def __enter__(self) -> PoliteClient:
-        import httpx
-
-        self._client = httpx.Client(
-            headers={"User-Agent": self.user_agent},
-            follow_redirects=False,
-            limits=httpx.Limits(max_keepalive_connections=0),
-        )
+        self._client = _client(self.user_agent, self.allow_local)
         self._stop_at = time.monotonic() + self.crawl_timeout if self.crawl_timeout else float("inf")
         self._fetcher = _Fetcher(
             self._client,
@@ -167,8 +182,9 @@ class PoliteClient:
         why = self.blocked(url) if self.blocked else None
         if why:
             return ItemError(url, f"{why}, not fetched")
-        if not self.allow_local and _is_local(urlsplit(url).hostname or ""):
-            return ItemError(url, "a local or private address, not fetched")
+        local = None if self.allow_local else _local_address(urlsplit(url).hostname or "")
+        if local:
+            return ItemError(url, _local_refusal(local))
         if time.monotonic() >= self._stop_at:
             return ItemError(url, f"time limit of {self.crawl_timeout:g} s for all requests reached, not fetched")
         if not self._fetcher.robots_allow(url):
@@ -206,22 +222,132 @@ def _same_site(link: str, url: str) -> bool:
     return urlsplit(link).netloc == urlsplit(url).netloc
 
 
-def _is_local(host: str) -> bool:
-    """A loopback, private, link-local or otherwise non-public address (names are resolved)."""
+def _client(user_agent: str, allow_local: bool):
+    """The httpx client of a run. No keep-alive: every request opens its own connection, which
+    the deadline can cut. Without `allow_local`, connections go only to public addresses."""
+    import httpx
+
+    return httpx.Client(
+        headers={"User-Agent": user_agent},
+        follow_redirects=False,
+        limits=httpx.Limits(max_keepalive_connections=0),
+        transport=None if allow_local else _public_only_transport(),
+    )
+
+
+def _local_refusal(address: str) -> str:
+    return f"a local or private address ({address}), not fetched ({ALLOW_LOCAL_ENV}=1 allows it)"
+
+
+def _non_public(address: str) -> bool:
+    """Loopback, private, link-local, unspecified (0.0.0.0, ::), reserved or multicast; an IPv4
+    address inside IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it carries."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not ip.is_global or ip.is_multicast
+
+
+def _shown(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return f"::ffff:{ip.ipv4_mapped}"
+    return str(ip)
+
+
+def _local_address(host: str) -> str | None:
+    """The loopback, private or link-local address `host` is or resolves to (the first one),
+    or None when every address is public. Decimal and short forms (2130706433, 127.1) are
+    resolved as the connection would resolve them; a name that cannot be resolved is None
+    (the request itself will fail)."""
     host = host.strip("[]").lower()
     if host == "localhost" or host.endswith(".localhost"):
-        return True
+        return host
     try:
-        addresses = [ipaddress.ip_address(host)]
+        addresses = [_shown(ipaddress.ip_address(host))]
     except ValueError:
         try:
-            addresses = [
-                ipaddress.ip_address(info[4][0].split("%")[0])
-                for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
-            ]
-        except (OSError, ValueError):
-            return False  # cannot be resolved: the request itself will fail
-    return any(not a.is_global for a in addresses)
+            addresses = [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+        except (OSError, UnicodeError):
+            return None
+    for address in addresses:
+        try:
+            if _non_public(address):
+                return address
+        except ValueError:
+            return address  # not an address ipaddress knows: not one to trust
+    return None
+
+
+def _is_local(host: str) -> bool:
+    """A loopback, private, link-local or otherwise non-public address (names are resolved)."""
+    return _local_address(host) is not None
+
+
+@lru_cache(maxsize=1)
+def _public_only_classes():
+    """(backend, transport) classes that connect only to public addresses, made on first use
+    (httpx and httpcore are imported late, as everywhere in this module)."""
+    import httpcore
+    import httpx
+
+    class LocalAddressRefused(httpcore.ConnectError):
+        """The name resolved to a local or private address: nothing was sent."""
+
+    class PublicOnlyBackend(httpcore.SyncBackend):
+        """Resolves the host once, refuses the connection when any of its addresses is not
+        public, and connects to one of the addresses it checked (never a second lookup)."""
+
+        def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            name = host.strip("[]").lower()
+            if name == "localhost" or name.endswith(".localhost"):
+                raise LocalAddressRefused(_local_refusal(name))
+            try:
+                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except OSError as exc:
+                raise httpcore.ConnectError(f"{type(exc).__name__}: {exc}") from exc
+            addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+            for address in addresses:
+                try:
+                    local = _non_public(address)
+                except ValueError:
+                    local = True
+                if local:
+                    raise LocalAddressRefused(_local_refusal(address))
+            failure: Exception = httpcore.ConnectError(f"no address for {host}")
+            for address in addresses:
+                try:
+                    return super().connect_tcp(address, port, timeout, local_address, socket_options)
+                except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                    failure = exc
+            raise failure
+
+    class PublicOnlyTransport(httpx.HTTPTransport):
+        """httpx's transport, its connection pool given the backend above (httpx has no
+        argument for a network backend; httpcore's pool takes one)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self._pool = httpcore.ConnectionPool(
+                ssl_context=httpx.create_ssl_context(),
+                max_keepalive_connections=0,
+                network_backend=PublicOnlyBackend(),
+            )
+
+    return LocalAddressRefused, PublicOnlyTransport
+
+
+def _public_only_transport():
+    return _public_only_classes()[1]()
+
+
+def _refused_locally(exc: BaseException) -> str | None:
+    """The refusal line when `exc` is (caused by) a connection refused for a local address."""
+    refused = _public_only_classes()[0]
+    while exc is not None:
+        if isinstance(exc, refused):
+            return str(exc)
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 @dataclass
@@ -320,6 +446,9 @@ class _Fetcher:
         except (httpx.HTTPError, OSError) as exc:
             if watchdog.fired or time.monotonic() >= deadline:
                 raise FetchError(f"no complete response within {self.timeout:g} s, gave up") from None
+            refusal = None if self.allow_local else _refused_locally(exc)
+            if refusal:
+                raise FetchError(refusal) from None
             raise FetchError(f"fetch failed: {type(exc).__name__}: {exc}") from None
         except _DeadlinePassed:
             raise FetchError(f"no complete response within {self.timeout:g} s, gave up") from None
@@ -408,8 +537,9 @@ class _Fetcher:
         if self.crawl and not _same_site(target, start):
             return "it leaves the site being crawled"
         source_host, target_host = urlsplit(source).hostname or "", urlsplit(target).hostname or ""
-        if not self.allow_local and _is_local(target_host):
-            return "a local or private address"
+        local = None if self.allow_local else _local_address(target_host)
+        if local:
+            return f"a local or private address ({local})"
         if target_host != source_host and _is_local(target_host) and not _is_local(source_host):
             return "a public site may not send the crawler to a local or private address"
         if not self.robots_allow(target):

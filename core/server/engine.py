@@ -193,10 +193,18 @@ def crawl_items(
     crawl_timeout: float = 600,
     delay: float = 0.5,
 ):
-    from graphrag_cypher.loaders.web import fetch_pages
+    """Pages for POST /crawl and MCP `learn`: loopback, private and link-local addresses are
+    refused, one line each, unless GRAPHRAG_CRAWL_ALLOW_LOCAL=1 (`serve --crawl-allow-local`)."""
+    from graphrag_cypher.loaders.web import crawl_allows_local, fetch_pages
 
     return fetch_pages(
-        urls, crawl=crawl, max_pages=max_pages, timeout=timeout, crawl_timeout=crawl_timeout, delay=delay
+        urls,
+        crawl=crawl,
+        max_pages=max_pages,
+        timeout=timeout,
+        crawl_timeout=crawl_timeout,
+        delay=delay,
+        allow_local=crawl_allows_local(),
     )
 
 

@@ -46,12 +46,14 @@ def titles(neo4j):
 
 
 def test_crawl_respects_robots_and_stays_incremental(schema, run_cli, site):
-    result = run_cli("load", "url", f"{site}/index.html", "--crawl", "--delay", "0", "--json")
+    result = run_cli("load", "url", f"{site}/index.html", "--crawl", "--delay", "0", "--allow-local", "--json")
     out = json.loads(result.stdout)
     assert out["documents"]["created"] == 2
     assert any("robots" in e["error"] for e in out["errors"])
     assert set(titles(schema)) == {"Harbours", "Ostia"}
-    again = json.loads(run_cli("load", "url", f"{site}/index.html", "--crawl", "--delay", "0", "--json").stdout)
+    again = json.loads(
+        run_cli("load", "url", f"{site}/index.html", "--crawl", "--delay", "0", "--allow-local", "--json").stdout
+    )
     assert again["documents"]["unchanged"] == 2 and again["chunks"]["created"] == 0
 
 
@@ -62,7 +64,11 @@ def test_learn_records_topics(schema, run_cli, site, tmp_path):
         "# Roads\n\nThe Via Appia ran from Rome to Brundisium; grain from Ostia went inland.\n"
     )
     result = run_cli(
-        "learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html", "--no-crawl", "--json"
+        "learn",
+        f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
+        "--no-crawl",
+        "--allow-local",
+        "--json",
     )
     assert result.exit_code == 0, result.output
     docs = titles(schema)
@@ -74,7 +80,11 @@ def test_learn_records_topics(schema, run_cli, site, tmp_path):
         links = driver.execute_query("MATCH (:Chunk)-[r:HAS_PHRASE]->(:Phrase) RETURN count(r) AS n").records[0]["n"]
     assert links == phrases["links"] == phrases["links_created"] >= 2  # "Ostia" in both
     again = run_cli(
-        "learn", f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html", "--no-crawl", "--json"
+        "learn",
+        f"learn: roman roads, harbours | path: {notes} | url: {site}/ostia.html",
+        "--no-crawl",
+        "--allow-local",
+        "--json",
     )
     assert "phrases" not in json.loads(again.stdout), "nothing changed, nothing re-linked"
 

@@ -138,7 +138,8 @@ def hostile(elsewhere):
 
 
 def results(urls, **options):
-    return list(fetch_pages(urls, delay=0, **options))
+    """The test sites are on 127.0.0.1: these crawls opt in to local addresses."""
+    return list(fetch_pages(urls, delay=0, allow_local=True, **options))
 
 
 def test_redirect_into_a_disallowed_path_is_refused(hostile):
@@ -205,7 +206,17 @@ def test_a_huge_robots_txt_is_read_only_up_to_its_cap():
 @pytest.mark.e2e
 def test_load_url_crawl_stores_only_what_it_may(schema, run_cli, hostile, elsewhere):
     result = run_cli(
-        "load", "url", hostile.url + "/index.html", "--crawl", "--delay", "0", "--no-embed", "--timeout", "5", "--json"
+        "load",
+        "url",
+        hostile.url + "/index.html",
+        "--crawl",
+        "--delay",
+        "0",
+        "--no-embed",
+        "--timeout",
+        "5",
+        "--allow-local",  # the test sites are on 127.0.0.1
+        "--json",
     )
     out = json.loads(result.stdout)
     assert result.exit_code == 3 and out["documents"]["created"] == 2

@@ -97,7 +97,10 @@ def served(neo4j_server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve")
     (tmp / "allowed").mkdir()
     llm = LLMServer(llm_reply)
-    served = start_server(neo4j_server, tmp, KEY, llm, "--allow-path", str(tmp / "allowed"), "--mcp-writes")
+    # the test sites are on 127.0.0.1: this server's crawls opt in to local addresses
+    served = start_server(
+        neo4j_server, tmp, KEY, llm, "--allow-path", str(tmp / "allowed"), "--mcp-writes", "--crawl-allow-local"
+    )
     served.tmp = tmp
     yield served
     stop_server(served)

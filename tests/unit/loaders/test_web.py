@@ -53,14 +53,14 @@ def site(tmp_path):
 
 
 def test_single_page_fetch(site):
-    (page,) = fetch_pages([site + "/index.html"], delay=0)
+    (page,) = fetch_pages([site + "/index.html"], delay=0, allow_local=True)
     assert isinstance(page, ParsedDocument)
     assert page.id == page.uri == f"{site}/index.html" and page.kind == "web" and page.labels == ("WebPage",)
     assert page.title == "Harbour Guide" and "Welcome to the harbour." in page.text
 
 
 def test_crawl_same_site_respects_robots_depth_and_content_types(site):
-    results = list(fetch_pages([site + "/index.html"], crawl=True, max_depth=2, delay=0))
+    results = list(fetch_pages([site + "/index.html"], crawl=True, max_depth=2, delay=0, allow_local=True))
     documents = {r.id.removeprefix(site): r for r in results if isinstance(r, ParsedDocument)}
     errors = {r.item.removeprefix(site): r.error for r in results if isinstance(r, ItemError)}
     assert set(documents) == {"/index.html", "/a.html", "/tides.pdf", "/deep/b.html"}
@@ -69,12 +69,12 @@ def test_crawl_same_site_respects_robots_depth_and_content_types(site):
 
 
 def test_max_pages_bounds_the_crawl(site):
-    results = list(fetch_pages([site + "/index.html"], crawl=True, max_pages=2, delay=0))
+    results = list(fetch_pages([site + "/index.html"], crawl=True, max_pages=2, delay=0, allow_local=True))
     assert len([r for r in results if isinstance(r, ParsedDocument)]) == 2
 
 
 def test_unreachable_server_is_an_item_error():
-    (error,) = fetch_pages(["http://127.0.0.1:9/x.html"], delay=0, timeout=2)
+    (error,) = fetch_pages(["http://127.0.0.1:9/x.html"], delay=0, timeout=2, allow_local=True)
     assert isinstance(error, ItemError) and "fetch failed" in error.error
 
 
