@@ -44,7 +44,7 @@ def _timed(func, text: str, budget: float | None = None) -> float:
     """CPU seconds `func(text)` took (other work on a shared machine does not count); _TooSlow
     once it has used `budget` CPU seconds (a quadratic splitter would take half an hour on 1 MB)."""
 
-    def stop(signum, frame):
+    def stop(signum, _frame):
         raise _TooSlow
 
     previous = signal.signal(signal.SIGVTALRM, stop)
