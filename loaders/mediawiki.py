@@ -334,7 +334,9 @@ _SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([,.;:!?])")
 _LEADING_PUNCT = re.compile(r"\(\s*[,;:]\s*")
 
 
-_LEFTOVER_REF = re.compile(r"<ref[^>]*/>|<ref[^>]*>.*?</ref>", re.IGNORECASE | re.DOTALL)
+_REF_OPEN = re.compile(r"<ref[^>]*>", re.IGNORECASE)
+_REF_CLOSE = re.compile(r"</ref>", re.IGNORECASE)
+_REF_SELF_CLOSED = re.compile(r"<ref[^>]*/>", re.IGNORECASE)
 _LEFTOVER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _LEFTOVER_FILE = re.compile(r"\[\[(?:file|image|media):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]", re.IGNORECASE)
 _LEFTOVER_LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]")
@@ -347,7 +349,7 @@ def _scrub_leftovers(text: str) -> str:
     real pages): remove refs, templates and file links, keep link text."""
     if "{{" not in text and "[[" not in text and "<" not in text:
         return text
-    text = _LEFTOVER_REF.sub("", text)
+    text = _strip_refs(text)
     previous = None
     while previous != text:  # innermost templates first, so nesting unwinds
         previous, text = text, _LEFTOVER_TEMPLATE.sub("", text)
@@ -355,6 +357,29 @@ def _scrub_leftovers(text: str) -> str:
     text = _LEFTOVER_LINK.sub(r"\1", text)
     text = _LEFTOVER_TAG.sub("", text)
     return text.replace("{{", "").replace("}}", "").replace("[[", "").replace("]]", "")
+
+
+def _strip_refs(text: str) -> str:
+    """`<ref …/>` and `<ref …>…</ref>` removed, as `re.sub(r"<ref[^>]*/>|<ref[^>]*>.*?</ref>",
+    "", text, flags=re.I | re.S)` removes them, in one pass: that regex looks for a closing tag
+    from every unclosed `<ref>` to the end of the text (4,000 of them in 144 KB: 3.8 s)."""
+    out: list[str] = []
+    at = 0
+    while True:
+        opened = _REF_OPEN.search(text, at)
+        if opened is None:
+            break
+        out.append(text[at : opened.start()])
+        if opened.group().endswith("/>"):
+            at = opened.end()
+            continue
+        closed = _REF_CLOSE.search(text, opened.end())
+        if closed is None:  # no closing tag after this one: none after any later one either
+            out.append(_REF_SELF_CLOSED.sub("", text[opened.start() :]))
+            return "".join(out)
+        at = closed.end()
+    out.append(text[at:])
+    return "".join(out)
 
 
 def _tidy(text: str) -> str:
