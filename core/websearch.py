@@ -63,6 +63,20 @@ DEFAULT_TIMEOUT = 10.0  # seconds for one request (the search, or one page)
 DEFAULT_DELAY = 0.5  # seconds between two requests to the same host
 DEFAULT_CORPUS = "web"
 PAGE_BYTES = 5 * 1024 * 1024  # a search result is read, not archived: bigger pages are skipped
+PAGE_CHARS = 200_000  # characters of a result's page parsed at most: its first chunks are what is used
+
+
+def page_budget(timeout: float):
+    """The parse budget of a result's page: the environment's, within the fallback's page
+    timeout and `PAGE_CHARS` (a question waits on it; a load of the same URL gets the whole one)."""
+    from dataclasses import replace
+
+    from .budget import ParseBudget
+
+    budget = ParseBudget.from_env()
+    return replace(budget, seconds=min(budget.seconds, timeout), chars=min(budget.chars, PAGE_CHARS))
+
+
 CHUNKS_PER_PAGE = 40  # chunks of a page considered (a long page's first ones)
 EMBEDDED_PER_PAGE = 8  # of those, the ones sharing most question words are embedded
 CHUNK_SIZE, CHUNK_OVERLAP = 1000, 100  # as `graphrag load url` chunks, so learned chunks match
@@ -617,6 +631,7 @@ class WebFallback:
                 crawl_timeout=cfg.timeout * 2 + cfg.delay * len(urls),
                 blocked=self._blocked_hop,
                 allow_local=cfg.allow_local,
+                budget=page_budget(cfg.timeout),
             ) as client:
                 for url in urls:
                     try:

@@ -36,6 +36,7 @@ from functools import lru_cache
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
+from graphrag_cypher.budget import ParseBudget
 from graphrag_cypher.model import ContentError, ItemError, ParsedDocument
 
 DEFAULT_USER_AGENT = "graphrag-cypher-loader/0.1 (+https://github.com/; polite crawler)"
@@ -150,7 +151,9 @@ class PoliteClient:
         max_redirects: int = MAX_REDIRECTS,
         blocked: Callable[[str], str | None] | None = None,
         allow_local: bool = True,
+        budget: ParseBudget | None = None,
     ):
+        self.budget = budget  # the parse budget of a page (None: the environment's)
         self.delay, self.user_agent, self.timeout = delay, user_agent, timeout
         self.allow_local = allow_local  # False: no loopback, private or link-local address, nor a hop to one
         self.max_bytes, self.crawl_timeout, self.max_redirects = max_bytes, crawl_timeout, max_redirects
@@ -170,6 +173,7 @@ class PoliteClient:
             False,
             blocked=self.blocked,
             allow_local=self.allow_local,
+            budget=self.budget,
         )
         return self
 
@@ -414,10 +418,11 @@ class _Fetcher:
         crawl: bool,
         blocked: Callable[[str], str | None] | None = None,
         allow_local: bool = True,
+        budget: ParseBudget | None = None,
     ):
         self.client, self.user_agent, self.timeout, self.stop_at = client, user_agent, timeout, stop_at
         self.max_bytes, self.max_redirects, self.crawl = max_bytes, max_redirects, crawl
-        self.blocked, self.allow_local = blocked, allow_local
+        self.blocked, self.allow_local, self.budget = blocked, allow_local, budget
         self.robots: dict[str, RobotFileParser] = {}
 
     # -- one request --------------------------------------------------------------------------
@@ -500,7 +505,7 @@ class _Fetcher:
         if isinstance(response, ItemError):
             return response, []
         try:
-            return _document(response.url, response.content_type, response.data)
+            return _document(response.url, response.content_type, response.data, self.budget)
         except ContentError as exc:
             return ItemError(url, str(exc)), []
 
@@ -564,12 +569,12 @@ def _read_bounded(response, max_bytes: int, deadline: float, truncate: bool = Fa
     return b"".join(chunks)
 
 
-def _document(url: str, content_type: str, data: bytes) -> tuple[ParsedDocument, list[str]]:
-    """A fetched body as a document, parsed within the environment's `ParseBudget` (as a local
-    file is); what the budget cut is in the document's `notes`."""
-    from graphrag_cypher.budget import ParseBudget
-
-    budget = ParseBudget.from_env()
+def _document(
+    url: str, content_type: str, data: bytes, budget: ParseBudget | None = None
+) -> tuple[ParsedDocument, list[str]]:
+    """A fetched body as a document, parsed within `budget` (default: the environment's
+    `ParseBudget`, as a local file is); what the budget cut is in the document's `notes`."""
+    budget = budget or ParseBudget.from_env()
     base = {"id": url, "kind": "web", "source": url, "uri": url, "labels": ("WebPage",)}
     if content_type in HTML_TYPES:
         from .html_content import parse_html

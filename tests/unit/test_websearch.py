@@ -214,3 +214,13 @@ def test_a_failed_search_is_a_trace_not_an_exception():
 
     found = WebFallback(WebConfig(provider="x"), Pages({}, []), provider=Broken()).find("q", [1.0], embed)
     assert found.pages == [] and found.trace.error == "broken search at http://x answered HTTP 500"
+
+
+def test_a_result_page_is_parsed_within_the_page_timeout_and_a_smaller_character_budget(monkeypatch):
+    from graphrag_cypher.websearch import PAGE_CHARS, page_budget
+
+    budget = page_budget(10)
+    assert budget.seconds == 10 and budget.chars == PAGE_CHARS
+    monkeypatch.setenv("GRAPHRAG_PARSE_SECONDS", "2")
+    monkeypatch.setenv("GRAPHRAG_PARSE_MAX_CHARS", "5000")
+    assert (page_budget(10).seconds, page_budget(10).chars) == (2, 5000)
