@@ -108,6 +108,7 @@ def main() -> None:
         "query": query.main(),
         "eval": evaluation.main(),
         "serve": serve.main(),
+        "serve_hostile": serve.main_hostile(),
         "procedures": procedures.main(),
         "search_procedure": search_procedure.main(),
         "cold_ask": cold_ask.main(),
@@ -122,6 +123,7 @@ def main() -> None:
         + rows_for_query(results["query"])
         + evaluation.rows(results["eval"])
         + serve.rows(results["serve"])
+        + serve.hostile_rows(results["serve_hostile"])
         + procedures.rows(results["procedures"])
         + search_procedure.rows(results["search_procedure"])
         + cold_ask.rows(results["cold_ask"])
