@@ -168,7 +168,7 @@ def hammer(url: str, questions: list[str], corpus: str | None, clients: int, sec
 
 # --- the hostile mode --------------------------------------------------------------------------
 
-BOMB_QUESTION = "What does the zyxwvut quorvex manuscript say about glimmerfrost?"
+BOMB_QUESTION = "What does the quorvex manuscript say about glimmerfrost?"  # asked with "web": "always"
 
 
 def pdf_bomb(stream_bytes: int = 4_000_000) -> bytes:
@@ -255,7 +255,8 @@ def attackers(url: str, stop: threading.Event) -> tuple[list[threading.Thread], 
             while not stop.is_set():
                 started = time.perf_counter()
                 try:
-                    status = http.post("/chat", json={"question": BOMB_QUESTION, "llm": False}).status_code
+                    body = {"question": BOMB_QUESTION, "llm": False, "web": "always"}
+                    status = http.post("/chat", json=body).status_code
                 except httpx.HTTPError as exc:
                     status = type(exc).__name__
                 seen["bomb"].setdefault(status, []).append(round(time.perf_counter() - started, 2))
@@ -306,8 +307,9 @@ def main_hostile(clients: int = 8, seconds: float = 30) -> dict:
         server, url = start_serve(env)
         try:
             hammer(url, questions[:10], corpus, 2, 5)  # warm-up
-            rss_start = rss_mb(server.pid)
+            rss_warm = rss_mb(server.pid)
             alone = hammer(url, questions, corpus, clients, seconds)
+            rss_start = rss_mb(server.pid)  # what the load alone holds: the attack is measured from here
             stop = threading.Event()
             threads, seen = attackers(url, stop)
             try:
@@ -333,7 +335,12 @@ def main_hostile(clients: int = 8, seconds: float = 30) -> dict:
         "attackers": summarise(seen),
         "bomb_file_bytes": site.bomb_bytes,
         "bomb_fetches": site.bomb_fetches,
-        "rss_mb": {"start": round(rss_start), "after_attack": round(rss_peak_after), "after_5s": round(rss_end)},
+        "rss_mb": {
+            "warm": round(rss_warm),
+            "start": round(rss_start),
+            "after_attack": round(rss_peak_after),
+            "after_5s": round(rss_end),
+        },
         "rss_ratio": round(rss_end / rss_start, 2),
         "cpus": os.cpu_count(),
     }
@@ -361,7 +368,8 @@ def hostile_rows(result: dict) -> list[tuple[str, str, str]]:
         (
             "  server RSS",
             f"{rss['start']} -> {rss['after_5s']} MB",
-            f"{result['rss_ratio']}x ({rss['after_attack']} MB right after the attack; goal p50 <= 1.5x and RSS "
+            f"{result['rss_ratio']}x ({rss['warm']} MB before the load alone, {rss['after_attack']} MB right after "
+            "the attack; goal p50 <= 1.5x and RSS "
             f"<= 1.2x: {goal})",
         ),
     ]

@@ -124,6 +124,9 @@ class ChatRequest(BaseModel):
     date_to: str | None = Field(default=None, alias="to")
     stream: bool | None = None
     llm: bool = True
+    # the web-search fallback, as `ask --web` / `--no-web`: when the graph has nothing relevant
+    # (auto), alongside the graph (always) or never (off); nothing without GRAPHRAG_WEB_SEARCH
+    web: Literal["auto", "always", "off"] = "auto"
 
     @field_validator("question")
     @classmethod
@@ -441,6 +444,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             date_from=body.date_from,
             date_to=body.date_to,
             use_llm=use_llm,
+            web_mode=body.web,
             history=engine.history_messages(history),
         )
         return question, kwargs

@@ -341,6 +341,13 @@ def test_the_http_api_answers_with_the_same_web_fallback(corpus, site, monkeypat
         with TestClient(app) as http:
             body = {"question": OFF_GRAPH, "mode": "vector", "llm": False}
             out = http.post("http://127.0.0.1/chat", json=body).json()  # a loopback Host, as the server asks
+            # "web" as `ask --no-web` / `--web`: never, and alongside evidence the graph has
+            off = http.post("http://127.0.0.1/chat", json=dict(body, web="off")).json()
+            always = http.post("http://127.0.0.1/chat", json={**body, "question": ON_GRAPH, "web": "always"}).json()
+            bad = http.post("http://127.0.0.1/chat", json=dict(body, web="sometimes"))
+    assert off["web"]["searched"] is False and "--no-web" in off["web"]["reason"]
+    assert always["web"]["searched"] is True and always["web"]["reason"].startswith("--web")
+    assert bad.status_code == 422 and "web" in bad.json()["error"]
     assert out["web"]["provider"] == "searxng" and out["web"]["searched"] is True
     assert out["citations"] and out["citations"][0]["id"] == "W1" and out["citations"][0]["web"] is True
     assert out["citations"][0]["uri"] == f"{site.url}/pages/tungsten.html"
