@@ -81,16 +81,18 @@ LAST = text_page("Portus was built by Claudius and enlarged by Trajan north of O
 
 def parse_measured(path, env: dict | None = None) -> tuple[dict, float, int]:
     """parse_file in a fresh Python: (what came out, seconds, the peak RSS in MB of that process
-    itself: a worker process it starts is not counted, the point of one)."""
+    itself: a worker process it starts is not counted, the point of one). VmHWM, not ru_maxrss:
+    Linux carries ru_maxrss over an exec, so a child of a 2 GB test session would report 2 GB."""
     code = f"""
-import json, resource, time
+import json, time
 from graphrag_cypher.loaders.files import parse_file
 start = time.perf_counter()
 doc = parse_file({str(path)!r})
 seconds = time.perf_counter() - start
 out = {{"error": getattr(doc, "error", None), "pages": [s.page for s in getattr(doc, "sections", [])],
        "chars": sum(len(s.text) for s in getattr(doc, "sections", [])), "notes": getattr(doc, "notes", [])}}
-print(json.dumps([out, seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024]))
+peak = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps([out, seconds, peak // 1024]))
 """
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=dict(os.environ, **(env or {}))
