@@ -294,18 +294,12 @@ def main_hostile(clients: int = 8, seconds: float = 30) -> dict:
     with bench_neo4j() as (settings, graph):
         embedder = make_embedder(settings)
         data, questions, corpus = load(settings, graph, embedder)
-        env = dict(
-            os.environ,
-            NEO4J_URI=settings.neo4j_uri,
-            NEO4J_USERNAME=settings.neo4j_username,
-            NEO4J_PASSWORD=settings.neo4j_password,
-            GRAPHRAG_ENV_FILE="/nonexistent.env",
+        env = serve_env(
+            settings,
             GRAPHRAG_WEB_SEARCH="searxng",
             GRAPHRAG_SEARXNG_URL=site.url,
             GRAPHRAG_WEB_ALLOW_LOCAL="1",  # the fake search and its page are on 127.0.0.1
         )
-        for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
-            env.pop(name, None)
         server, url = start_serve(env)
         try:
             hammer(url, questions[:10], corpus, 2, 5)  # warm-up
@@ -377,6 +371,21 @@ def hostile_rows(result: dict) -> list[tuple[str, str, str]]:
     ]
 
 
+def serve_env(settings, **extra: str) -> dict:
+    """The environment `graphrag serve` runs in: this Neo4j, no .env, no LLM, no key."""
+    env = dict(
+        os.environ,
+        NEO4J_URI=settings.neo4j_uri,
+        NEO4J_USERNAME=settings.neo4j_username,
+        NEO4J_PASSWORD=settings.neo4j_password,
+        GRAPHRAG_ENV_FILE="/nonexistent.env",
+        **extra,
+    )
+    for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
+        env.pop(name, None)
+    return env
+
+
 def start_serve(env: dict) -> tuple[subprocess.Popen, str]:
     """`graphrag serve` on a free port with `env`, once /health answers 200."""
     import httpx
@@ -407,16 +416,7 @@ def main(clients: int = 20, seconds: float = 60) -> dict:
         embedder = make_embedder(settings)
         data, questions, corpus = load(settings, graph, embedder)
         ask_ms = in_process(graph, embedder, settings, questions, corpus)
-        env = dict(
-            os.environ,
-            NEO4J_URI=settings.neo4j_uri,
-            NEO4J_USERNAME=settings.neo4j_username,
-            NEO4J_PASSWORD=settings.neo4j_password,
-            GRAPHRAG_ENV_FILE="/nonexistent.env",
-        )
-        for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "GRAPHRAG_API_KEY"):
-            env.pop(name, None)
-        server, url = start_serve(env)
+        server, url = start_serve(serve_env(settings))
         try:
             hammer(url, questions[:10], corpus, 2, 5)  # warm-up of the server's own caches
             single = hammer(url, questions, corpus, 1, 10)
