@@ -253,6 +253,7 @@ def run(graph, schema: KGSchema, corpus: str | None = None) -> dict:
     pages = graph.read("kg/wiki_pages", corpus=corpus, schema=schema.name)
     extraction = extract(schema, pages)
     stats = store.write(graph, extraction, schema.labels)
+    store.record_schema(graph, schema)
     result = store.summary(extraction, stats)
     result.update(pages=len(pages), schema=schema.name, extractor="infobox", confidence=_confidences(extraction))
     return result

@@ -332,6 +332,8 @@ def run(
     counts = {"extracted": 0, "skipped": 0, "failed": 0, "repaired": 0, "total": len(stories)}
     errors: list[dict] = []
     done_now = 0
+    if stories:
+        store.record_schema(graph, schema)
     for story in stories:
         text_units = units(story, max_chars)
         mark = checksum(settings.llm_label, schema, "\n\n".join(text_units), max_chars)

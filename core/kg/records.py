@@ -203,7 +203,8 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
                         },
                         implied=True,
                     )
-                out.relation(src, relation, dst, {"source": source, "property": rel["field"]})
+                props = {"source": source, "property": rel["field"], "record": name}
+                out.relation(src, relation, dst, props)
     return out
 
 
@@ -213,6 +214,7 @@ def run(graph, mapping: Mapping, path: Path) -> dict:
     records, errors = read_records(path, mapping.data.get("records"))
     extraction = extract(mapping, records, f"records:{path.name}")
     stats = store.write(graph, extraction, mapping.schema.labels)
+    store.record_schema(graph, mapping.schema)
     result = store.summary(extraction, stats)
     result.update(
         records=len(records), schema=mapping.schema.name, mapping=mapping.where, failed=len(errors), errors=errors

@@ -49,10 +49,49 @@ class SchemaError(GraphragError):
 
 @dataclass
 class RelationType:
+    """A relation type: the types it joins, and how questions say it.
+
+    ``forward`` phrases read "source <phrase> target" ("Eddard Stark *was killed by* Ilyn
+    Payne"), ``inverse`` ones "target <phrase> source" ("Ilyn Payne *killed* Eddard Stark").
+    ``inverse_of`` names the type that reads the same edge the other way (CHILD_OF and
+    PARENT_OF); a ``symmetric`` type holds both ways (SIBLING_OF).
+    """
+
     name: str
     description: str = ""
     sources: frozenset[str] = frozenset()
     targets: frozenset[str] = frozenset()
+    forward: tuple[str, ...] = ()
+    inverse: tuple[str, ...] = ()
+    inverse_of: str | None = None
+    symmetric: bool = False
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "source": sorted(self.sources),
+            "target": sorted(self.targets),
+            "forward": list(self.forward),
+            "inverse": list(self.inverse),
+            "inverseOf": self.inverse_of,
+            "symmetric": self.symmetric,
+        }
+
+
+def default_phrases(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(forward, inverse) phrases from a type name, for schemas that give none: KILLED_BY reads
+    "killed by" / "killed", DEFEATS "defeats" / "defeated by", CHILD_OF "child of"."""
+    words = [w for w in name.lower().split("_") if w]
+    if not words:
+        return (), ()
+    text = " ".join(words)
+    if len(words) > 1 and words[-1] == "by":
+        return (text,), (" ".join(words[:-1]),)
+    if len(words) == 1 and words[0].endswith("s") and len(words[0]) > 3:
+        stem = words[0][:-1]
+        participle = stem + ("d" if stem.endswith("e") else "ed")
+        return (text, stem), (f"{participle} by",)
+    return (text,), ()
 
 
 @dataclass
@@ -192,7 +231,20 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
             if unknown:
                 raise SchemaError(f"schema {where}: relation {rel} names unknown {end} type {unknown[0]!r}")
             ends.append(frozenset(listed))
-        relation_types[rel] = RelationType(rel, spec.get("description", ""), ends[0], ends[1])
+        forward, inverse = _phrases(spec.get("phrases"), rel, where)
+        relation_types[rel] = RelationType(
+            rel,
+            spec.get("description", ""),
+            ends[0],
+            ends[1],
+            forward,
+            inverse,
+            spec.get("inverse"),
+            bool(spec.get("symmetric", False)),
+        )
+    for rel in relation_types.values():
+        if rel.inverse_of is not None and rel.inverse_of not in relation_types:
+            raise SchemaError(f"schema {where}: relation {rel.name} is the inverse of unknown {rel.inverse_of!r}")
     infobox = data.get("infobox") or {}
     _check_infobox(infobox, entity_types, relation_types, where)
     prefix = str(data.get("id_prefix") or name)
@@ -208,6 +260,23 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
         infobox=infobox,
         path=where,
     )
+
+
+def _phrases(spec, rel: str, where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The relation's question phrases: the schema's, else defaults from its name."""
+    if spec is None:
+        return default_phrases(rel)
+    if not isinstance(spec, dict) or set(spec) - {"forward", "inverse"}:
+        raise SchemaError(f"schema {where}: relation {rel} phrases must be a mapping with forward and inverse lists")
+    out = []
+    for key in ("forward", "inverse"):
+        listed = spec.get(key) or []
+        if isinstance(listed, str):
+            listed = [listed]
+        if not isinstance(listed, list) or not all(isinstance(p, str) and p.strip() for p in listed):
+            raise SchemaError(f"schema {where}: relation {rel} phrases.{key} must be a list of phrases")
+        out.append(tuple(" ".join(p.split()) for p in listed))
+    return out[0], out[1]
 
 
 def _check_infobox(infobox: dict, entity_types: dict, relation_types: dict, where: str) -> None:

@@ -123,6 +123,19 @@ def write(graph: Graph, extraction: Extraction, schema_labels: list[str], batch:
     return stats
 
 
+def record_schema(graph: Graph, schema) -> None:
+    """Keep the schema's relation types and question phrases in the graph (`:__Schema`), so the
+    structured route knows how questions name them whichever file the schema came from."""
+    relations = {name: rel.to_dict() for name, rel in schema.relation_types.items()}
+    text = query("kg/record_schema")
+    with graph.session() as session:
+        session.execute_write(
+            lambda tx: tx.run(
+                text, name=schema.name, relations=json.dumps(relations, sort_keys=True), where=schema.path
+            ).consume()
+        )
+
+
 def summary(extraction: Extraction, stats: WriteStats) -> dict:
     return {
         "nodesByType": extraction.by_type(),

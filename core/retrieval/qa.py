@@ -15,6 +15,7 @@ from ..config import question_too_long
 from ..errors import GraphragError
 from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
 from . import retriever
+from . import structured as structure
 from .analysis import QuestionAnalyzer
 from .answer import (
     CitationFilter,
@@ -82,6 +83,8 @@ class Answer:
     reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or a relation answer)
     gate: GateTrace | None = None  # what the score gate and the relevance judge did (None: off)
     web: WebTrace | None = None  # whether the web was searched, and what became of each result
+    structured: dict | None = None  # the structured route's plan, or why a question did not take it
+    rows: list[dict] = field(default_factory=list)  # a structured answer's rows, each with its citation
 
     @property
     def filters(self) -> Filters:
@@ -113,6 +116,8 @@ class Answer:
             "rerank": self.reranked.to_dict() if self.reranked else None,
             "gate": self.gate.to_dict() if self.gate else None,
             "web": self.web.to_dict() if self.web else None,
+            "structured": self.structured,
+            "rows": self.rows,
         }
         if context:
             out["context"] = self.context
@@ -175,6 +180,14 @@ def ask(
         if found is not None and found[1]:
             paths, evidence = found
             route_used = "relation"
+    structured_trace = None
+    if route_used == "search":
+        done, structured_trace = _structured(graph, embedder, settings, analysis, use_llm, timings)
+        if done is not None:
+            result, sources = done
+            if on_token is not None and use_llm and settings.llm_configured:
+                on_token(result.titled)
+            return _structured_answer(question, result, sources, analysis, mode, timings, started, conversion)
     reranked = None
     if evidence is None:
         fetch = max(k, rerank_candidates) if reranker is not None else k
@@ -254,6 +267,56 @@ def ask(
         reranked=reranked,
         gate=gated,
         web=web_trace,
+        structured=structured_trace,
+    )
+
+
+STRUCTURED_NOTE = "Answered from the graph's structure (its relations and every matching document); no LLM was needed."
+
+
+def _structured(graph, embedder, settings, analysis: Analysis, use_llm: bool, timings: dict):
+    """((answer, sources) or None, trace): the structured route, when the question takes it."""
+    started = time.perf_counter()
+    plan = structure.plan(graph, analysis, embedder)
+    if isinstance(plan, structure.Refusal):
+        timings["structured_ms"] = (time.perf_counter() - started) * 1000
+        return None, plan.to_dict()
+    rows, total = structure.run(graph, plan, analysis.filters)
+    timings["structured_ms"] = (time.perf_counter() - started) * 1000
+    if not rows and plan.family not in ("documents", "count_documents"):
+        name = plan.entity["name"] if plan.entity else "the entity"
+        return None, dict(
+            plan.to_dict(), family=None, reason=f"{plan.reason}; but no such edge of {name} is in the graph"
+        )
+    result, sources = structure.answer(graph, plan, rows, total, analysis.language)
+    result.ms = timings["structured_ms"]
+    return (result, sources), result.to_dict()
+
+
+def _structured_answer(question, result, sources, analysis, mode, timings, started, conversion) -> Answer:
+    evidence = [ev for s in sources for ev in s.chunks]
+    context = build_context(sources)
+    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    return Answer(
+        question=question,
+        text=result.text,
+        text_with_titles=result.titled,
+        citations=[s for s in sources if s.cite in result.cited],
+        dropped_citations=[],
+        sources=sources,
+        evidence=evidence,
+        mode="structured",
+        route="structured",
+        paths=[],
+        analysis=analysis,
+        llm=LLMUse(False, None, STRUCTURED_NOTE),
+        context=context.text,
+        mermaid=mermaid({}, sources),
+        timings_ms={key: round(value, 1) for key, value in timings.items()},
+        conversion=conversion,
+        web=WebTrace(None, reason="answered from the graph's structure"),
+        structured=result.to_dict(),
+        rows=result.row_dicts(),
     )
 
 

@@ -1,0 +1,7 @@
+// Remember a schema's relation types, their directions and question phrases in the graph,
+// so questions about its relations are understood whatever file the schema came from.
+// params: $name, $relations (JSON), $where
+// returns: name
+MERGE (s:__Schema {name: $name})
+SET s.relations = $relations, s.path = $where, s.updatedAt = coalesce(s.updatedAt, datetime())
+RETURN s.name AS name
