@@ -191,7 +191,10 @@ def _schema_specs(graph) -> list[tuple[str, dict]]:
     from ..kg.schema import builtin_schemas, load_schema
 
     out: list[tuple[str, dict]] = []
+    builtin = set(builtin_schemas())
     for row in graph.read("structured/schemas"):
+        if row["path"] in builtin:  # the installed package's copy of a built-in schema is the one in force
+            continue
         try:
             relations = json.loads(row["relations"] or "{}")
         except ValueError:
@@ -474,7 +477,6 @@ def _lexical_hops(words: list[str], cat: Catalog) -> list[Hop]:
 _OPEN_STEMS = {
     "happen",
     "why",
-    "how",
     "describ",
     "explain",
     "say",
