@@ -260,6 +260,21 @@ def print_explain(answer: dict) -> None:
                     f'"{e.get("matched") or e["name"]}"'
                 )
             )
+    ambiguous = answer.get("ambiguous") or []
+    if ambiguous:
+        chosen = {}
+        for e in ambiguous:
+            chosen.setdefault((e["matched"], e["chosen"]), []).append(e)
+        for (matched, pick), others in chosen.items():
+            shown = ", ".join(f"{o['id']} ({o['chunks']})" for o in others[:12])
+            more = f" and {len(others) - 12} more" if len(others) > 12 else ""
+            click.echo(
+                _line(
+                    f'  "{matched}" names {len(others) + 1} entities: kept {pick} (most chunks link to it); '
+                    f"set aside {shown}{more}"
+                )
+            )
+    print_structured(answer.get("structured"), answer.get("rows") or [])
     for number, path in enumerate(answer["paths"], 1):
         click.echo(
             _line(
@@ -310,6 +325,55 @@ def print_explain(answer: dict) -> None:
         click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
     click.echo(_line("  llm: " + _llm_line(answer.get("llm") or {})))
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
+
+
+def print_structured(structured: dict | None, rows: list[dict]) -> None:
+    """The `structured:` lines of --explain: which relation, direction, entity and scope the
+    question was matched to and why, the entities it was not, and the rows; or why it did not
+    take the structured route."""
+    if not structured:
+        return
+    if not structured.get("family"):
+        click.echo(_line(f"  structured: not taken ({structured.get('reason')})"))
+        return
+    click.echo(_line(f"  structured: {structured['reason']}"))
+    for hop in structured.get("hops") or []:
+        click.echo(
+            _line(
+                f"    relation {hop['relation']} {hop['direction']} (matched by {hop['matched_by']} "
+                f"{hop['phrase']!r}, score {hop['score']})"
+            )
+        )
+    entity = structured.get("entity")
+    if entity:
+        click.echo(
+            _line(
+                f"    entity {entity['name']} ({entity['id']}, {entity.get('type') or 'Entity'}, {entity['chunks']} chunks)"
+            )
+        )
+    others = structured.get("others") or []
+    if others:
+        shown = ", ".join(f"{o['id']} ({o['chunks']})" for o in others[:12])
+        more = f" and {len(others) - 12} more" if len(others) > 12 else ""
+        click.echo(_line(f"    not chosen: {shown}{more}"))
+    scope = structured.get("scope") or {}
+    if scope:
+        click.echo(
+            _line(
+                f"    scope: {scope.get('noun')}, labels {scope.get('labels') or 'any'}, corpus {scope.get('corpus') or 'any'}"
+            )
+        )
+    if structured.get("cypher"):
+        click.echo(_line(f"    cypher: {structured['cypher']}"))
+    click.echo(
+        _line(
+            f"    rows: {structured.get('count')} (method {structured.get('method')}, total {structured.get('total')})"
+        )
+    )
+    for row in rows[:20]:
+        click.echo(_line(f"      {row.get('title') or row.get('name')} [{row.get('cite') or '-'}] {row.get('id')}"))
+    if len(rows) > 20:
+        click.echo(f"      … {len(rows) - 20} more (--json has them all)")
 
 
 def print_web(web: dict | None) -> None:
@@ -445,6 +509,10 @@ def ask(
     case-folded) and turns time expressions ("past 3 months", "last September",
     "2023 Q4", "去年九月") into a date filter; "how are A and B related" questions
     answer from the typed relations that join A and B, citing the stories they came from.
+    Questions about the graph itself take the structured route: "Who killed X?", "Which
+    characters belong to House Y?" and "How many …?" read the edges (each name once, cited
+    to its record or document), and "Which tales mention a fox?" lists every document of
+    the scope that mentions it, not the top k (--json: `rows`; --explain: why).
     With an LLM the answer streams; each citation is checked before it is shown, and
     shown as its source's title (--json keeps the ids). The LLM is an OpenAI-compatible
     endpoint (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) or a GGUF file run here by llama.cpp
@@ -465,6 +533,8 @@ def ask(
       graphrag ask "Who made the silver lantern, and who stole it?"
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
       graphrag ask "How are Reynold and Brannock related?" --json
+      graphrag ask "Who killed Eddard Stark?" --explain
+      graphrag ask "How many of the tales mention a witch?" --json
       graphrag ask "Who stole the lantern?" --server http://127.0.0.1:8000
       graphrag ask "誰做了銀燈籠?" --convert s2t
       graphrag ask "What did the harbour board decide?" --judge --explain

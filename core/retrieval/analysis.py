@@ -41,15 +41,17 @@ class QuestionAnalyzer:
             filters.time_expression = rng.expression
         search_text = strip_time_expression(question, rng) if rng else question
         words = keywords(search_text)
+        found, ambiguous = self.disambiguate(self.entities(search_text, keywords(search_text, 40)), filters.corpus)
         analysis = Analysis(
             question,
             search_text,
             words,
-            self.entities(search_text, keywords(search_text, 40)),
+            found,
             route(question),
             detect_language(question),
             filters,
         )
+        analysis.ambiguous = ambiguous
         self.timings["analyze_ms"] = (time.perf_counter() - started) * 1000
         return analysis
 
@@ -57,6 +59,44 @@ class QuestionAnalyzer:
         if corpus not in self._dated:
             self._dated[corpus] = bool(self.graph.read("retrieval/has_dates", corpus=corpus)[0]["dated"])
         return self._dated[corpus]
+
+    def disambiguate(self, entities: list[dict], corpus: str | None) -> tuple[list[dict], list[dict]]:
+        """(kept, set aside): where one name finds several things (13 places called "Alexandria"),
+        the one most chunks of the scope link to is kept and the others are set aside, each with
+        the name and the entity chosen over it. A story's entity and its canonical one
+        (INSTANCE_OF) are one thing and stay together."""
+        by_name: dict[str, list[dict]] = {}
+        for e in entities:
+            by_name.setdefault(name_key(e["matched"]), []).append(e)
+        crowded = [group for group in by_name.values() if len(group) > 1]
+        if not crowded:
+            return entities, []
+        ids = [e["id"] for group in crowded for e in group]
+        weights = {w["id"]: w for w in self.graph.read("structured/entity_weights", ids=ids, corpus=corpus)}
+        dropped: dict[str, dict] = {}
+        for group in crowded:
+            things: dict[str, list[dict]] = {}
+            for e in group:
+                things.setdefault(weights.get(e["id"], {}).get("canonical") or e["id"], []).append(e)
+            if len(things) < 2:
+                continue
+
+            def weight(key: str, things=things) -> tuple:
+                members = things[key]
+                chunks = sum(weights.get(e["id"], {}).get("chunks") or 0 for e in members)
+                relations = sum(weights.get(e["id"], {}).get("relations") or 0 for e in members)
+                return (-chunks, -relations, key)
+
+            ranked = sorted(things, key=weight)
+            chosen = ranked[0]
+            for key in ranked[1:]:
+                for e in things[key]:
+                    dropped[e["id"]] = dict(e, chosen=chosen, chunks=weights.get(e["id"], {}).get("chunks") or 0)
+        kept = [e for e in entities if e["id"] not in dropped]
+        for e in kept:
+            if e["id"] in weights:
+                e["chunks"] = weights[e["id"]].get("chunks") or 0
+        return kept, list(dropped.values())
 
     def entities(self, text: str, words: list[str]) -> list[dict]:
         """Known entities whose name or an alias occurs in the question.

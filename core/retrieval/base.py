@@ -121,6 +121,7 @@ class Analysis:
     language: str
     filters: Filters
     embedding: list[float] | None = None
+    ambiguous: list[dict] = field(default_factory=list)  # entities a shared name also found, set aside
 
 
 @dataclass

@@ -109,6 +109,17 @@ class Answer:
             "paths": self.paths,
             "filters": self.filters.to_dict(),
             "entities": self.analysis.entities,
+            "ambiguous": [
+                {
+                    "id": e["id"],
+                    "name": e["name"],
+                    "type": e.get("type"),
+                    "matched": e["matched"],
+                    "chunks": e.get("chunks", 0),
+                    "chosen": e["chosen"],
+                }
+                for e in self.analysis.ambiguous
+            ],
             "keywords": self.analysis.keywords,
             "language": self.analysis.language,
             "llm": self.llm.to_dict(),

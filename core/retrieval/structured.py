@@ -370,7 +370,7 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
         return Refusal("not a question about the graph's relations (no who/which/what/how many)")
     if not cat.relations:
         return Refusal("the graph has no typed relations between entities", counting or listing)
-    spans = _entity_spans(analysis.entities, question)
+    spans = _entity_spans(analysis.entities + list(getattr(analysis, "ambiguous", [])), question)
     if not spans:
         return Refusal("the question names no entity of the graph", counting or listing)
     if len(spans) > 1:

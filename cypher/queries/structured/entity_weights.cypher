@@ -1,7 +1,7 @@
 // How much of the scope each candidate entity is about: the chunks (of the corpus, when one is
 // given) that link to it, and its typed relations. Chooses among entities that share a name.
 // params: $ids, $corpus
-// returns: id, name, type, labels, chunks, relations
+// returns: id, name, type, labels, chunks, relations, canonical (the entity it is an INSTANCE_OF, else itself)
 UNWIND $ids AS xid
 MATCH (e:__Entity__ {id: xid})
 CALL (e) {
@@ -15,4 +15,5 @@ CALL (e) {
 }
 RETURN e.id AS id, coalesce(e.name, e.title) AS name,
        coalesce(e.type, head([l IN labels(e) WHERE l <> '__Entity__'])) AS type,
-       [l IN labels(e) WHERE l <> '__Entity__'] AS labels, chunks, relations
+       [l IN labels(e) WHERE l <> '__Entity__'] AS labels, chunks, relations,
+       coalesce(head([(e)-[:INSTANCE_OF]->(c:__Entity__) | c.id]), e.id) AS canonical
