@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..text import fold
+from ..text import fold, word_regex
 from .base import Evidence, Filters, lucene_query
 
 # relationship types of the lexical graph and the linkers: not relations a question asks about
@@ -386,7 +386,7 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
         return Refusal(f"an open question ({open_words[0]!r}), not a lookup of {matched!r}'s relations")
     hops = _lexical_hops(words, cat)
     answer_labels = _answer_labels(question, cat, counting)
-    if not hops and _content_words(words):
+    if not hops and _content_words(words) and analysis.language != "zh":
         hops = _embedding_hops(masked, cat, embedder, candidates, answer_labels)
         if hops and not _one_way(graph, candidates, hops[0], cat, answer_labels):
             hops = []
@@ -421,7 +421,7 @@ def _entity_spans(entities: list[dict], question: str) -> list[tuple[str, list[d
 
 def _mask(question: str, name: str) -> str:
     folded = fold(question)
-    m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", " ".join(folded.split()))
+    m = re.search(word_regex(name), " ".join(folded.split()))
     text = " ".join(folded.split())
     if not m:
         return folded
@@ -749,9 +749,9 @@ def _documents_question(question: str, cat: Catalog) -> _DocsQuestion | None:
         return None
     corpus = None
     for name in cat.corpora:
-        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I):
+        if re.search(word_regex(name), question, re.I):
             corpus = name
-            term = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "", term, flags=re.I).strip() or term
+            term = re.sub(word_regex(name), "", term, flags=re.I).strip() or term
     if label is not None and label not in cat.document_labels:
         label = None
     return _DocsQuestion(_plural(noun), label, corpus, term)
@@ -1014,13 +1014,21 @@ def evidence_of(rows: list[Row]) -> list[Evidence]:
     return out
 
 
-def phrase_for(rel: RelationSpec, language: str) -> str:
-    """How the answer says the relation: source <phrase> target."""
-    wanted = [p for p in rel.forward if (not p.isascii()) == (language == "zh") and _GAP not in p]
-    if wanted:
-        return wanted[0]
-    ascii_ = [p for p in rel.forward if p.isascii()]
-    return ascii_[0] if ascii_ else rel.name.lower().replace("_", " ")
+def phrase_for(rel: RelationSpec, language: str, x_is_source: bool = True) -> tuple[str, bool]:
+    """(phrase, x_first): how the answer says the relation with the question's entity first:
+    "X <forward> names" when X is the source, "X <inverse> names" when it is the target and the
+    relation has an inverse phrase, else (x_first False) "<forward> X: names"."""
+
+    def pick(phrases) -> str | None:
+        plain = [p for p in phrases if _GAP not in p]
+        wanted = [p for p in plain if (not p.isascii()) == (language == "zh")]
+        return (wanted or [p for p in plain if p.isascii()] or [None])[0]
+
+    if not x_is_source and not rel.symmetric:
+        inverse = pick(rel.inverse)
+        if inverse:
+            return inverse, True
+    return pick(rel.forward) or rel.name.lower().replace("_", " "), x_is_source or rel.symmetric
 
 
 def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[Structured, list]:
@@ -1086,23 +1094,19 @@ def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[
         cat = catalog(graph)
         x = neutral(p.entity["name"]) if p.entity else "?"
         hop = p.hops[-1]
-        phrase = phrase_for(cat.relations[hop.relation], language)
+        phrase, x_first = phrase_for(cat.relations[hop.relation], language, hop.x_is_source)
         if len(p.hops) > 1:
             first = p.hops[0]
-            x = f"{x} → {phrase_for(cat.relations[first.relation], language)} →"
+            between, _ = phrase_for(cat.relations[first.relation], language, first.x_is_source)
+            x = f"{x} → {between} →"
         if zh:
-            sentence = f"{x}{phrase}：{names}" if hop.x_is_source else f"{phrase}{x}：{names}"
-            sentence = sentence.replace("被", "", 1) if sentence.startswith("被") else sentence
-        elif hop.x_is_source:
+            sentence = f"{x}{phrase}：{names}" if x_first else f"{phrase}{x}：{names}"
+        elif x_first:
             sentence = f"{x} {phrase} {names}"
         else:
             sentence = f"{phrase[:1].upper()}{phrase[1:]} {x}: {names}"
         if p.family == "count":
-            sentence = (
-                f"{len(rows)} — {sentence[:1].lower()}{sentence[1:]}"
-                if not hop.x_is_source
-                else f"{len(rows)}: {sentence}"
-            )
+            sentence = f"{len(rows)}: {sentence}"
         return sentence + ("。" if zh else ".")
 
     cited = [c for c in dict.fromkeys(cites) if c]
