@@ -298,9 +298,10 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 
 def word_regex(name: str) -> str:
-    """A regular expression for `name` on word boundaries; a side that is a Han character has
-    none (Chinese is written without spaces: "谁杀了张伟" holds "张伟")."""
+    """A regular expression for `name` on word boundaries, where a Han character is no word
+    character (Chinese is written without spaces: "谁杀了张伟" holds "张伟", and "谁杀了Eddard
+    Stark" holds "Eddard Stark"); a side of the name that is a Han character needs no boundary."""
     body = re.escape(name)
-    before = "" if re.match(f"[{_HAN}]", name) else r"(?<!\w)"
-    after = "" if re.search(f"[{_HAN}]$", name) else r"(?!\w)"
+    before = "" if re.match(f"[{_HAN}]", name) else rf"(?<![^\W{_HAN}])"
+    after = "" if re.search(f"[{_HAN}]$", name) else rf"(?![^\W{_HAN}])"
     return f"{before}{body}{after}"

@@ -723,12 +723,19 @@ def _public(e: dict, weight: dict) -> dict:
 # --- documents that mention something -----------------------------------------------------
 
 
+# documents that are never what "which documents mention X" counts (generated from the graph),
+# and, for articles and papers, documents that are plainly something else
+_NOT_DOCUMENTS = ["EntityDocument"]
+_NOT_ARTICLES = ["EntityDocument", "Story", "WikiPage", "Passage", "FeedEntry"]
+
+
 @dataclass
 class _DocsQuestion:
     noun: str
     label: str | None
     corpus: str | None
     term: str
+    exclude: list[str] = field(default_factory=lambda: list(_NOT_DOCUMENTS))
 
 
 def _documents_question(question: str, cat: Catalog) -> _DocsQuestion | None:
@@ -752,9 +759,11 @@ def _documents_question(question: str, cat: Catalog) -> _DocsQuestion | None:
         if re.search(word_regex(name), question, re.I):
             corpus = name
             term = re.sub(word_regex(name), "", term, flags=re.I).strip() or term
-    if label is not None and label not in cat.document_labels:
+    exclude = list(_NOT_ARTICLES) if label == "Article" else list(_NOT_DOCUMENTS)
+    if label == "Article" or (label is not None and label not in cat.document_labels):
+        # "articles" are whatever is not plainly something else: files of papers are articles too
         label = None
-    return _DocsQuestion(_plural(noun), label, corpus, term)
+    return _DocsQuestion(_plural(noun), label, corpus, term, exclude)
 
 
 def _plural(noun: str) -> str:
@@ -819,7 +828,12 @@ def _documents_plan(graph, analysis, cat: Catalog, docs: _DocsQuestion, counting
                 graph, candidates, cat, None, Filters(corpus=docs.corpus or analysis.filters.corpus)
             )
             ids = [r["id"] for r in graph.read("structured/family", ids=[entity["id"]])]
-    scope = {"noun": docs.noun, "labels": [docs.label] if docs.label else None, "corpus": docs.corpus}
+    scope = {
+        "noun": docs.noun,
+        "labels": [docs.label] if docs.label else None,
+        "exclude": docs.exclude,
+        "corpus": docs.corpus,
+    }
     family = "count_documents" if counting else "documents"
     reason = f"{family}: {docs.noun} that mention {term!r}"
     if docs.label:
@@ -942,11 +956,12 @@ def word_pattern(term: str) -> str:
 def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
     corpus = p.scope.get("corpus") or filters.corpus
     labels = p.scope.get("labels")
+    exclude = p.scope.get("exclude") or []
     words = p.term.split() if p.term else []
     query = lucene_query(words, " AND ") if words else ""
     if query and len(words) > 1:
         query = '"' + " ".join(re.sub(r'["\\]', " ", w) for w in words) + '"'
-    params = {"corpus": corpus, "labels": labels, "from": filters.date_from, "to": filters.date_to}
+    params = {"corpus": corpus, "labels": labels, "exclude": exclude, "from": filters.date_from, "to": filters.date_to}
     found = graph.read(
         "structured/mentioning",
         query=query or None,
