@@ -78,7 +78,9 @@ def test_who_killed_reads_the_edge_forward_and_cites_the_record(ask):
 )
 def test_the_other_direction(ask, question):
     # Bera's record lists whom she killed; Sela's lists Bera as her killer: both edges count
-    gold = set(records()["Bera Vane"]["killed"]) | {n for n, r in records().items() if "Bera Vane" in r.get("killedBy", [])}
+    gold = set(records()["Bera Vane"]["killed"]) | {
+        n for n, r in records().items() if "Bera Vane" in r.get("killedBy", [])
+    }
     out = ask(question)
     assert out["route"] == "structured", out["structured"]
     assert names(out) == gold == {"Dunstan Roe", "Edda Pike", "Sela Holt"}
@@ -98,7 +100,11 @@ def test_count_gives_the_number_first_and_the_list(ask):
 
 
 def test_members_of_a_house_and_inverse_pairs(ask):
-    members = {n for n, r in records().items() if "Holt" in ([r["houseName"]] if isinstance(r["houseName"], str) else r["houseName"])}
+    members = {
+        n
+        for n, r in records().items()
+        if "Holt" in ([r["houseName"]] if isinstance(r["houseName"], str) else r["houseName"])
+    }
     assert names(ask("Which characters belong to House Holt?")) == members == {"Cole Vane", "Mira Holt", "Sela Holt"}
     assert names(ask("Who are the members of House Holt?")) == members
     # PARENT_OF on Aldric's record and CHILD_OF on Cole's are one fact read both ways
