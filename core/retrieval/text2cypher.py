@@ -49,7 +49,7 @@ ERROR_CHARS = 300  # of a database error in `error`; the model is sent up to 200
 
 # On every entity beside its type label: left out of a pattern when the node has another label.
 GENERIC_LABELS = frozenset({"__Entity__", "__KGBuilder__"})
-_NAME_KEY = re.compile(r"(?i)^(name|title)$|(name|title)$")
+_NAME_KEY = re.compile(r"(?i)(name|title)$")  # name, title, normName, originalName...
 # `id`, `ids`, `chunkId`, `document_id`... (not `elementId`: an element id is no `id` property)
 _ID_COLUMN = re.compile(r"^(?:id|ids|ID|Id)$|(?<!element)_(?:id|ids)$|(?<!element)(?<!^)(?:Id|Ids|ID)$")
 
