@@ -353,8 +353,16 @@ class Refusal:
         return {"family": None, "reason": self.reason}
 
 
+_SUPERLATIVE = re.compile(
+    r"\b(?:most|least|fewest|largest|smallest|biggest|top\s+\d+|more\s+than|fewer\s+than|at\s+least|every|each)\b|最多|最少",
+    re.I,
+)
+
+
 def looks_structured(question: str) -> bool:
-    return bool(_COUNT.search(question) or _LIST.search(question))
+    """A question about counts, lists or rankings over the graph: text-to-Cypher may answer it
+    when the templates do not."""
+    return bool(_COUNT.search(question) or _LIST.search(question) or _SUPERLATIVE.search(question))
 
 
 def plan(graph, analysis, embedder=None) -> Plan | Refusal:
@@ -367,16 +375,20 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
     if docs is not None:
         return _documents_plan(graph, analysis, cat, docs, counting)
     if not (_WH.search(question) or counting):
-        return Refusal("not a question about the graph's relations (no who/which/what/how many)")
+        return Refusal(
+            "not a question about the graph's relations (no who/which/what/how many)", looks_structured(question)
+        )
     if not cat.relations:
-        return Refusal("the graph has no typed relations between entities", counting or listing)
+        return Refusal("the graph has no typed relations between entities", looks_structured(question))
     spans = _entity_spans(analysis.entities + list(getattr(analysis, "ambiguous", [])), question)
     if not spans:
-        return Refusal("the question names no entity of the graph", counting or listing)
+        return Refusal("the question names no entity of the graph", looks_structured(question))
     if len(spans) > 1:
         # "Did Arya kill Meryn?" or "How are A and B related?": not one entity's neighbours
         names = ", ".join(repr(s[0]) for s in spans)
-        return Refusal(f"the question names {len(spans)} entities ({names}); a lookup reads one", counting or listing)
+        return Refusal(
+            f"the question names {len(spans)} entities ({names}); a lookup reads one", looks_structured(question)
+        )
     matched, candidates = spans[0]
     masked = _mask(question, matched)
     words = tokens(masked)
@@ -393,7 +405,9 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
     if not hops and answer_labels:
         hops = _only_relation(graph, candidates, answer_labels, cat)
     if not hops:
-        return Refusal(f"no relation of the graph matches the question's words around {matched!r}", counting or listing)
+        return Refusal(
+            f"no relation of the graph matches the question's words around {matched!r}", looks_structured(question)
+        )
     chosen, others, why = choose_entity(graph, candidates, cat, hops[0], analysis.filters)
     family = (
         "count"
@@ -866,7 +880,7 @@ class Row:
     record: str | None = None
 
     def to_dict(self, cite: str | None) -> dict:
-        out = {"name": self.name, "id": self.id, "type": self.labels[0] if self.labels else None, "cite": cite}
+        out: dict = {"name": self.name, "id": self.id, "type": self.labels[0] if self.labels else None, "cite": cite}
         if self.relation:
             out["relation"] = self.relation
         if self.title is not None or self.chunks:
@@ -989,6 +1003,82 @@ def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
     return rows, total
 
 
+# --- text-to-Cypher's rows ------------------------------------------------------------------
+
+
+def from_cypher(graph, question: str, result) -> tuple[Plan, list[Row], int | float]:
+    """(plan, rows, total) of a text-to-Cypher answer: each row shown by the names, titles and
+    values it holds, and cited to where its first node came from (its document, its record)."""
+    found = {r["id"]: r for r in graph.read("structured/ref_sources", ids=result.refs)} if result.refs else {}
+    rows: list[Row] = []
+    for raw in result.rows:
+        shown: list[str] = []
+        ids: list[str] = []
+        labels: list[str] = []
+        _show_values(raw, shown, ids, labels)
+        ref = next((i for i in ids if i in found), None)
+        origin = found.get(ref or "", {})
+        record = None
+        if origin and not origin.get("documentId") and origin.get("recordSource"):
+            record = f"{origin['recordSource']}#{origin.get('name') or ref}"
+        rows.append(
+            Row(
+                ", ".join(shown) or json.dumps(raw, ensure_ascii=False)[:200],
+                ref or "",
+                labels,
+                via="text2cypher",
+                document_id=origin.get("documentId"),
+                chunk_id=origin.get("chunkId"),
+                title=origin.get("title"),
+                uri=origin.get("uri"),
+                text=origin.get("text") or "",
+                record=record,
+            )
+        )
+    number = _single_number(result.rows)
+    plan = Plan(
+        "cypher",
+        f"text-to-Cypher: the templates did not cover the question; the model's statement gave {len(rows)} row(s)",
+        term="number" if number is not None else None,
+    )
+    if number is not None:
+        return plan, [], number
+    return plan, rows, len(rows)
+
+
+def _single_number(rows: list[dict]) -> int | float | None:
+    if len(rows) == 1 and len(rows[0]) == 1:
+        value = next(iter(rows[0].values()))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+    return None
+
+
+_ID_LIKE = re.compile(r"(?i)^(?:id|ids|element_?id)$|_id$|Id$")
+
+
+def _show_values(value, shown: list[str], ids: list[str], labels: list[str], column: str | None = None) -> None:
+    if isinstance(value, dict):
+        if "labels" in value and "id" in value:  # a node
+            ids.append(str(value["id"]))
+            labels.extend(label for label in value.get("labels") or [] if label != "__Entity__")
+            shown.append(str(value.get("name") or value.get("title") or value["id"]))
+            return
+        for key, item in value.items():
+            _show_values(item, shown, ids, labels, key)
+        return
+    if isinstance(value, list):
+        for item in value[:50]:
+            _show_values(item, shown, ids, labels, column)
+        return
+    if value is None:
+        return
+    if column is not None and _ID_LIKE.search(column):
+        ids.append(str(value))
+        return
+    shown.append(str(value))
+
+
 # --- the answer ----------------------------------------------------------------------------
 
 
@@ -998,7 +1088,7 @@ class Structured:
 
     plan: Plan
     rows: list[Row]
-    total: int
+    total: int | float
     cites: list[str | None]
     text: str
     titled: str
@@ -1046,7 +1136,7 @@ def phrase_for(rel: RelationSpec, language: str, x_is_source: bool = True) -> tu
     return pick(rel.forward) or rel.name.lower().replace("_", " "), x_is_source or rel.symmetric
 
 
-def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[Structured, list]:
+def answer(graph, p: Plan, rows: list[Row], total: int | float, language: str) -> tuple[Structured, list]:
     """(structured, sources): the answer text over the rows, each name or title with its citation.
 
     A row from a document cites it (T2, D1, …); a row from a loaded record cites the record
@@ -1086,12 +1176,18 @@ def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[
                 parts.append(f"{name} [{cite}]")
         if documents:
             return ("；" if zh else "; ").join(parts)
-        if zh:
+        if zh or len(parts) < 2:
             return "、".join(parts)
-        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def text(with_titles: bool) -> str:
         names = listed(with_titles)
+        if p.family == "cypher":
+            if p.term == "number":  # one number: the count itself
+                return f"{total}" + ("。" if zh else ".")
+            if not rows:
+                return "查询没有结果。" if zh else "The query found nothing."
+            return f"{len(rows)}：{names}。" if zh else f"{len(rows)}: {names}."
         if documents:
             term, noun = neutral(p.term), neutral(p.scope.get("noun") or "documents")
             if zh:

@@ -174,3 +174,84 @@ def test_terminal_output_and_explain(graph, run_cli, monkeypatch):
     assert "Mira Holt" in result.stdout
     assert "structured: lookup: KILLED_BY" in result.stdout
     assert "relation KILLED_BY out (matched by phrase 'killed'" in result.stdout
+
+
+# --- text-to-Cypher for what the templates do not cover, with a recorded LLM ----------------
+
+
+@pytest.fixture
+def recorded(graph, monkeypatch):
+    """A scripted LLM whose text-to-Cypher reply is `statement`; any other request (the answer of
+    a question left to the search route) gets one plain sentence."""
+    from ..llm_server import LLMServer
+
+    servers = []
+
+    def start(statement: str) -> LLMServer:
+        def reply(body):
+            text = json.dumps(body.get("messages"), ensure_ascii=False)
+            return f"```cypher\n{statement}\n```" if "<question>" in text else "The graph does not say."
+
+        server = LLMServer(reply=reply)
+        servers.append(server)
+        graph.point_env(monkeypatch)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+        monkeypatch.setenv("GRAPHRAG_LLM_MODEL", "recorded-cypher")
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+def node_count(graph) -> int:
+    with graph.driver() as driver:
+        return driver.execute_query("MATCH (n) RETURN count(n) AS n").records[0]["n"]
+
+
+def test_text_to_cypher_answers_what_the_templates_do_not(recorded, run_cli):
+    server = recorded("MATCH (h:House) RETURN count(h) AS houses")
+    out = json.loads(run_cli("ask", "How many houses are there?", "--json", "--no-gate").stdout)
+    assert out["route"] == "structured" and out["structured"]["method"] == "text2cypher"
+    assert re.search(r"\d+", out["answer"]).group(0) == "3"
+    assert "MATCH (h:House)" in out["structured"]["cypher"]
+    prompt = json.dumps(server.requests[0]["body"]["messages"], ensure_ascii=False)
+    assert "(:Character)-[:KILLED_BY]->(:Character)" in prompt and "How many houses are there?" in prompt
+
+    recorded(
+        "MATCH (v:Character)-[:KILLED_BY]->(k:Character) WITH k, count(v) AS n WHERE n > 1 "
+        "RETURN k.name AS name, k.id AS id, n ORDER BY n DESC LIMIT 10"
+    )
+    out = json.loads(run_cli("ask", "Which characters killed more than one person?", "--json", "--no-gate").stdout)
+    killers = {}
+    for name, r in records().items():
+        for victim in r.get("killed", []):
+            killers.setdefault(name, set()).add(victim)
+        for killer in r.get("killedBy", []):
+            killers.setdefault(killer, set()).add(name)
+    gold = {k for k, victims in killers.items() if len(victims) > 1}
+    assert gold == {"Bera Vane"} and "Bera Vane" in out["answer"]
+    assert out["rows"][0]["cite"] in {c["id"] for c in out["citations"]}  # cited to Bera's record
+
+
+@pytest.mark.parametrize(
+    ("statement", "why"),
+    [
+        ("CREATE (x:Character {name: 'Intruder'}) RETURN x", "writes"),
+        ("MATCH (n) DETACH DELETE n", "writes"),
+        ("CALL apoc.load.json('http://127.0.0.1:9/x.json') YIELD value RETURN value", "apoc.load.json"),
+        ("LOAD CSV FROM 'file:///etc/passwd' AS line RETURN line", "LOAD CSV"),
+        ("SHOW USERS", "administration"),
+        ("CREATE DATABASE other", "administration"),
+    ],
+)
+def test_text_to_cypher_refuses_what_the_model_must_not_run(recorded, run_cli, graph, statement, why):
+    before = node_count(graph)
+    recorded(statement)
+    result = run_cli("ask", "How many houses have more members than House Roe?", "--no-gate")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("text-to-Cypher:")]
+    assert len(lines) == 1 and "refused" in lines[0] and why.lower() in lines[0].lower(), result.stderr
+    out = json.loads(run_cli("ask", "How many houses have more members than House Roe?", "--json", "--no-gate").stdout)
+    assert out["route"] == "search" and out["structured"]["refused"]
+    assert node_count(graph) == before
