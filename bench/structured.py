@@ -51,10 +51,13 @@ Gold is computed here, at run time, from the source data, never typed in:
 (tests/llm_server.py) as the LLM: it answers each request with the recorded reply of the question
 the request carries (bench/questions/structured-llm-replies.json: question -> reply, a Cypher
 statement in a ```cypher block; the longest recorded question found in the request's messages
-wins), else with NO_REPLY. Before the questions, each recorded Cypher statement is run read-only
-on the bench graph and compared with the gold, so a wrong recording shows as such.
+wins), else with NO_REPLY. Every question has one, so whichever question a route hands to the
+LLM gets a statement that answers it; today's search route takes the reply as the answer text.
+Before the questions, each recorded Cypher statement is run read-only on the bench graph and
+compared with the gold, so a wrong recording shows as such.
 
-Not part of `make bench`: the loads alone (Pleiades and the ISAW articles above all) take minutes.
+Not part of `make bench`: the loads take over a minute on a quiet 2-core machine (embedding the
+Grimm tales most of it) and several under load; the questions about a minute more.
 """
 
 from __future__ import annotations
