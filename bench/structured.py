@@ -42,9 +42,9 @@ Gold is computed here, at run time, from the source data, never typed in:
 * companies.json / people.json: 创办人 (founders), 总部 (headquarters), 公司 (employer), 城市 (city).
 * "mentions X" (`mention_pattern`, the one place the rule is written): a document of the scope mentions X when the text of one of its
   chunks (read back from the bench Neo4j, Document<-[:FROM_DOCUMENT]-Chunk) matches X on word
-  boundaries, case-insensitively, as X itself or its simple plural X+"s" / X+"es" ("witch"
-  counts "witches", "fox" counts "foxes"; irregular plurals such as "wolves" do not). Chinese
-  terms: a plain substring. Scopes: tales, the :Story documents; articles, the documents of
+  boundaries, case-insensitively, as written ("witch" does not count a tale that has only
+  "witches": the answer says how many more have the plural, apart). Chinese terms: a plain
+  substring. Scopes: tales, the :Story documents; articles, the documents of
   corpus isaw; zh, the documents of corpus zh-news.
 
 --llm asks the same questions with a scripted OpenAI-compatible server on 127.0.0.1
@@ -192,11 +192,11 @@ def has_cjk(text: str) -> bool:
 
 
 def mention_pattern(term: str) -> re.Pattern:
-    """The mention rule: the term or its simple plural (+s, +es), case-insensitive, on word boundaries;
-    a Chinese term (any CJK character in it): a plain substring."""
+    """The mention rule: the term as written, case-insensitive, on word boundaries; a Chinese term
+    (any CJK character in it): a plain substring."""
     if has_cjk(term):
         return re.compile(re.escape(term))
-    return re.compile(rf"(?<!\w){re.escape(term)}(?:s|es)?(?!\w)", re.IGNORECASE)
+    return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
 
 
 def name_pattern(name: str) -> re.Pattern:

@@ -1000,7 +1000,33 @@ def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
         )
         for r in found
     ]
+    plural = _plural_of(p.term or "")
+    if plural:
+        others = graph.read(
+            "structured/mentioning",
+            query=lucene_query([plural]),
+            pattern=word_pattern(plural),
+            ids=[],
+            fetch=MAX_DOCUMENT_HITS,
+            **params,
+        )
+        have = {r.document_id for r in rows}
+        extra = [r for r in others if r["documentId"] not in have]
+        if extra:
+            p.scope["plural"] = {"term": plural, "documents": len(extra)}
     return rows, total
+
+
+def _plural_of(term: str) -> str | None:
+    """The plain plural of a one-word English term ("witch" → "witches"), counted apart: the
+    answer lists the documents that have the term as written."""
+    if not term.isascii() or not term.isalpha() or len(term) < 3 or term.lower().endswith("s"):
+        return None
+    if re.search(r"(?:x|z|ch|sh)$", term, re.I):
+        return term + "es"
+    if re.search(r"[^aeiou]y$", term, re.I):
+        return term[:-1] + "ies"
+    return term + "s"
 
 
 # --- text-to-Cypher's rows ------------------------------------------------------------------
@@ -1201,7 +1227,14 @@ def answer(graph, p: Plan, rows: list[Row], total: int | float, language: str) -
             else:
                 lead = f"{len(rows)} {noun}" if rows else f"None of the {total} {noun}"
             verb = "mentions" if one else "mention"
-            return f"{lead} {verb} “{term}”" + (f": {names}." if rows else ".")
+            more = p.scope.get("plural")
+            tail = ""
+            if more:
+                tail = (
+                    f" {more['documents']} more {noun if more['documents'] > 1 else _singular(noun.lower())} "
+                    f"{'mention' if more['documents'] > 1 else 'mentions'} only “{neutral(more['term'])}”."
+                )
+            return f"{lead} {verb} “{term}”" + (f": {names}." if rows else ".") + tail
         cat = catalog(graph)
         x = neutral(p.entity["name"]) if p.entity else "?"
         hop = p.hops[-1]
