@@ -60,7 +60,7 @@ def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_ch
       graphrag extract --schema got --extractor infobox
       graphrag extract --schema folktale --extractor llm --resume
     """
-    from graphrag_cypher.kg.schema import load_schema
+    from graphrag_cypher.schema import load_schema
 
     schema = load_schema(schema_name or ("folktale" if extractor == "llm" else "got"))
     if extractor == "infobox":

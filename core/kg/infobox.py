@@ -17,8 +17,8 @@ import json
 import re
 from dataclasses import dataclass, replace
 
+from ..schema import KGSchema
 from .names import norm_name
-from .schema import KGSchema
 from .store import Extraction
 
 DEFAULT_SPLIT = r"\s*(?:;|,|/|&|\s[-–—]\s|\band\b|\bor\b)\s*"

@@ -23,8 +23,8 @@ from typing import Any
 
 from .. import llm
 from ..errors import GraphragError
+from ..schema import KGSchema
 from .names import norm_name
-from .schema import KGSchema
 from .store import Extraction
 
 PROMPT_VERSION = "kg-extract-1"

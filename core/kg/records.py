@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..schema import KGSchema, SchemaError, load_schema
 from .names import norm_name
-from .schema import KGSchema, SchemaError, load_schema
 from .store import Extraction
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 
 from ..errors import GraphragError
+from ..schema import KGSchema
 from .llm_extract import LLM, parse_reply
-from .schema import KGSchema
 
 BATCH = 20
 

@@ -188,7 +188,7 @@ def catalog(graph) -> Catalog:
 
 def _schema_specs(graph) -> list[tuple[str, dict]]:
     """(where, relation dict) of the schemas the graph recorded, then the built-in ones."""
-    from ..kg.schema import builtin_schemas, load_schema
+    from ..schema import builtin_schemas, load_schema
 
     out: list[tuple[str, dict]] = []
     builtin = set(builtin_schemas())
@@ -210,7 +210,7 @@ def _schema_specs(graph) -> list[tuple[str, dict]]:
 
 
 def _build_catalog(graph) -> Catalog:
-    from ..kg.schema import default_phrases
+    from ..schema import default_phrases
 
     specs: dict[str, tuple[str, dict]] = {}
     for where, spec in _schema_specs(graph):

@@ -148,8 +148,8 @@ def test_a_json_schema_is_enforced_by_a_grammar(tiny_model, monkeypatch):
     from graphrag_cypher import llm
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.kg.llm_extract import LLM
-    from graphrag_cypher.kg.schema import load_schema
     from graphrag_cypher.retrieval.gate import JUDGE_SCHEMA
+    from graphrag_cypher.schema import load_schema
 
     monkeypatch.setenv("GRAPHRAG_LOCAL_MAX_TOKENS", "256")
     settings = load_settings({"GRAPHRAG_LLM_MODEL": f"local:{tiny_model}"})

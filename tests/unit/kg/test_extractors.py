@@ -5,7 +5,7 @@ from pathlib import Path
 
 from graphrag_cypher.kg import infobox, llm_extract, records, resolve
 from graphrag_cypher.kg.names import norm_name
-from graphrag_cypher.kg.schema import load_schema
+from graphrag_cypher.schema import load_schema
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "kg"
 

@@ -3,7 +3,7 @@
 import pytest
 
 from graphrag_cypher.kg import infobox
-from graphrag_cypher.kg.schema import SchemaError, load_schema, parse_schema
+from graphrag_cypher.schema import SchemaError, load_schema, parse_schema
 
 
 def typed(schema, title, categories=(), lead=""):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphrag_cypher.kg.schema import SchemaError, builtin_schemas, load_schema, parse_schema
+from graphrag_cypher.schema import SchemaError, builtin_schemas, load_schema, parse_schema
 
 
 def test_builtin_schemas_load():
