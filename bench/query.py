@@ -7,6 +7,13 @@ sentence-transformers, as `load` does), then runs its 100 questions through ever
 pass first), the question embedded by the embedder `ask` uses (ONNX Runtime when the export is
 there), the graph mode inside Neo4j when the graphrag plugin is installed. Goal: p50 <= 50 ms for
 hybrid and graph.
+
+Then the structured route beside it in the same Neo4j: characters.json (`load records`, the
+got-characters mapping) and the Grimm tales are added, and questions about the graph itself
+(lookups both ways, members, actors, counts, which/how many tales mention X) are answered end
+to end by `qa.ask` without an LLM, rows and all. Goal: p50 <= 100 ms. The MuSiQue questions are
+also routed against that graph: `musique_structured` counts those that would leave the search
+route (goal 0).
 """
 
 from __future__ import annotations
@@ -22,6 +29,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import bench_neo4j, data_dir  # noqa: E402
 
 MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
+STRUCTURED = (
+    "Who killed Eddard Stark?",
+    "Who killed Jon Snow?",
+    "Whom did Arya Stark kill?",
+    "How many people did Arya Stark kill?",
+    "Which characters belong to House Tully?",
+    "Who are the members of House Lannister?",
+    "Who played Tyrion Lannister?",
+    "Which character did Emilia Clarke play?",
+    "Who are the parents of Robb Stark?",
+    "Who was Sansa Stark married to?",
+    "How many of the tales mention a witch?",
+    "Which tales mention a fox?",
+    "Which stories talk about a golden bird?",
+    "How many tales mention a king?",
+)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -74,7 +97,50 @@ def main() -> dict:
         results = run_modes(graph, query_embedder, questions, corpus="musique")
         for r in results.values():
             r["query_embedder"] = getattr(query_embedder, "backend", type(query_embedder).__name__)
+        structured = run_structured(graph, query_embedder, settings, questions)
+        if structured is not None:
+            results["structured"] = structured
         return results
+
+
+def run_structured(graph, embedder, settings, musique: list[str]) -> dict | None:
+    """p50/p95 of structured answers (`qa.ask`, no LLM) over the GoT records and the Grimm tales."""
+    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.kg import records
+    from graphrag_cypher.loaders.stories import parse_story_book
+    from graphrag_cypher.retrieval import structured as structure
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
+    from graphrag_cypher.retrieval.qa import ask
+
+    characters, tales = data_dir() / "got" / "characters.json", data_dir() / "tales" / "grimm-pg2591.txt"
+    if not characters.exists() or not tales.exists():
+        return None
+    records.run(graph, records.load_mapping("got-characters"), characters)
+    Loader(graph, None, LoadOptions(loader="stories", source_root="grimm", corpus="grimm")).run(
+        parse_story_book(tales, corpus="grimm")
+    )
+    for question in STRUCTURED:  # warm-up: the relation catalog, the phrase stems
+        ask(graph, embedder, settings, question, use_llm=False)
+    times, rows, routes = [], 0, 0
+    for question in STRUCTURED:
+        started = time.perf_counter()
+        answer = ask(graph, embedder, settings, question, use_llm=False)
+        times.append((time.perf_counter() - started) * 1000)
+        rows += len(answer.rows)
+        routes += answer.route == "structured"
+    analyzer = QuestionAnalyzer(graph)
+    leaving = [
+        q for q in musique if not isinstance(structure.plan(graph, analyzer.analyze(q), embedder), structure.Refusal)
+    ]
+    return {
+        "p50_ms": round(statistics.median(times), 1),
+        "p95_ms": round(percentile(times, 0.95), 1),
+        "questions": len(STRUCTURED),
+        "structured": routes,
+        "rows": rows,
+        "musique_structured": len(leaving),
+        "musique_examples": leaving[:3],
+    }
 
 
 if __name__ == "__main__":

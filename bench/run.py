@@ -73,7 +73,20 @@ def rows_for_linking(result: dict) -> list[tuple[str, str, str]]:
 def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
     if "skipped" in result:
         return [("query latency", "skipped", result["skipped"])]
-    return [
+    structured = result.get("structured")
+    extra = []
+    if structured:
+        extra.append(
+            (
+                "query structured",
+                f"p50 {structured['p50_ms']} ms",
+                f"p95 {structured['p95_ms']} ms, qa.ask without an LLM: {structured['structured']}/{structured['questions']} "
+                f"questions about the GoT records and Grimm tales answered from the structure ({structured['rows']} rows); "
+                f"MuSiQue questions leaving the search route: {structured['musique_structured']} (goal p50 <= 100 ms: "
+                f"{'met' if structured['p50_ms'] <= 100 else 'not met'})",
+            )
+        )
+    return extra + [
         (
             f"query {mode}",
             f"p50 {r['p50_ms']} ms",
@@ -86,6 +99,7 @@ def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
             ),
         )
         for mode, r in result.items()
+        if mode != "structured"
     ]
 
 

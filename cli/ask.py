@@ -227,6 +227,9 @@ def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False
     note = (answer.get("llm") or {}).get("note")
     if note:
         click.echo(note, err=True)
+    structured = answer.get("structured") or {}
+    if structured.get("refused") or structured.get("error"):
+        click.echo(_line(f"text-to-Cypher: {structured.get('refused') or structured.get('error')}"), err=True)
     if answer["sources"]:
         click.echo("\nSources:")
         cited = {c["id"] for c in answer["citations"]}

@@ -229,7 +229,13 @@ _TOKEN = re.compile(
 
 
 class Refused(GraphragError):
-    """A statement read mode does not run; the message names what was refused."""
+    """A statement read mode does not run; the message names what was refused. `reason` says
+    the same without the console's wording ("it calls apoc.load.json, which is not allowed"),
+    for callers that run statements they did not write."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @dataclass(frozen=True)
@@ -252,11 +258,14 @@ def tokens(text: str) -> list[Token]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if match is None:  # the pattern ends in a one-character catch-all: unreachable, but say so
-            raise Refused("read mode refuses a statement it cannot read")
+            raise Refused("read mode refuses a statement it cannot read", "it cannot be read")
         kind = match.lastgroup or ""
         value = match.group()
         if kind == "punct" and (value in "'\"`" or text.startswith("/*", pos)):
-            raise Refused("read mode refuses a statement it cannot read (an unterminated string, name or comment)")
+            raise Refused(
+                "read mode refuses a statement it cannot read (an unterminated string, name or comment)",
+                "it cannot be read (an unterminated string, name or comment)",
+            )
         if kind == "quoted":
             out.append(Token("name", value[1:-1].replace("``", "`"), match.start(), match.end(), quoted=True))
         elif kind not in ("space", "comment"):
@@ -343,6 +352,32 @@ def plan_calls(plan: dict) -> tuple[set[str], set[str], Calls]:
     return names, procedures, details
 
 
+_WRITE_CLAUSES = ("CREATE", "MERGE", "INSERT", "SET", "DELETE", "DETACH", "REMOVE", "FOREACH")
+
+
+def write_clause(text: str) -> str | None:
+    """The first clause of the statement that writes (``CREATE``, ``DETACH DELETE``...), or None."""
+    toks = tokens(text)
+    for i, tok in enumerate(toks):
+        if tok.kind != "name" or tok.quoted or tok.text.upper() not in _WRITE_CLAUSES:
+            continue
+        before = toks[i - 1].text if i else ""
+        after = toks[i + 1].text if i + 1 < len(toks) else ""
+        if before in (".", ":") or after == ":":  # a property, a label or a map key named so
+            continue
+        return "DETACH DELETE" if tok.text.upper() == "DETACH" else tok.text.upper()
+    return None
+
+
+def _not_a_read(query_type: str, text: str) -> str:
+    if query_type in ("w", "rw"):
+        clause = write_clause(text)
+        return f"it writes to the graph ({clause})" if clause else "it writes to the graph"
+    if query_type == "s":
+        return "it changes the schema or is an administration command"
+    return f"it is not a read (query type {query_type!r})"
+
+
 def check(query_type: str | None, plan: dict | None, text: str) -> None:
     """Raise Refused, naming the first thing read mode does not run, or return."""
     names, procedures, in_plan = plan_calls(plan or {})
@@ -351,20 +386,43 @@ def check(query_type: str | None, plan: dict | None, text: str) -> None:
     if query_type not in (None, "r"):
         raise Refused(
             f"read mode refuses a statement that {_QUERY_TYPES.get(query_type, 'is not a read')} "
-            f"(Neo4j plans it as query type {query_type!r}); add --write to run it"
+            f"(Neo4j plans it as query type {query_type!r}); add --write to run it",
+            _not_a_read(query_type, text),
         )
     in_text = calls(text)
     for name in sorted(names):
         if name in REFUSED_OPERATORS:
-            raise Refused(f"read mode refuses {REFUSED_OPERATORS[name]}; add --write to run it")
-    if in_text.clauses:
-        raise Refused(f"read mode refuses {sorted(in_text.clauses)[0]}; add --write to run it")
-    for proc in sorted(procedures | in_text.procedures):
+            raise Refused(
+                f"read mode refuses {REFUSED_OPERATORS[name]}; add --write to run it",
+                f"it uses {REFUSED_OPERATORS[name]}",
+            )
+    _check_calls(in_text.clauses, procedures | in_text.procedures, in_text.functions | in_plan.functions)
+
+
+def check_text(text: str) -> None:
+    """The checks that need no plan, made before Neo4j is asked: the refused clauses, procedures
+    and functions the statement names (a procedure that is not installed is refused as well,
+    not reported by the planner as unknown)."""
+    in_text = calls(text)
+    _check_calls(in_text.clauses, in_text.procedures, in_text.functions)
+
+
+def _check_calls(clauses: set[str], procedures: set[str], functions: set[str]) -> None:
+    if clauses:
+        clause = sorted(clauses)[0]
+        raise Refused(f"read mode refuses {clause}; add --write to run it", f"it uses {clause}")
+    for proc in sorted(procedures):
         if not allowed(proc, READ_PROCEDURES):
-            raise Refused(f"read mode refuses procedure {proc} (not on the read-only allowlist); add --write to run it")
-    for func in sorted(in_text.functions | in_plan.functions):
+            raise Refused(
+                f"read mode refuses procedure {proc} (not on the read-only allowlist); add --write to run it",
+                f"it calls {proc}, which is not allowed",
+            )
+    for func in sorted(functions):
         if not allowed(func, READ_FUNCTIONS):
-            raise Refused(f"read mode refuses function {func} (not on the read-only allowlist); add --write to run it")
+            raise Refused(
+                f"read mode refuses function {func} (not on the read-only allowlist); add --write to run it",
+                f"it calls {func}, which is not allowed",
+            )
 
 
 def explain_text(text: str) -> str | None:

@@ -292,3 +292,16 @@ def clean_names(raw: Iterable[str]) -> list[str]:
             if part and not any(c in part for c in "()[]") and any(c.isalpha() for c in part):
                 seen.setdefault(part, None)
     return list(seen)
+
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+
+
+def word_regex(name: str) -> str:
+    """A regular expression for `name` on word boundaries, where a Han character is no word
+    character (Chinese is written without spaces: "谁杀了张伟" holds "张伟", and "谁杀了Eddard
+    Stark" holds "Eddard Stark"); a side of the name that is a Han character needs no boundary."""
+    body = re.escape(name)
+    before = "" if re.match(f"[{_HAN}]", name) else rf"(?<![^\W{_HAN}])"
+    after = "" if re.search(f"[{_HAN}]$", name) else rf"(?![^\W{_HAN}])"
+    return f"{before}{body}{after}"

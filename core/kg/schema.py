@@ -242,9 +242,9 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
             spec.get("inverse"),
             bool(spec.get("symmetric", False)),
         )
-    for rel in relation_types.values():
-        if rel.inverse_of is not None and rel.inverse_of not in relation_types:
-            raise SchemaError(f"schema {where}: relation {rel.name} is the inverse of unknown {rel.inverse_of!r}")
+    for spec_ in relation_types.values():
+        if spec_.inverse_of is not None and spec_.inverse_of not in relation_types:
+            raise SchemaError(f"schema {where}: relation {spec_.name} is the inverse of unknown {spec_.inverse_of!r}")
     infobox = data.get("infobox") or {}
     _check_infobox(infobox, entity_types, relation_types, where)
     prefix = str(data.get("id_prefix") or name)

@@ -7,7 +7,7 @@ import time
 from datetime import date
 
 from ..question import detect_language, keywords, parse_time_range, route, strip_time_expression
-from ..text import fold, name_key
+from ..text import fold, name_key, word_regex
 from .base import Analysis, Filters, lucene_query
 
 
@@ -116,8 +116,8 @@ class QuestionAnalyzer:
                 name
                 for name in dict.fromkeys(row["names"] or [row["name"]])
                 if isinstance(name, str)
-                and len(name.strip()) >= 3
-                and re.search(rf"(?<!\w){re.escape(fold(name.strip()))}(?!\w)", folded)
+                and len(name.strip()) >= (2 if re.search("[\u3400-\u9fff]", name) else 3)
+                and re.search(word_regex(fold(name.strip())), folded)
             ]
             if hits and row["id"] not in found:
                 found[row["id"]] = {

@@ -291,16 +291,45 @@ def _structured(graph, embedder, settings, analysis: Analysis, use_llm: bool, ti
     plan = structure.plan(graph, analysis, embedder)
     if isinstance(plan, structure.Refusal):
         timings["structured_ms"] = (time.perf_counter() - started) * 1000
+        if plan.looks_structured and use_llm and settings.llm_configured:
+            return _text_to_cypher(graph, settings, analysis, plan.reason, timings)
         return None, plan.to_dict()
     rows, total = structure.run(graph, plan, analysis.filters)
     timings["structured_ms"] = (time.perf_counter() - started) * 1000
     if not rows and plan.family not in ("documents", "count_documents"):
         name = plan.entity["name"] if plan.entity else "the entity"
-        return None, dict(
-            plan.to_dict(), family=None, reason=f"{plan.reason}; but no such edge of {name} is in the graph"
-        )
+        reason = f"{plan.reason}; but no such edge of {name} is in the graph"
+        if use_llm and settings.llm_configured:
+            return _text_to_cypher(graph, settings, analysis, reason, timings)
+        return None, dict(plan.to_dict(), family=None, reason=reason)
     result, sources = structure.answer(graph, plan, rows, total, analysis.language)
     result.ms = timings["structured_ms"]
+    return (result, sources), result.to_dict()
+
+
+def _text_to_cypher(graph, settings, analysis: Analysis, why: str, timings: dict):
+    """The LLM's one read-only statement for a question the templates did not cover; a refused
+    or failed statement leaves the question to the search route, with the one line saying why."""
+    from .text2cypher import text_to_cypher
+
+    started = time.perf_counter()
+    try:
+        found = text_to_cypher(graph, settings, analysis.search_text or analysis.question, analysis.language)
+    except llm.LLMError as exc:
+        timings["text2cypher_ms"] = (time.perf_counter() - started) * 1000
+        return None, {"family": None, "method": "text2cypher", "reason": f"{why}; text-to-Cypher failed: {exc}"}
+    timings["text2cypher_ms"] = (time.perf_counter() - started) * 1000
+    trace = {"family": None, "method": "text2cypher", "cypher": found.statement, "attempts": found.attempts}
+    if found.refused or found.error:
+        return None, dict(
+            trace, refused=found.refused, error=found.error, reason=f"{why}; {found.refused or found.error}"
+        )
+    plan, rows, total = structure.from_cypher(graph, analysis.question, found)
+    if not rows and plan.term != "number":
+        return None, dict(trace, reason=f"{why}; the model's statement found nothing")
+    plan.reason = f"{why}; {plan.reason}"
+    result, sources = structure.answer(graph, plan, rows, total, analysis.language)
+    result.method, result.cypher, result.ms = "text2cypher", found.statement, timings["text2cypher_ms"]
     return (result, sources), result.to_dict()
 
 

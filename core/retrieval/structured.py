@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..text import fold
+from ..text import fold, word_regex
 from .base import Evidence, Filters, lucene_query
 
 # relationship types of the lexical graph and the linkers: not relations a question asks about
@@ -353,8 +353,16 @@ class Refusal:
         return {"family": None, "reason": self.reason}
 
 
+_SUPERLATIVE = re.compile(
+    r"\b(?:most|least|fewest|largest|smallest|biggest|top\s+\d+|more\s+than|fewer\s+than|at\s+least|every|each)\b|最多|最少",
+    re.I,
+)
+
+
 def looks_structured(question: str) -> bool:
-    return bool(_COUNT.search(question) or _LIST.search(question))
+    """A question about counts, lists or rankings over the graph: text-to-Cypher may answer it
+    when the templates do not."""
+    return bool(_COUNT.search(question) or _LIST.search(question) or _SUPERLATIVE.search(question))
 
 
 def plan(graph, analysis, embedder=None) -> Plan | Refusal:
@@ -367,16 +375,20 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
     if docs is not None:
         return _documents_plan(graph, analysis, cat, docs, counting)
     if not (_WH.search(question) or counting):
-        return Refusal("not a question about the graph's relations (no who/which/what/how many)")
+        return Refusal(
+            "not a question about the graph's relations (no who/which/what/how many)", looks_structured(question)
+        )
     if not cat.relations:
-        return Refusal("the graph has no typed relations between entities", counting or listing)
+        return Refusal("the graph has no typed relations between entities", looks_structured(question))
     spans = _entity_spans(analysis.entities + list(getattr(analysis, "ambiguous", [])), question)
     if not spans:
-        return Refusal("the question names no entity of the graph", counting or listing)
+        return Refusal("the question names no entity of the graph", looks_structured(question))
     if len(spans) > 1:
         # "Did Arya kill Meryn?" or "How are A and B related?": not one entity's neighbours
         names = ", ".join(repr(s[0]) for s in spans)
-        return Refusal(f"the question names {len(spans)} entities ({names}); a lookup reads one", counting or listing)
+        return Refusal(
+            f"the question names {len(spans)} entities ({names}); a lookup reads one", looks_structured(question)
+        )
     matched, candidates = spans[0]
     masked = _mask(question, matched)
     words = tokens(masked)
@@ -386,14 +398,16 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
         return Refusal(f"an open question ({open_words[0]!r}), not a lookup of {matched!r}'s relations")
     hops = _lexical_hops(words, cat)
     answer_labels = _answer_labels(question, cat, counting)
-    if not hops and _content_words(words):
+    if not hops and _content_words(words) and analysis.language != "zh":
         hops = _embedding_hops(masked, cat, embedder, candidates, answer_labels)
         if hops and not _one_way(graph, candidates, hops[0], cat, answer_labels):
             hops = []
     if not hops and answer_labels:
         hops = _only_relation(graph, candidates, answer_labels, cat)
     if not hops:
-        return Refusal(f"no relation of the graph matches the question's words around {matched!r}", counting or listing)
+        return Refusal(
+            f"no relation of the graph matches the question's words around {matched!r}", looks_structured(question)
+        )
     chosen, others, why = choose_entity(graph, candidates, cat, hops[0], analysis.filters)
     family = (
         "count"
@@ -421,7 +435,7 @@ def _entity_spans(entities: list[dict], question: str) -> list[tuple[str, list[d
 
 def _mask(question: str, name: str) -> str:
     folded = fold(question)
-    m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", " ".join(folded.split()))
+    m = re.search(word_regex(name), " ".join(folded.split()))
     text = " ".join(folded.split())
     if not m:
         return folded
@@ -723,12 +737,19 @@ def _public(e: dict, weight: dict) -> dict:
 # --- documents that mention something -----------------------------------------------------
 
 
+# documents that are never what "which documents mention X" counts (generated from the graph),
+# and, for articles and papers, documents that are plainly something else
+_NOT_DOCUMENTS = ["EntityDocument"]
+_NOT_ARTICLES = ["EntityDocument", "Story", "WikiPage", "Passage", "FeedEntry"]
+
+
 @dataclass
 class _DocsQuestion:
     noun: str
     label: str | None
     corpus: str | None
     term: str
+    exclude: list[str] = field(default_factory=lambda: list(_NOT_DOCUMENTS))
 
 
 def _documents_question(question: str, cat: Catalog) -> _DocsQuestion | None:
@@ -749,12 +770,14 @@ def _documents_question(question: str, cat: Catalog) -> _DocsQuestion | None:
         return None
     corpus = None
     for name in cat.corpora:
-        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I):
+        if re.search(word_regex(name), question, re.I):
             corpus = name
-            term = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "", term, flags=re.I).strip() or term
-    if label is not None and label not in cat.document_labels:
+            term = re.sub(word_regex(name), "", term, flags=re.I).strip() or term
+    exclude = list(_NOT_ARTICLES) if label == "Article" else list(_NOT_DOCUMENTS)
+    if label == "Article" or (label is not None and label not in cat.document_labels):
+        # "articles" are whatever is not plainly something else: files of papers are articles too
         label = None
-    return _DocsQuestion(_plural(noun), label, corpus, term)
+    return _DocsQuestion(_plural(noun), label, corpus, term, exclude)
 
 
 def _plural(noun: str) -> str:
@@ -819,7 +842,12 @@ def _documents_plan(graph, analysis, cat: Catalog, docs: _DocsQuestion, counting
                 graph, candidates, cat, None, Filters(corpus=docs.corpus or analysis.filters.corpus)
             )
             ids = [r["id"] for r in graph.read("structured/family", ids=[entity["id"]])]
-    scope = {"noun": docs.noun, "labels": [docs.label] if docs.label else None, "corpus": docs.corpus}
+    scope = {
+        "noun": docs.noun,
+        "labels": [docs.label] if docs.label else None,
+        "exclude": docs.exclude,
+        "corpus": docs.corpus,
+    }
     family = "count_documents" if counting else "documents"
     reason = f"{family}: {docs.noun} that mention {term!r}"
     if docs.label:
@@ -852,7 +880,7 @@ class Row:
     record: str | None = None
 
     def to_dict(self, cite: str | None) -> dict:
-        out = {"name": self.name, "id": self.id, "type": self.labels[0] if self.labels else None, "cite": cite}
+        out: dict = {"name": self.name, "id": self.id, "type": self.labels[0] if self.labels else None, "cite": cite}
         if self.relation:
             out["relation"] = self.relation
         if self.title is not None or self.chunks:
@@ -942,11 +970,12 @@ def word_pattern(term: str) -> str:
 def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
     corpus = p.scope.get("corpus") or filters.corpus
     labels = p.scope.get("labels")
+    exclude = p.scope.get("exclude") or []
     words = p.term.split() if p.term else []
     query = lucene_query(words, " AND ") if words else ""
     if query and len(words) > 1:
         query = '"' + " ".join(re.sub(r'["\\]', " ", w) for w in words) + '"'
-    params = {"corpus": corpus, "labels": labels, "from": filters.date_from, "to": filters.date_to}
+    params = {"corpus": corpus, "labels": labels, "exclude": exclude, "from": filters.date_from, "to": filters.date_to}
     found = graph.read(
         "structured/mentioning",
         query=query or None,
@@ -974,6 +1003,82 @@ def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
     return rows, total
 
 
+# --- text-to-Cypher's rows ------------------------------------------------------------------
+
+
+def from_cypher(graph, question: str, result) -> tuple[Plan, list[Row], int | float]:
+    """(plan, rows, total) of a text-to-Cypher answer: each row shown by the names, titles and
+    values it holds, and cited to where its first node came from (its document, its record)."""
+    found = {r["id"]: r for r in graph.read("structured/ref_sources", ids=result.refs)} if result.refs else {}
+    rows: list[Row] = []
+    for raw in result.rows:
+        shown: list[str] = []
+        ids: list[str] = []
+        labels: list[str] = []
+        _show_values(raw, shown, ids, labels)
+        ref = next((i for i in ids if i in found), None)
+        origin = found.get(ref or "", {})
+        record = None
+        if origin and not origin.get("documentId") and origin.get("recordSource"):
+            record = f"{origin['recordSource']}#{origin.get('name') or ref}"
+        rows.append(
+            Row(
+                ", ".join(shown) or json.dumps(raw, ensure_ascii=False)[:200],
+                ref or "",
+                labels,
+                via="text2cypher",
+                document_id=origin.get("documentId"),
+                chunk_id=origin.get("chunkId"),
+                title=origin.get("title"),
+                uri=origin.get("uri"),
+                text=origin.get("text") or "",
+                record=record,
+            )
+        )
+    number = _single_number(result.rows)
+    plan = Plan(
+        "cypher",
+        f"text-to-Cypher: the templates did not cover the question; the model's statement gave {len(rows)} row(s)",
+        term="number" if number is not None else None,
+    )
+    if number is not None:
+        return plan, [], number
+    return plan, rows, len(rows)
+
+
+def _single_number(rows: list[dict]) -> int | float | None:
+    if len(rows) == 1 and len(rows[0]) == 1:
+        value = next(iter(rows[0].values()))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value
+    return None
+
+
+_ID_LIKE = re.compile(r"(?i)^(?:id|ids|element_?id)$|_id$|Id$")
+
+
+def _show_values(value, shown: list[str], ids: list[str], labels: list[str], column: str | None = None) -> None:
+    if isinstance(value, dict):
+        if "labels" in value and "id" in value:  # a node
+            ids.append(str(value["id"]))
+            labels.extend(label for label in value.get("labels") or [] if label != "__Entity__")
+            shown.append(str(value.get("name") or value.get("title") or value["id"]))
+            return
+        for key, item in value.items():
+            _show_values(item, shown, ids, labels, key)
+        return
+    if isinstance(value, list):
+        for item in value[:50]:
+            _show_values(item, shown, ids, labels, column)
+        return
+    if value is None:
+        return
+    if column is not None and _ID_LIKE.search(column):
+        ids.append(str(value))
+        return
+    shown.append(str(value))
+
+
 # --- the answer ----------------------------------------------------------------------------
 
 
@@ -983,7 +1088,7 @@ class Structured:
 
     plan: Plan
     rows: list[Row]
-    total: int
+    total: int | float
     cites: list[str | None]
     text: str
     titled: str
@@ -1014,16 +1119,24 @@ def evidence_of(rows: list[Row]) -> list[Evidence]:
     return out
 
 
-def phrase_for(rel: RelationSpec, language: str) -> str:
-    """How the answer says the relation: source <phrase> target."""
-    wanted = [p for p in rel.forward if (not p.isascii()) == (language == "zh") and _GAP not in p]
-    if wanted:
-        return wanted[0]
-    ascii_ = [p for p in rel.forward if p.isascii()]
-    return ascii_[0] if ascii_ else rel.name.lower().replace("_", " ")
+def phrase_for(rel: RelationSpec, language: str, x_is_source: bool = True) -> tuple[str, bool]:
+    """(phrase, x_first): how the answer says the relation with the question's entity first:
+    "X <forward> names" when X is the source, "X <inverse> names" when it is the target and the
+    relation has an inverse phrase, else (x_first False) "<forward> X: names"."""
+
+    def pick(phrases) -> str | None:
+        plain = [p for p in phrases if _GAP not in p]
+        wanted = [p for p in plain if (not p.isascii()) == (language == "zh")]
+        return (wanted or [p for p in plain if p.isascii()] or [None])[0]
+
+    if not x_is_source and not rel.symmetric:
+        inverse = pick(rel.inverse)
+        if inverse:
+            return inverse, True
+    return pick(rel.forward) or rel.name.lower().replace("_", " "), x_is_source or rel.symmetric
 
 
-def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[Structured, list]:
+def answer(graph, p: Plan, rows: list[Row], total: int | float, language: str) -> tuple[Structured, list]:
     """(structured, sources): the answer text over the rows, each name or title with its citation.
 
     A row from a document cites it (T2, D1, …); a row from a loaded record cites the record
@@ -1063,12 +1176,18 @@ def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[
                 parts.append(f"{name} [{cite}]")
         if documents:
             return ("；" if zh else "; ").join(parts)
-        if zh:
+        if zh or len(parts) < 2:
             return "、".join(parts)
-        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return ", ".join(parts[:-1]) + " and " + parts[-1]
 
     def text(with_titles: bool) -> str:
         names = listed(with_titles)
+        if p.family == "cypher":
+            if p.term == "number":  # one number: the count itself
+                return f"{total}" + ("。" if zh else ".")
+            if not rows:
+                return "查询没有结果。" if zh else "The query found nothing."
+            return f"{len(rows)}：{names}。" if zh else f"{len(rows)}: {names}."
         if documents:
             term, noun = neutral(p.term), neutral(p.scope.get("noun") or "documents")
             if zh:
@@ -1086,23 +1205,19 @@ def answer(graph, p: Plan, rows: list[Row], total: int, language: str) -> tuple[
         cat = catalog(graph)
         x = neutral(p.entity["name"]) if p.entity else "?"
         hop = p.hops[-1]
-        phrase = phrase_for(cat.relations[hop.relation], language)
+        phrase, x_first = phrase_for(cat.relations[hop.relation], language, hop.x_is_source)
         if len(p.hops) > 1:
             first = p.hops[0]
-            x = f"{x} → {phrase_for(cat.relations[first.relation], language)} →"
+            between, _ = phrase_for(cat.relations[first.relation], language, first.x_is_source)
+            x = f"{x} → {between} →"
         if zh:
-            sentence = f"{x}{phrase}：{names}" if hop.x_is_source else f"{phrase}{x}：{names}"
-            sentence = sentence.replace("被", "", 1) if sentence.startswith("被") else sentence
-        elif hop.x_is_source:
+            sentence = f"{x}{phrase}：{names}" if x_first else f"{phrase}{x}：{names}"
+        elif x_first:
             sentence = f"{x} {phrase} {names}"
         else:
             sentence = f"{phrase[:1].upper()}{phrase[1:]} {x}: {names}"
         if p.family == "count":
-            sentence = (
-                f"{len(rows)} — {sentence[:1].lower()}{sentence[1:]}"
-                if not hop.x_is_source
-                else f"{len(rows)}: {sentence}"
-            )
+            sentence = f"{len(rows)}: {sentence}"
         return sentence + ("。" if zh else ".")
 
     cited = [c for c in dict.fromkeys(cites) if c]

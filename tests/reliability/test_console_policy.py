@@ -125,3 +125,62 @@ def test_refusals_name_what_was_refused(query_type, operators, text, named):
 )
 def test_reads_pass(query_type, operators, text):
     check(query_type, plan(*operators), text)
+
+
+@pytest.mark.parametrize(
+    "query_type, operators, text, reason",
+    [
+        ("rw", [("ProduceResults", "n"), ("Create", "(n)")], "CREATE (n) RETURN n", "it writes to the graph (CREATE)"),
+        (
+            "w",
+            [("EmptyResult", ""), ("DetachDelete", "n"), ("AllNodesScan", "n")],
+            "MATCH (n) DETACH DELETE n",
+            "it writes to the graph (DETACH DELETE)",
+        ),
+        (
+            "rw",
+            [("ProduceResults", "n"), ("SetProperty", "n.set = 1")],
+            "MATCH (n:Create {create: 1}) WHERE n.merge = 1 SET n.set = 1 RETURN n",
+            "it writes to the graph (SET)",
+        ),
+        (
+            "s",
+            [("CreateIndex", "")],
+            "CREATE INDEX i FOR (n:X) ON (n.y)",
+            "it changes the schema or is an administration",
+        ),
+        ("r", [("ProduceResults", "r"), ("LoadCSV", "r")], "LOAD CSV FROM $u AS r RETURN r", "it uses LOAD CSV"),
+        (
+            "r",
+            [("ProduceResults", "value"), ("ProcedureCall", "apoc.load.json($autostring_0) :: (value :: MAP)")],
+            "CALL apoc.load.json('u') YIELD value RETURN value",
+            "it calls apoc.load.json, which is not allowed",
+        ),
+        (
+            "r",
+            [("ProduceResults", "x"), ("Projection", "apoc.cypher.runFirstColumnSingle($autostring_0, {}) AS x")],
+            "RETURN apoc.cypher.runFirstColumnSingle('RETURN 1', {}) AS x",
+            "it calls apoc.cypher.runFirstColumnSingle, which is not allowed",
+        ),
+    ],
+)
+def test_refusals_give_a_reason_without_the_consoles_wording(query_type, operators, text, reason):
+    """`reason` is for callers that run statements they did not write (text-to-Cypher)."""
+    with pytest.raises(Refused) as refused:
+        check(query_type, plan(*operators), text)
+    assert refused.value.reason.startswith(reason) and "--write" not in refused.value.reason
+    assert "read mode refuses" in str(refused.value)  # the console's message is unchanged
+
+
+def test_the_text_alone_is_checked_before_neo4j_plans_it():
+    from graphrag_cypher.readonly import check_text
+
+    for text, reason in [
+        ("CALL apoc.load.csv('file:///etc/passwd') YIELD list RETURN list", "it calls apoc.load.csv"),
+        ("LOAD CSV FROM 'http://x' AS r RETURN r", "it uses LOAD CSV"),
+        ("TERMINATE TRANSACTIONS 'neo4j-transaction-1'", "it uses TERMINATE TRANSACTIONS"),
+    ]:
+        with pytest.raises(Refused) as refused:
+            check_text(text)
+        assert refused.value.reason.startswith(reason)
+    check_text("MATCH (n:Doc) RETURN n.title, apoc.text.join(['a'], ',') AS j LIMIT 5")

@@ -1,7 +1,7 @@
 // Every document of the scope that mentions a term: chunks whose text holds it on word
 // boundaries (a full-text shortlist over the whole corpus, then `$pattern`, a case-insensitive
 // regular expression), and chunks linked to the entities `$ids` by MENTIONS. One row per document.
-// params: $query, $pattern, $ids, $corpus, $labels, $from, $to, $fetch
+// params: $query, $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch
 // returns: documentId, title, uri, date, chunks, chunkId, text, via
 CALL (*) {
   CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c
@@ -15,6 +15,7 @@ CALL (*) {
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
 WHERE ($corpus IS NULL OR d.corpus = $corpus)
   AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
+  AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
 WITH d, c, collect(DISTINCT via) AS vias ORDER BY c.index

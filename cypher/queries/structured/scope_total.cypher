@@ -1,9 +1,10 @@
 // How many documents the scope holds (the "of N" of a count over documents).
-// params: $corpus, $labels, $from, $to
+// params: $corpus, $labels, $exclude, $from, $to
 // returns: total
 MATCH (d:Document)
 WHERE ($corpus IS NULL OR d.corpus = $corpus)
   AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
+  AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
 RETURN count(d) AS total

@@ -1,0 +1,11 @@
+// The live schema for text-to-Cypher: a few distinct string values of the name-like
+// properties $keys per label, read from the first $scan nodes.
+// params: $scan, $keys, $samples
+// returns: label, key, values
+MATCH (n)
+WITH n
+  LIMIT $scan
+UNWIND labels(n) AS label
+UNWIND [k IN $keys WHERE n[k] IS :: STRING NOT NULL] AS key
+WITH label, key, collect(DISTINCT n[key]) AS values
+RETURN label, key, values[..$samples] AS values
