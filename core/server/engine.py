@@ -124,10 +124,37 @@ def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:
                 (rel["start"], rel["type"], rel["end"]),
                 {"source": rel["start"], "target": rel["end"], "type": rel["type"]},
             )
+    _structured_graph(result, nodes, edges, limit)
     return {
         "nodes": list(nodes.values()),
         "edges": [e for e in edges.values() if e["source"] in nodes and e["target"] in nodes],
     }
+
+
+def _structured_graph(result: dict, nodes: dict, edges: dict, limit: int) -> None:
+    """A structured lookup's entity and its rows as nodes (at most `limit` in all), and for one
+    hop the relation joining each row to the entity: an answer read from loaded records has
+    no chunks to draw, and its rows are its evidence."""
+    plan = result.get("structured") or {}
+    entity, hops = plan.get("entity"), plan.get("hops") or []
+    if plan.get("family") not in ("lookup", "list", "count") or not entity:
+        return
+
+    def node(item: dict) -> None:
+        if item["id"] not in nodes and len(nodes) < limit:
+            nodes[item["id"]] = {"id": item["id"], "label": item.get("type") or "Entity", "name": item["name"]}
+
+    node(entity)
+    for row in result.get("rows") or []:
+        node(row)
+        if len(hops) != 1 or not row.get("relation") or row["id"] not in nodes:
+            continue
+        # the entity is the source of an "out" hop; an edge of the inverse type reads the other way
+        out = (hops[0]["direction"] == "out") == (row["relation"] == hops[0]["relation"])
+        source, target = (entity["id"], row["id"]) if out else (row["id"], entity["id"])
+        edges.setdefault(
+            (source, row["relation"], target), {"source": source, "target": target, "type": row["relation"]}
+        )
 
 
 def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:

@@ -18,6 +18,8 @@ from . import engine
 
 MAX_TEXT = 1500  # characters of one passage in a result
 MAX_DOCUMENT_TEXT = 20000  # characters of a document's chunks together
+MAX_ROWS = 200  # rows of a structured answer in one result
+MAX_NAME = 200  # characters of a row's name or title
 
 Mode = Literal["vector", "fulltext", "hybrid", "graph", "ppr"]
 
@@ -39,6 +41,17 @@ def _message(exc: Exception) -> str:
     from .errors import one_line
 
     return exc.message if isinstance(exc, ApiError) else one_line(exc)
+
+
+def _rows(result: dict) -> dict:
+    """A structured answer's rows (names and titles cut to MAX_NAME, at most MAX_ROWS of them, how
+    many more in `rows_left_off`) and its plan; no rows for an answer of another route."""
+    rows = result.get("rows") or []
+    kept = [
+        dict(row, **{key: _cut(row[key], MAX_NAME) for key in ("name", "title") if isinstance(row.get(key), str)})
+        for row in rows[:MAX_ROWS]
+    ]
+    return {"rows": kept, "rows_left_off": len(rows) - len(kept), "structured": result.get("structured")}
 
 
 def build_mcp(state, writes: bool = False):
@@ -68,7 +81,9 @@ def build_mcp(state, writes: bool = False):
     @server.tool(annotations=read_only)
     async def ask(question: str, mode: Mode = "graph", k: int = 5, corpus: str | None = None) -> dict:
         """Answer a question from the knowledge graph (at most 2000 characters). The answer cites its
-        sources as [Title]; only sources that were retrieved can be cited."""
+        sources as [Title]; only sources that were retrieved can be cited. A question about the
+        graph itself ("Who killed X?", "Which tales mention Y?") is answered from its structure:
+        `rows` then lists each name or title with the id of the citation it has."""
         refuse_long(question)
         result = await call(
             engine.ask,
@@ -89,6 +104,7 @@ def build_mcp(state, writes: bool = False):
             ],
             "note": result["llm"]["note"],
             "mode": result["mode"],
+            **_rows(result),
         }
 
     @server.tool(annotations=read_only)

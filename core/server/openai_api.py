@@ -3,7 +3,8 @@
 The last user message is the question; earlier turns are rewritten into a standalone
 question as `graphrag chat` does. The answer's citations appear in the text as their
 sources' titles and, structured, in a `citations` field of the response (and of the last
-chunk of a stream).
+chunk of a stream). An answer of the structured route also has its `rows` (one per name or
+title, each with its citation id) and its `structured` plan there; other answers have no rows.
 """
 
 from __future__ import annotations
@@ -109,6 +110,12 @@ def _citations(result: dict) -> list[dict]:
     ]
 
 
+def _structured(result: dict) -> dict:
+    """The structured route's answer rows and plan, as `ask --json` gives them (no rows and
+    `structured.family` null for an answer that did not take the route)."""
+    return {"rows": result.get("rows") or [], "structured": result.get("structured")}
+
+
 def _sources_line(result: dict) -> str:
     """The cited sources under the answer, by title (one line, brackets neutralised)."""
     if not result["citations"]:
@@ -157,6 +164,7 @@ def add_routes(app, state) -> None:
                 ],
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
                 "citations": _citations(result),
+                **_structured(result),
                 "question": question,
             }
 
@@ -183,7 +191,7 @@ def add_routes(app, state) -> None:
                         tail = _sources_line(value)
                         if tail:
                             yield chunk({"content": tail})
-                        yield chunk({}, "stop", citations=_citations(value))
+                        yield chunk({}, "stop", citations=_citations(value), **_structured(value))
             except Exception as exc:
                 yield {"data": json.dumps({"error": {"message": one_line(exc), "type": "server_error"}})}
             yield {"data": "[DONE]"}

@@ -70,18 +70,25 @@ async function ask(said) {
     body: JSON.stringify({question: said, history, mode: $("mode").value, stream: true}),
   });
   if (!response.ok) { turn.appendChild(el("div", "error", await failure(response))); return; }
+  const answered = (data) => {
+    if (data.question !== said) rewritten.textContent = "(" + data.question + ")";
+    showAnswer(turn, answer, data);
+    history.push({question: data.question, answer: data.answer,
+                  entities: (data.entities || []).map((e) => e.matched || e.name).filter(Boolean),
+                  time: (data.filters || {}).time_expression || null});
+    saveHistory(history);
+    drawAnswerGraph(data.answer_id);
+  };
+  // a server (or a proxy) that answers with the whole JSON object instead of a stream
+  if (!(response.headers.get("content-type") || "").includes("text/event-stream")) {
+    answered(await response.json());
+    return;
+  }
   for await (const {event, data} of sse(response)) {
     if (event === "question" && data.question !== said) rewritten.textContent = "(" + data.question + ")";
     else if (event === "token") answer.textContent += data.text;
     else if (event === "error") turn.appendChild(el("div", "error", data.error));
-    else if (event === "answer") {
-      showAnswer(turn, answer, data);
-      history.push({question: data.question, answer: data.answer,
-                    entities: (data.entities || []).map((e) => e.matched || e.name).filter(Boolean),
-                    time: (data.filters || {}).time_expression || null});
-      saveHistory(history);
-      drawAnswerGraph(data.answer_id);
-    }
+    else if (event === "answer") answered(data);
   }
 }
 
@@ -102,30 +109,83 @@ function showAnswer(turn, box, result) {
     for (const source of known) {
       if (shown.has(source.id)) continue;
       shown.add(source.id);
-      const button = el("button", "citation", source.title || source.document_id);
-      button.type = "button";
-      button.dataset.source = source.id;
-      button.addEventListener("click", () => openPassage(source, result));
-      box.appendChild(button);
+      box.appendChild(citationButton(source, result));
     }
     at = match.index + match[0].length;
   }
   box.appendChild(document.createTextNode(text.slice(at)));
   if (result.llm && result.llm.note) turn.appendChild(el("div", "note", result.llm.note));
+  showRows(turn, result, sources);
   if (result.citations.length) {
     const list = el("ul", "sources");
     for (const c of result.citations) {
       const item = el("li");
-      const button = el("button", "citation", c.title || c.document_id);
-      button.type = "button";
-      button.addEventListener("click", () => openPassage(sources[c.id] || c, result));
-      item.appendChild(button);
+      item.appendChild(citationButton(sources[c.id] || c, result));
       // a web page the web-search fallback fetched: its URL beside the title, as text
       if (c.web && c.uri) item.appendChild(el("span", "web-source", " " + c.uri + " (web)"));
       list.appendChild(item);
     }
     turn.appendChild(list);
   }
+}
+
+function citationButton(source, result) {
+  const button = el("button", "citation", source.title || source.document_id);
+  button.type = "button";
+  button.dataset.source = source.id;
+  button.addEventListener("click", () => openPassage(source, result));
+  return button;
+}
+
+// A structured answer (a question about the graph itself): why it took that route, the count,
+// and its rows as a table, each with the citation of the record or document it comes from.
+const MAX_SHOWN_ROWS = 200;
+
+function showRows(turn, result, sources) {
+  const plan = result.structured;
+  const rows = result.rows || [];
+  if (!plan || !plan.family) return;
+  const documents = plan.family === "documents" || plan.family === "count_documents";
+  const box = el("div", "structured");
+  box.dataset.family = plan.family;
+  if (plan.reason) box.appendChild(el("div", "reason", "From the graph's structure: " + plan.reason));
+  if (plan.family === "count" || plan.family === "count_documents") {
+    const count = el("div", "count");
+    count.appendChild(el("strong", "", plan.count));
+    if (plan.family === "count_documents") {
+      const noun = (plan.scope && plan.scope.noun) || "documents";
+      count.appendChild(document.createTextNode(" of " + plan.total + " " + noun));
+    }
+    box.appendChild(count);
+  }
+  if (rows.length) {
+    const table = el("table", "rows");
+    const head = el("tr");
+    for (const name of [documents ? "Title" : "Name", documents ? "Chunks" : "Type", "Source"]) {
+      head.appendChild(el("th", "", name));
+    }
+    table.appendChild(el("thead")).appendChild(head);
+    const body = table.appendChild(el("tbody"));
+    for (const row of rows.slice(0, MAX_SHOWN_ROWS)) {
+      const line = el("tr");
+      line.dataset.id = row.id;
+      const name = el("td", "name", documents ? (row.title || row.name) : row.name);
+      if (row.relation) name.title = row.relation + (row.via ? " (" + row.via + ")" : "");
+      line.appendChild(name);
+      line.appendChild(el("td", documents ? "chunks" : "type", documents ? row.chunks : (row.type || "")));
+      const cite = el("td", "cite");
+      const source = row.cite ? sources[row.cite] : null;
+      if (source) cite.appendChild(citationButton(source, result));
+      else if (row.cite) cite.textContent = row.cite;
+      line.appendChild(cite);
+      body.appendChild(line);
+    }
+    box.appendChild(table);
+    if (rows.length > MAX_SHOWN_ROWS) {
+      box.appendChild(el("div", "hint", "… and " + (rows.length - MAX_SHOWN_ROWS) + " more (the JSON answer has them all)"));
+    }
+  }
+  turn.appendChild(box);
 }
 
 function openPassage(source, result) {
@@ -137,8 +197,11 @@ function openPassage(source, result) {
   if (!link.hidden) link.href = uri;
   const box = $("passage-text");
   box.textContent = "";
-  for (const ev of result.evidence.filter((e) => e.document_id === source.document_id)) {
-    box.appendChild(el("p", "passage", ev.text));
+  const passages = result.evidence.filter((e) => e.document_id === source.document_id);
+  for (const ev of passages) box.appendChild(el("p", "passage", ev.text));
+  // a loaded record (a structured answer's R1, R2, …) has no passage: say where it comes from
+  if (!passages.length && /^R\d+$/.test(source.id)) {
+    box.appendChild(el("p", "record", "From the loaded record " + source.document_id));
   }
   $("passage").scrollIntoView({block: "nearest"});
 }
