@@ -15,6 +15,7 @@ from ..config import question_too_long
 from ..errors import GraphragError
 from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
 from . import retriever
+from .about import About, resolve_about
 from .analysis import QuestionAnalyzer
 from .answer import (
     CitationFilter,
@@ -82,6 +83,7 @@ class Answer:
     reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or a relation answer)
     gate: GateTrace | None = None  # what the score gate and the relevance judge did (None: off)
     web: WebTrace | None = None  # whether the web was searched, and what became of each result
+    about: About | None = None  # what --about resolved to (None: not asked for)
 
     @property
     def filters(self) -> Filters:
@@ -104,7 +106,7 @@ class Answer:
             "mode": self.mode,
             "route": self.route,
             "paths": self.paths,
-            "filters": self.filters.to_dict(),
+            "filters": dict(self.filters.to_dict(), about=self.about.to_dict() if self.about else None),
             "entities": self.analysis.entities,
             "keywords": self.analysis.keywords,
             "language": self.analysis.language,
@@ -142,6 +144,7 @@ def ask(
     web=None,
     web_mode: str = "auto",
     learn_web: bool = False,
+    about: str | None = None,
 ) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
@@ -153,7 +156,8 @@ def ask(
     relevance judge (gate.py); with nothing relevant left, the answer says so.
     `web` (a websearch.WebFallback) searches the web when the gate leaves nothing relevant
     (`web_mode` auto), alongside the graph (always) or never (off); its pages are cited W1, W2, …
-    and, with `learn_web`, stored as documents after the answer (write transactions)."""
+    and, with `learn_web`, stored as documents after the answer (write transactions).
+    `about` (an entity id or name, about.resolve_about) keeps only evidence that mentions it."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     too_long = question_too_long(question)
@@ -163,11 +167,14 @@ def ask(
     conversion = choose(question, convert)
     today = today or _today()
     timings: dict[str, float] = {}
+    found_about = resolve_about(graph, about, corpus) if about is not None else None  # an unknown one fails first
     if use_llm and settings.local_model_path is not None:
         # a local model is loaded once per process, before retrieval: a missing file fails first
         timings["llm_load_ms"] = llm.prepare(settings)
     analyzer = QuestionAnalyzer(graph, timings)
     analysis = analyzer.analyze(question, corpus=corpus, date_from=date_from, date_to=date_to, today=today)
+    if found_about is not None:
+        analysis.filters.about = found_about.ids
     route_used, paths = "search", list[dict]()
     evidence = None
     if getattr(analysis.route, "kind", "search") == "relation":
@@ -254,6 +261,7 @@ def ask(
         reranked=reranked,
         gate=gated,
         web=web_trace,
+        about=found_about,
     )
 
 
