@@ -108,7 +108,9 @@ class PPRRetriever(Retriever):
         return fuse([(1.0, seeds), (w["pprListWeight"], walked)], w["rrfK"])[:k]
 
     def walk(self, seeds: dict[str, float], w: dict, k: int, filters: dict) -> list[Evidence]:
-        """The `k` chunks the weighted walk ranks highest, filters held (plugin or Python)."""
+        """The `k` chunks the weighted walk ranks highest, filters held (plugin or Python); `filters`
+        as Filters.params gives them (`about` may be left out)."""
+        filters = {"about": None, **filters}
         types = {"HAS_PHRASE": float(w["pprPhraseWeight"]), "MENTIONS": float(w["pprMentionWeight"])}
         config = {
             "relationshipTypes": types,

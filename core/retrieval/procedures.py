@@ -39,9 +39,12 @@ def has_graph_procedure(graph) -> bool:
 
 
 def _filters(corpus: str | None, date_from: str | None, date_to: str | None, about: list[str] | None = None) -> dict:
-    """The filter keys of a procedure's config; `about` only when set (a plugin built before it
-    refuses the key, even null)."""
-    return {"corpus": corpus, "from": date_from, "to": date_to, **({"about": list(about)} if about else {})}
+    return {"corpus": corpus, "from": date_from, "to": date_to, "about": list(about) if about else None}
+
+
+def _procedure_config(config: dict) -> dict:
+    """A config for a procedure: `about` only when set (a plugin built before it refuses the key, even null)."""
+    return {key: value for key, value in config.items() if key != "about" or value is not None}
 
 
 def neighbour_config(weights: dict | None = None, **filters) -> dict:
@@ -72,7 +75,9 @@ def neighbours_via_procedure(
     """seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
     per (seed, neighbour): seed_neighbours.cypher's rows, the graph mode's weights unless given."""
     config = neighbour_config(weights, corpus=corpus, date_from=date_from, date_to=date_to, about=about)
-    return graph.read("retrieval/neighbours_procedure", seedIds=list(seed_ids), embedding=embedding, config=config)
+    return graph.read(
+        "retrieval/neighbours_procedure", seedIds=list(seed_ids), embedding=embedding, config=_procedure_config(config)
+    )
 
 
 def graph_via_procedure(
@@ -100,4 +105,4 @@ def graph_via_procedure(
         "terms": list(terms),
         **_filters(filters.get("corpus"), filters.get("from"), filters.get("to"), filters.get("about")),
     }
-    return graph.read("retrieval/graph_procedure", embedding=embedding, query=query, config=config)
+    return graph.read("retrieval/graph_procedure", embedding=embedding, query=query, config=_procedure_config(config))
