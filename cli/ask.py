@@ -87,6 +87,14 @@ def ask_options(func):
         ),
         click.option("--corpus", default=None, help="Only documents of this corpus."),
         click.option(
+            "--about",
+            default=None,
+            metavar="ENTITY",
+            help="Only chunks that mention this entity or place (or a story's own entity of it, or the one it "
+            "is an instance of): its id, or a name or alias (accents and case aside; of several entities of "
+            "that name, the one most chunks mention; --explain says which).",
+        ),
+        click.option(
             "--from",
             "date_from",
             default=None,
@@ -251,9 +259,11 @@ def _source_line(source: dict) -> str:
 
 
 def print_explain(answer: dict) -> None:
-    click.echo(
-        f"\nRetrieval trace (route {answer['route']}, mode {answer['mode']}, filters {_line(answer['filters'])}):"
-    )
+    filters = {key: value for key, value in answer["filters"].items() if key != "about"}
+    click.echo(f"\nRetrieval trace (route {answer['route']}, mode {answer['mode']}, filters {_line(filters)}):")
+    about = answer["filters"].get("about")
+    if about:
+        click.echo(_line(f"  about: {about['reason']}"))
     if answer["entities"]:
         click.echo("  question entities:")
         for e in answer["entities"]:
@@ -489,6 +499,7 @@ def ask(
     mode,
     k,
     corpus,
+    about,
     date_from,
     date_to,
     no_llm,
@@ -535,6 +546,8 @@ def ask(
     Example:
       graphrag ask "Who made the silver lantern, and who stole it?"
       graphrag ask "What stood at the harbour of Alexandria?" --mode hybrid --explain
+      graphrag ask "What did the kings build?" --about Babylon --explain
+      graphrag ask "What stood at the harbour?" --about pleiades:727070
       graphrag ask "How are Reynold and Brannock related?" --json
       graphrag ask "Who killed Eddard Stark?" --explain
       graphrag ask "How many of the tales mention a witch?" --json
@@ -556,6 +569,7 @@ def ask(
         mode=mode,
         k=k,
         corpus=corpus,
+        about=about,
         date_from=date_from,
         date_to=date_to,
         convert=convert,
@@ -599,10 +613,14 @@ def ask(
             "to": date_to,
             "llm": use_llm,
         }
+        if about is not None:
+            body["about"] = about
         try:
             result = served.ask(server, body, on_token=_write if streamed else None)
         except served.ServerProblem as exc:
             raise click.ClickException(str(exc)) from None
+        if about is not None and not (result.get("filters") or {}).get("about"):
+            raise click.ClickException(f"{server.url} does not filter by --about: ask with --direct")
         answer = served.as_ask_json(result, question, server)
     else:
         # the web search is set up here only: a served ask uses the server's (and imports none of it)
@@ -629,6 +647,7 @@ def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: b
             mode=options["mode"] or qa.DEFAULT_MODE,
             k=options["k"],
             corpus=options["corpus"],
+            about=options["about"],
             date_from=options["date_from"],
             date_to=options["date_to"],
             use_llm=use_llm,
@@ -666,6 +685,7 @@ def chat(
     mode,
     k,
     corpus,
+    about,
     date_from,
     date_to,
     no_llm,
@@ -689,6 +709,7 @@ def chat(
     \b
     Example:
       graphrag chat --corpus sample
+      graphrag chat --about Babylon      # every answer from chunks that mention Babylon
       > Who made the silver lantern?
       > And who stole it?
       > learn: harbours | path: ./notes
@@ -700,6 +721,10 @@ def chat(
     from graphrag_cypher.retrieval import qa
     from graphrag_cypher.retrieval.chat import Conversation
 
+    if about is not None:  # an unknown one ends the chat before it starts
+        from graphrag_cypher.retrieval.about import resolve_about
+
+        click.echo(_line(f"(about: {resolve_about(graph, about, corpus).reason})"), err=True)
     embedder = _embedder(config)
     reranker = _reranker(rerank, reranker_spec)
     web_fallback, web_mode = _web(web, learn_web)
@@ -746,6 +771,7 @@ def chat(
                 mode=mode or qa.DEFAULT_MODE,
                 k=k,
                 corpus=corpus,
+                about=about,
                 date_from=date_from,
                 date_to=date_to,
                 use_llm=not no_llm,

@@ -247,7 +247,14 @@ def _is_built() -> bool:
 
 
 # The Cypher files the plugin jar carries (graphrag.search runs them): procedures/graphrag-procedures/pom.xml
-PACKAGED_CYPHER = ("retrieval/vector.cypher", "retrieval/hybrid.cypher", "retrieval/question_entities.cypher")
+PACKAGED_CYPHER = (
+    "retrieval/vector.cypher",
+    "retrieval/hybrid.cypher",
+    "retrieval/question_entities.cypher",
+    "retrieval/entity_weights.cypher",
+    "retrieval/about_names.cypher",
+    "retrieval/about_family.cypher",
+)
 
 
 def _packaged_cypher_mtime(root: Path) -> float:

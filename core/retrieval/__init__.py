@@ -9,10 +9,11 @@
              question's entities and the top hybrid chunks (ppr.py)
 
 `base.py` holds the interface (a neo4j-graphrag retriever), `Evidence`, `Filters`, `Analysis`
-and the fusion weights; `analysis.py` the question analysis and its entities; `relation.py`
+and the fusion weights; `analysis.py` the question analysis and its entities; `about.py` the
+entity `--about` names; `relation.py`
 the "how are A and B related" route; `context.py` the context graph; `answer.py` the cited
 answer; `qa.py` one question end to end; `chat.py` multi-turn state. Filters (corpus, date
-range) hold in every mode; everything runs in read transactions.
+range, about) hold in every mode; everything runs in read transactions.
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ class QuestionAnalyzer:
         if not crowded:
             return entities, []
         ids = [e["id"] for group in crowded for e in group]
-        weights = {w["id"]: w for w in self.graph.read("structured/entity_weights", ids=ids, corpus=corpus)}
+        weights = {w["id"]: w for w in self.graph.read("retrieval/entity_weights", ids=ids, corpus=corpus)}
         dropped: dict[str, dict] = {}
         for group in crowded:
             things: dict[str, list[dict]] = {}

@@ -97,15 +97,18 @@ class Filters:
     date_to: str | None = None
     time_expression: str | None = None
     ignored_time_expression: str | None = None
+    # only chunks that MENTION one of these entities (`--about`, resolved by about.resolve_about)
+    about: list[str] | None = None
 
     def params(self) -> dict:
-        return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to}
+        return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to, "about": self.about or None}
 
     def to_dict(self) -> dict:
         return {
             "corpus": self.corpus,
             "from": self.date_from,
             "to": self.date_to,
+            "about": self.about,
             "time_expression": self.time_expression,
             "ignored_time_expression": self.ignored_time_expression,
         }
@@ -159,8 +162,16 @@ class Evidence:
         }
 
 
+# Index hits asked for when only chunks about an entity count: the full-text index cannot be asked for
+# them, so its hits are filtered, and an entity's chunks are a small share of a large corpus.
+ABOUT_FETCH = 1000
+
+
 def fetch_size(k: int, filters: Filters) -> int:
-    """How many index hits to ask for: filters apply after the index lookup, so more when filtering."""
+    """How many index hits to ask for: filters apply after the index lookup, so more when filtering
+    (and many more with `about`: SearchProcedure.fetchSize computes the same)."""
+    if filters.about:
+        return max(ABOUT_FETCH, k * 100)
     return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to) else 10))
 
 
@@ -214,6 +225,7 @@ class Retriever(GraphragRetriever):
         corpus: str | None = None,
         date_from: str | None = None,
         date_to: str | None = None,
+        about: str | None = None,
     ) -> RawSearchResult:
         """Analyse `query_text` (entities, time expressions) and rank its `top_k` chunks.
 
@@ -222,6 +234,8 @@ class Retriever(GraphragRetriever):
             top_k (int): how many chunks.
             corpus (str, optional): only documents of this corpus.
             date_from, date_to (str, optional): only documents dated in this range (YYYY-MM-DD).
+            about (str, optional): only chunks that mention this entity (an id or a name, as
+                ``graphrag ask --about`` takes it).
 
         Returns:
             RawSearchResult: one record per chunk (the fields of :class:`Evidence`), and the
@@ -232,6 +246,10 @@ class Retriever(GraphragRetriever):
         if self._analyzer is None:
             self._analyzer = QuestionAnalyzer(self.graph, self.timings)
         analysis = self._analyzer.analyze(query_text, corpus=corpus, date_from=date_from, date_to=date_to)
+        if about is not None:
+            from .about import resolve_about
+
+            analysis.filters.about = resolve_about(self.graph, about, corpus).ids
         evidence = self.retrieve(analysis, top_k)
         return RawSearchResult(
             records=[neo4j.Record(ev.to_dict()) for ev in evidence],

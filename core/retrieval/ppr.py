@@ -35,6 +35,7 @@ PPR_WEIGHTS = {
     "pprIterations": 30,
 }
 TOLERANCE = 1e-10
+ABOUT_WALK = 500  # chunks of the walk read when only chunks about an entity count
 
 
 def fuse(lists: list[tuple[float, list[Evidence]]], rrf_k: float) -> list[Evidence]:
@@ -100,11 +101,16 @@ class PPRRetriever(Retriever):
             weights.setdefault(entity["id"], w["pprEntityWeight"] * best)
         if not weights:
             return seeds[:k]
-        walked = self.walk(weights, w, max(k * 3, 15), analysis.filters.params())
+        # with `about` the walk's chunks are filtered afterwards, and few are the entity's: read more of them
+        walked = self.walk(
+            weights, w, max(k * 3, 15, ABOUT_WALK if analysis.filters.about else 0), analysis.filters.params()
+        )
         return fuse([(1.0, seeds), (w["pprListWeight"], walked)], w["rrfK"])[:k]
 
     def walk(self, seeds: dict[str, float], w: dict, k: int, filters: dict) -> list[Evidence]:
-        """The `k` chunks the weighted walk ranks highest, filters held (plugin or Python)."""
+        """The `k` chunks the weighted walk ranks highest, filters held (plugin or Python); `filters`
+        as Filters.params gives them (`about` may be left out)."""
+        filters = {"about": None, **filters}
         types = {"HAS_PHRASE": float(w["pprPhraseWeight"]), "MENTIONS": float(w["pprMentionWeight"])}
         config = {
             "relationshipTypes": types,

@@ -38,8 +38,13 @@ def has_graph_procedure(graph) -> bool:
     return plugin.has(graph, GRAPH)
 
 
-def _filters(corpus: str | None, date_from: str | None, date_to: str | None) -> dict:
-    return {"corpus": corpus, "from": date_from, "to": date_to}
+def _filters(corpus: str | None, date_from: str | None, date_to: str | None, about: list[str] | None = None) -> dict:
+    return {"corpus": corpus, "from": date_from, "to": date_to, "about": list(about) if about else None}
+
+
+def _procedure_config(config: dict) -> dict:
+    """A config for a procedure: `about` only when set (a plugin built before it refuses the key, even null)."""
+    return {key: value for key, value in config.items() if key != "about" or value is not None}
 
 
 def neighbour_config(weights: dict | None = None, **filters) -> dict:
@@ -52,7 +57,7 @@ def neighbour_config(weights: dict | None = None, **filters) -> dict:
         "aboutWeight": float(w["aboutWeight"]),
         "linkWeight": float(w["linkWeight"]),
         "perSeed": int(w["leadsPerSeed"]),
-        **_filters(filters.get("corpus"), filters.get("date_from"), filters.get("date_to")),
+        **_filters(filters.get("corpus"), filters.get("date_from"), filters.get("date_to"), filters.get("about")),
     }
 
 
@@ -65,11 +70,14 @@ def neighbours_via_procedure(
     corpus: str | None = None,
     date_from: str | None = None,
     date_to: str | None = None,
+    about: list[str] | None = None,
 ) -> list[dict]:
     """seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
     per (seed, neighbour): seed_neighbours.cypher's rows, the graph mode's weights unless given."""
-    config = neighbour_config(weights, corpus=corpus, date_from=date_from, date_to=date_to)
-    return graph.read("retrieval/neighbours_procedure", seedIds=list(seed_ids), embedding=embedding, config=config)
+    config = neighbour_config(weights, corpus=corpus, date_from=date_from, date_to=date_to, about=about)
+    return graph.read(
+        "retrieval/neighbours_procedure", seedIds=list(seed_ids), embedding=embedding, config=_procedure_config(config)
+    )
 
 
 def graph_via_procedure(
@@ -87,7 +95,7 @@ def graph_via_procedure(
     """chunkId, documentId, title, uri, text, score, via: the graph mode's ranking, best first.
 
     `query` is the escaped Lucene query of the full-text list, `fetch` how many hits each index
-    gives, `filters` {corpus, from, to}."""
+    gives, `filters` {corpus, from, to, about} (Filters.params)."""
     config = {
         **{name: weights[name] for name in GRAPH_WEIGHTS},
         "aboutRules": sorted(ABOUT_RULES),
@@ -95,6 +103,6 @@ def graph_via_procedure(
         "fetch": fetch,
         "entityIds": list(entity_ids),
         "terms": list(terms),
-        **filters,
+        **_filters(filters.get("corpus"), filters.get("from"), filters.get("to"), filters.get("about")),
     }
-    return graph.read("retrieval/graph_procedure", embedding=embedding, query=query, config=config)
+    return graph.read("retrieval/graph_procedure", embedding=embedding, query=query, config=_procedure_config(config))

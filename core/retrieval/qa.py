@@ -16,6 +16,7 @@ from ..errors import GraphragError
 from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
 from . import retriever
 from . import structured as structure
+from .about import About, resolve_about
 from .analysis import QuestionAnalyzer
 from .answer import (
     CitationFilter,
@@ -85,6 +86,7 @@ class Answer:
     web: WebTrace | None = None  # whether the web was searched, and what became of each result
     structured: dict | None = None  # the structured route's plan, or why a question did not take it
     rows: list[dict] = field(default_factory=list)  # a structured answer's rows, each with its citation
+    about: About | None = None  # what --about resolved to (None: not asked for)
 
     @property
     def filters(self) -> Filters:
@@ -107,7 +109,7 @@ class Answer:
             "mode": self.mode,
             "route": self.route,
             "paths": self.paths,
-            "filters": self.filters.to_dict(),
+            "filters": dict(self.filters.to_dict(), about=self.about.to_dict() if self.about else None),
             "entities": self.analysis.entities,
             "ambiguous": [
                 {
@@ -158,6 +160,7 @@ def ask(
     web=None,
     web_mode: str = "auto",
     learn_web: bool = False,
+    about: str | None = None,
 ) -> Answer:
     """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
@@ -169,7 +172,8 @@ def ask(
     relevance judge (gate.py); with nothing relevant left, the answer says so.
     `web` (a websearch.WebFallback) searches the web when the gate leaves nothing relevant
     (`web_mode` auto), alongside the graph (always) or never (off); its pages are cited W1, W2, …
-    and, with `learn_web`, stored as documents after the answer (write transactions)."""
+    and, with `learn_web`, stored as documents after the answer (write transactions).
+    `about` (an entity id or name, about.resolve_about) keeps only evidence that mentions it."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     too_long = question_too_long(question)
@@ -179,11 +183,14 @@ def ask(
     conversion = choose(question, convert)
     today = today or _today()
     timings: dict[str, float] = {}
+    found_about = resolve_about(graph, about, corpus) if about is not None else None  # an unknown one fails first
     if use_llm and settings.local_model_path is not None:
         # a local model is loaded once per process, before retrieval: a missing file fails first
         timings["llm_load_ms"] = llm.prepare(settings)
     analyzer = QuestionAnalyzer(graph, timings)
     analysis = analyzer.analyze(question, corpus=corpus, date_from=date_from, date_to=date_to, today=today)
+    if found_about is not None:
+        analysis.filters.about = found_about.ids
     route_used, paths = "search", list[dict]()
     evidence = None
     if getattr(analysis.route, "kind", "search") == "relation":
@@ -198,7 +205,7 @@ def ask(
             result, sources = done
             if on_token is not None and use_llm and settings.llm_configured:
                 on_token(result.titled)
-            return _structured_answer(question, result, sources, analysis, mode, timings, started, conversion)
+            return _structured_answer(question, result, sources, analysis, timings, started, conversion, found_about)
     reranked = None
     if evidence is None:
         fetch = max(k, rerank_candidates) if reranker is not None else k
@@ -279,6 +286,7 @@ def ask(
         gate=gated,
         web=web_trace,
         structured=structured_trace,
+        about=found_about,
     )
 
 
@@ -333,7 +341,7 @@ def _text_to_cypher(graph, settings, analysis: Analysis, why: str, timings: dict
     return (result, sources), result.to_dict()
 
 
-def _structured_answer(question, result, sources, analysis, mode, timings, started, conversion) -> Answer:
+def _structured_answer(question, result, sources, analysis, timings, started, conversion, about) -> Answer:
     evidence = [ev for s in sources for ev in s.chunks]
     context = build_context(sources)
     timings["total_ms"] = (time.perf_counter() - started) * 1000
@@ -357,6 +365,7 @@ def _structured_answer(question, result, sources, analysis, mode, timings, start
         web=WebTrace(None, reason="answered from the graph's structure"),
         structured=result.to_dict(),
         rows=result.row_dicts(),
+        about=about,
     )
 
 

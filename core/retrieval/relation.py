@@ -41,7 +41,7 @@ def relation(analyzer: QuestionAnalyzer, analysis: Analysis, k: int = 5) -> tupl
     else:
         paths = [dict(p, kind="via chunks") for p in graph.read("retrieval/chunk_paths", a=a, b=b, maxHops=3, limit=k)]
         chunk_ids = list(dict.fromkeys(cid for p in paths for cid in p["support"]))[: k * 2]
-        rows = graph.read("retrieval/chunks_by_id", ids=chunk_ids) if chunk_ids else []
+        rows = graph.read("retrieval/chunks_by_id", ids=chunk_ids, about=params["about"]) if chunk_ids else []
         evidence = [Evidence.from_row(dict(r, score=1.0 / (i + 1)), ["path"]) for i, r in enumerate(rows)]
     analyzer.timings["relation_ms"] = (time.perf_counter() - started) * 1000
     return paths, evidence

@@ -696,11 +696,11 @@ def choose_entity(graph, candidates: list[dict], cat: Catalog, hop: Hop | None, 
     of the type the relation needs, with edges of that relation, then the one most chunks of the
     scope link to."""
     if len(candidates) == 1:
-        weights = graph.read("structured/entity_weights", ids=[candidates[0]["id"]], corpus=filters.corpus)
+        weights = graph.read("retrieval/entity_weights", ids=[candidates[0]["id"]], corpus=filters.corpus)
         return _public(candidates[0], weights[0] if weights else {}), [], ""
     weights = {
         w["id"]: w
-        for w in graph.read("structured/entity_weights", ids=[e["id"] for e in candidates], corpus=filters.corpus)
+        for w in graph.read("retrieval/entity_weights", ids=[e["id"] for e in candidates], corpus=filters.corpus)
     }
     need: frozenset[str] = frozenset()
     if hop is not None and hop.relation in cat.relations:
@@ -975,7 +975,14 @@ def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
     query = lucene_query(words, " AND ") if words else ""
     if query and len(words) > 1:
         query = '"' + " ".join(re.sub(r'["\\]', " ", w) for w in words) + '"'
-    params = {"corpus": corpus, "labels": labels, "exclude": exclude, "from": filters.date_from, "to": filters.date_to}
+    params = {
+        "corpus": corpus,
+        "labels": labels,
+        "exclude": exclude,
+        "from": filters.date_from,
+        "to": filters.date_to,
+        "about": getattr(filters, "about", None),
+    }
     found = graph.read(
         "structured/mentioning",
         query=query or None,
@@ -984,7 +991,8 @@ def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
         fetch=MAX_DOCUMENT_HITS,
         **params,
     )
-    total = graph.read("structured/scope_total", **params)[0]["total"]
+    scope = {key: value for key, value in params.items() if key != "about"}
+    total = graph.read("structured/scope_total", **scope)[0]["total"]
     rows = [
         Row(
             r["title"] or r["documentId"],

@@ -120,6 +120,8 @@ class ChatRequest(BaseModel):
     mode: Literal["vector", "fulltext", "hybrid", "graph", "ppr"] | None = None
     k: int = Field(default=5, ge=1, le=50)
     corpus: str | None = Field(default=None, max_length=200)
+    # only chunks that mention this entity or place: an id, or a name (as `graphrag ask --about`)
+    about: str | None = Field(default=None, min_length=1, max_length=200)
     date_from: str | None = Field(default=None, alias="from")
     date_to: str | None = Field(default=None, alias="to")
     stream: bool | None = None
@@ -441,6 +443,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
             mode=body.mode or engine.DEFAULT_MODE,
             k=body.k,
             corpus=body.corpus,
+            about=body.about,
             date_from=body.date_from,
             date_to=body.date_to,
             use_llm=use_llm,

@@ -36,6 +36,12 @@ def _cut(text: str | None, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
+def _about(result: dict) -> str | None:
+    """Which entity `about` resolved to, in one line (None when not asked for)."""
+    about = result["filters"].get("about")
+    return about["reason"] if about else None
+
+
 def _message(exc: Exception) -> str:
     from .app import ApiError
     from .errors import one_line
@@ -79,11 +85,14 @@ def build_mcp(state, writes: bool = False):
             raise ToolError(too_long)
 
     @server.tool(annotations=read_only)
-    async def ask(question: str, mode: Mode = "graph", k: int = 5, corpus: str | None = None) -> dict:
+    async def ask(
+        question: str, mode: Mode = "graph", k: int = 5, corpus: str | None = None, about: str | None = None
+    ) -> dict:
         """Answer a question from the knowledge graph (at most 2000 characters). The answer cites its
         sources as [Title]; only sources that were retrieved can be cited. A question about the
         graph itself ("Who killed X?", "Which tales mention Y?") is answered from its structure:
-        `rows` then lists each name or title with the id of the citation it has."""
+        `rows` then lists each name or title with the id of the citation it has. `about`: an entity
+        or place (its id or name) every passage must mention."""
         refuse_long(question)
         result = await call(
             engine.ask,
@@ -94,6 +103,7 @@ def build_mcp(state, writes: bool = False):
             mode=mode,
             k=max(1, min(k, 20)),
             corpus=corpus,
+            about=about,
             use_llm=state.options.use_llm,
         )
         return {
@@ -105,12 +115,15 @@ def build_mcp(state, writes: bool = False):
             "note": result["llm"]["note"],
             "mode": result["mode"],
             **_rows(result),
+            "about": _about(result),
         }
 
     @server.tool(annotations=read_only)
-    async def search(query: str, mode: Mode = "hybrid", k: int = 5, corpus: str | None = None) -> dict:
+    async def search(
+        query: str, mode: Mode = "hybrid", k: int = 5, corpus: str | None = None, about: str | None = None
+    ) -> dict:
         """The evidence passages for a query (at most 2000 characters; no answer written), best first,
-        with their documents."""
+        with their documents. `about`: an entity or place (its id or name) every passage must mention."""
         refuse_long(query)
         result = await call(
             engine.ask,
@@ -121,6 +134,7 @@ def build_mcp(state, writes: bool = False):
             mode=mode,
             k=max(1, min(k, 20)),
             corpus=corpus,
+            about=about,
             use_llm=False,
         )
         return {
@@ -134,7 +148,8 @@ def build_mcp(state, writes: bool = False):
                     "text": _cut(e["text"]),
                 }
                 for e in result["evidence"]
-            ]
+            ],
+            "about": _about(result),
         }
 
     @server.tool(annotations=read_only)

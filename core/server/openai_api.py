@@ -36,6 +36,8 @@ class CompletionRequest(BaseModel):
     model: str = Field(default=PREFIX + engine.DEFAULT_MODE, max_length=100)
     messages: list[Message] = Field(min_length=1, max_length=100)
     stream: bool = False
+    # graphrag's own: only chunks that mention this entity or place (an id or a name, as /chat's)
+    about: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 def models() -> list[str]:
@@ -147,7 +149,7 @@ def add_routes(app, state) -> None:
         said, history = _turns(body.messages)
         use_llm = state.options.use_llm
         question = await asyncio.to_thread(engine.standalone, state.settings, history, said, use_llm)
-        kwargs = dict(mode=mode, k=5, use_llm=use_llm, history=engine.history_messages(history))
+        kwargs = dict(mode=mode, k=5, use_llm=use_llm, history=engine.history_messages(history), about=body.about)
         created, ident = int(time.time()), "chatcmpl-" + uuid.uuid4().hex[:24]
         if not body.stream:
             result = await asyncio.to_thread(

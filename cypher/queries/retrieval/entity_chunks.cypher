@@ -1,5 +1,5 @@
 // Chunks that mention the entities named in the question, with their similarity to it.
-// params: $entityIds, $embedding, $perEntity, $corpus, $from, $to
+// params: $entityIds, $embedding, $perEntity, $corpus, $from, $to, $about
 // returns: chunkId, documentId, title, uri, text, similarity, entity, rule
 UNWIND $entityIds AS entityId
 MATCH (e:__Entity__ {id: entityId})<-[m:MENTIONS]-(n:Chunk)
@@ -10,5 +10,6 @@ MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
 WHERE ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
+  AND ($about IS NULL OR EXISTS { (n)-[:MENTIONS]->(named:__Entity__) WHERE named.id IN $about })
 RETURN n.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, n.text AS text,
        vector.similarity.cosine(n.embedding, $embedding) AS similarity, coalesce(e.name, e.id) AS entity, rule

@@ -1,12 +1,25 @@
 // Hybrid search: weighted reciprocal-rank fusion of vector and full-text results, each
 // filtered by corpus and date before ranking (so filters hold in hybrid mode too). $query is a
 // Lucene query escaped by the caller; an empty one searches vectors only.
+// $about (entity ids, or null): only chunks that MENTION one of them. The vector list is then
+// those chunks ranked by cosine (vector.cypher says why); the full-text hits are filtered.
 // score = sum over lists of weight / (rrfK + rank), rank starting at 1; equal scores in chunk id
 // order (so the list is the same on every run, and graphrag.retrieve.graph's seeds are these).
-// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $vectorWeight, $fulltextWeight, $rrfK
+// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $about, $vectorWeight, $fulltextWeight, $rrfK
 // returns: chunkId, documentId, title, uri, text, score, via
 CALL () {
-  CALL db.index.vector.queryNodes('chunk_embedding', $fetch, $embedding) YIELD node AS c, score
+  CALL () {
+    WITH $about AS about WHERE about IS NULL
+    CALL db.index.vector.queryNodes('chunk_embedding', $fetch, $embedding) YIELD node AS c, score
+    RETURN c, score
+    UNION ALL
+    UNWIND coalesce($about, []) AS entityId
+    MATCH (:__Entity__ {id: entityId})<-[:MENTIONS]-(c:Chunk)
+    WITH DISTINCT c
+    WITH c, vector.similarity.cosine(c.embedding, $embedding) AS score
+    WHERE score IS NOT NULL
+    RETURN c, score ORDER BY score DESC, c.id
+  }
   MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
   WHERE ($corpus IS NULL OR d.corpus = $corpus)
     AND ($from IS NULL OR d.date >= $from)
@@ -22,6 +35,7 @@ CALL () {
   WHERE ($corpus IS NULL OR d.corpus = $corpus)
     AND ($from IS NULL OR d.date >= $from)
     AND ($to IS NULL OR d.date <= $to)
+    AND ($about IS NULL OR EXISTS { (c)-[:MENTIONS]->(named:__Entity__) WHERE named.id IN $about })
   WITH c ORDER BY score DESC
   WITH collect(c) AS ranked
   UNWIND range(0, size(ranked) - 1) AS i

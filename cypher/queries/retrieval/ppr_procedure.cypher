@@ -1,5 +1,5 @@
 // Personalised PageRank from weighted seeds (graphrag.ppr), chunks ranked by it, filters held.
-// params: $seeds, $config, $corpus, $from, $to
+// params: $seeds, $config, $corpus, $from, $to, $about
 // returns: chunkId, documentId, title, uri, text, score
 CALL graphrag.ppr($seeds, $config) YIELD node, score
 WITH collect({c: node, score: score}) AS ranked
@@ -9,5 +9,6 @@ MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
 WHERE ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
+  AND ($about IS NULL OR EXISTS { (c)-[:MENTIONS]->(named:__Entity__) WHERE named.id IN $about })
 RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score
 ORDER BY rank

@@ -8,7 +8,7 @@
 // vector minus the part the seed already explains (q - (q.s) s, the residual, as multi-hop dense
 // retrieval conditions the second hop on the first), plus $linkWeight x link weight.
 // vector.similarity.cosine is (1 + cos) / 2, so cosines are taken back to [-1, 1] first.
-// params: $seedIds, $embedding, $maxPhraseChunks, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to
+// params: $seedIds, $embedding, $maxPhraseChunks, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to, $about
 // returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
 UNWIND $seedIds AS seedId
 MATCH (s:Chunk {id: seedId})-[:FROM_DOCUMENT]->(sd:Document)
@@ -27,6 +27,7 @@ WHERE d <> sd
   AND ($corpus IS NULL OR d.corpus = $corpus)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
+  AND ($about IS NULL OR EXISTS { (n)-[:MENTIONS]->(named:__Entity__) WHERE named.id IN $about })
 WITH seedId, s, collect({n: n, d: d, weight: CASE WHEN phrases > $phraseCap THEN $phraseCap ELSE phrases END + topics, via: vias[0..3]}) AS leads
 WITH seedId, leads, s.embedding AS se
 WITH seedId, leads, se, 2 * vector.similarity.cosine(se, $embedding) - 1 AS qs

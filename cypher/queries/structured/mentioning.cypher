@@ -1,7 +1,7 @@
 // Every document of the scope that mentions a term: chunks whose text holds it on word
 // boundaries (a full-text shortlist over the whole corpus, then `$pattern`, a case-insensitive
 // regular expression), and chunks linked to the entities `$ids` by MENTIONS. One row per document.
-// params: $query, $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch
+// params: $query, $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch, $about (ids: only chunks that MENTION one)
 // returns: documentId, title, uri, date, chunks, chunkId, text, via
 CALL (*) {
   CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c
@@ -13,7 +13,8 @@ CALL (*) {
   RETURN c, 'link' AS via
 }
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
-WHERE ($corpus IS NULL OR d.corpus = $corpus)
+WHERE ($about IS NULL OR EXISTS { (c)-[:MENTIONS]->(a:__Entity__) WHERE a.id IN $about })
+  AND ($corpus IS NULL OR d.corpus = $corpus)
   AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
   AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)

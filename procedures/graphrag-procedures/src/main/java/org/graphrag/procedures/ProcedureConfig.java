@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  * perSeed, perEntity 0..1000; linksPerSeed 0..100; maxPhraseChunks 0..1000000; the weights
  * (vectorWeight, fulltextWeight, linkWeight, coverWeight, phraseCap, aboutWeight) finite, 0..1000;
  * rrfK finite, 0..100000; from and to real dates written YYYY-MM-DD; corpus, mode and index names text
- * of at most 200 characters; entityIds, terms and aboutRules lists of at most 1000 texts.
+ * of at most 200 characters; entityIds, terms and aboutRules lists of at most 1000 texts; about a text of
+ * at most 200 characters or a list of at most 1000 of them (entity ids; graphrag.search also takes names).
  */
 final class ProcedureConfig {
 
@@ -30,7 +31,7 @@ final class ProcedureConfig {
     private static final int MAX_TEXT = 200;
     private static final int MAX_LIST = 1000;
 
-    enum Kind { WHOLE, REAL, TEXT, DATE, TEXTS }
+    enum Kind { WHOLE, REAL, TEXT, DATE, TEXTS, TEXT_OR_TEXTS }
 
     record Rule(Kind kind, double min, double max) {}
 
@@ -45,6 +46,7 @@ final class ProcedureConfig {
     private static final Rule TEXT = new Rule(Kind.TEXT, 0, MAX_TEXT);
     private static final Rule DATE = new Rule(Kind.DATE, 0, 0);
     private static final Rule TEXTS = new Rule(Kind.TEXTS, 0, MAX_LIST);
+    private static final Rule TEXT_OR_TEXTS = new Rule(Kind.TEXT_OR_TEXTS, 0, MAX_LIST);
 
     /** The keys the neighbour settings read (graphrag.retrieve.neighbours, and the graph mode's links). */
     static final Map<String, Rule> NEIGHBOURS = new LinkedHashMap<>();
@@ -64,6 +66,7 @@ final class ProcedureConfig {
         NEIGHBOURS.put("corpus", TEXT);
         NEIGHBOURS.put("from", DATE);
         NEIGHBOURS.put("to", DATE);
+        NEIGHBOURS.put("about", TEXT_OR_TEXTS);
         GRAPH.putAll(NEIGHBOURS);
         GRAPH.put("k", whole(1, 1000));
         GRAPH.put("fetch", whole(1, 100_000));
@@ -161,6 +164,22 @@ final class ProcedureConfig {
                 }
                 for (Object o : list) {
                     if (!(o instanceof String)) {
+                        return want;
+                    }
+                }
+                return null;
+            }
+            case TEXT_OR_TEXTS -> {
+                String want = "text of at most " + MAX_TEXT + " characters or a list of at most " + MAX_LIST
+                        + " such texts";
+                if (value instanceof String s) {
+                    return s.length() <= MAX_TEXT ? null : want;
+                }
+                if (!(value instanceof List<?> list) || list.size() > MAX_LIST) {
+                    return want;
+                }
+                for (Object o : list) {
+                    if (!(o instanceof String s) || s.length() > MAX_TEXT) {
                         return want;
                     }
                 }

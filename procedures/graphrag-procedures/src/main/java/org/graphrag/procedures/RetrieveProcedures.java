@@ -93,6 +93,8 @@ public class RetrieveProcedures {
         final String corpus;
         final String from;
         final String to;
+        /** Entity ids: only chunks that MENTION one of them count (null: every chunk). */
+        final Set<String> about;
 
         Settings(Map<String, Object> config) {
             maxPhraseChunks = number(config, "maxPhraseChunks", 50).doubleValue();
@@ -104,10 +106,25 @@ public class RetrieveProcedures {
             corpus = (String) config.get("corpus");
             from = (String) config.get("from");
             to = (String) config.get("to");
+            about = ids(config.get("about"));
         }
 
         boolean filtered() {
             return corpus != null || from != null || to != null;
+        }
+
+        /** The retrieval queries' about filter: the chunk MENTIONS one of the entities (always, without one). */
+        boolean linked(Node chunk) {
+            if (about == null) {
+                return true;
+            }
+            for (Relationship m : chunk.getRelationships(Direction.OUTGOING, MENTIONS)) {
+                Node e = m.getEndNode();
+                if (e.hasLabel(ENTITY) && e.getProperty("id", null) instanceof String id && about.contains(id)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** The document filters of every retrieval query: corpus, and dates compared as text. */
@@ -131,7 +148,7 @@ public class RetrieveProcedures {
             + "adds aboutWeight (1.0). strength = cosine with what the embedding asks beyond the seed + linkWeight "
             + "(0.4) x weight. Yields seedId, chunkId, documentId, title, uri, text, similarity (cosine with the "
             + "embedding), seedSimilarity (cosine with the seed), weight, strength, via; config also takes corpus, "
-            + "from, to. The rows of cypher/queries/retrieval/seed_neighbours.cypher. Example: MATCH (c:Chunk) WITH "
+            + "from, to and about (entity ids: only chunks that MENTION one of them). The rows of cypher/queries/retrieval/seed_neighbours.cypher. Example: MATCH (c:Chunk) WITH "
             + "c LIMIT 1 CALL graphrag.retrieve.neighbours([c.id], c.embedding, {perSeed: 5}) YIELD chunkId, "
             + "strength, via RETURN chunkId, strength, via")
     public Stream<Neighbour> neighbours(
@@ -220,6 +237,9 @@ public class RetrieveProcedures {
         List<Candidate> rows = new ArrayList<>();
         for (Map.Entry<Node, double[]> e : sums.entrySet()) {
             Node n = e.getKey();
+            if (!s.linked(n)) {
+                continue;
+            }
             double phrases = e.getValue()[0];
             double weight = (phrases > s.phraseCap ? s.phraseCap : phrases) + e.getValue()[1];
             for (Node doc : documents(n)) {
@@ -267,7 +287,8 @@ public class RetrieveProcedures {
             + "neighbour it leads to through a shared phrase or a topic it names, the one that answers most of what "
             + "the question asks beyond the seed. embedding: the question's vector; query: a Lucene query ('' for "
             + "vectors only). config: k (5), entityIds, terms (the question's keywords, for coverage), corpus, from, "
-            + "to, and the weights of the graph mode (graphCandidates 30, linkSeeds 10, linksPerSeed 1, leadsPerSeed "
+            + "to, about (entity ids: only chunks that MENTION one of them; the vector list is then those chunks "
+            + "ranked by cosine), and the weights of the graph mode (graphCandidates 30, linkSeeds 10, linksPerSeed 1, leadsPerSeed "
             + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, aboutWeight 1.0, aboutRules "
             + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
             + "'chunk_embedding', fulltextIndex 'chunk_text'); an unknown key or a value out of range (k: 1 to 1000) is "
@@ -284,7 +305,7 @@ public class RetrieveProcedures {
         long k = number(config, "k", 5).longValue();
         long candidates = Math.max(k, number(config, "graphCandidates", 30).longValue());
         long fetch = config.get("fetch") instanceof Number f
-                ? f.longValue() : Math.max(50, candidates * (s.filtered() ? 20 : 10));
+                ? f.longValue() : SearchProcedure.fetchSize(candidates, s.filtered(), s.about != null);
         List<Ranked> seeds = hybrid(embedding, query, candidates, fetch, s, config);
         if (seeds.isEmpty() || k <= 0) {
             return Stream.empty();
@@ -380,7 +401,8 @@ public class RetrieveProcedures {
         params.put("fetch", fetch);
         params.put("embedding", embedding);
         params.put("index", text(config, "vectorIndex", "chunk_embedding"));
-        fuse(filteredHits(VECTOR_QUERY, params, s), vectorWeight, rrfK, "vector#", scores, vias);
+        fuse(s.about == null ? filteredHits(VECTOR_QUERY, params, s) : linkedHits(embedding, s), vectorWeight, rrfK,
+                "vector#", scores, vias);
         if (query != null && !query.isEmpty()) {
             params.remove("embedding");
             params.put("query", query);
@@ -406,6 +428,9 @@ public class RetrieveProcedures {
                 Map<String, Object> row = result.next();
                 Node c = (Node) row.get("node");
                 double score = ((Number) row.get("score")).doubleValue();
+                if (!s.linked(c)) {
+                    continue;
+                }
                 for (Node d : documents(c)) {
                     if (s.keep(d)) {
                         hits.add(Map.entry(c, score));
@@ -413,6 +438,49 @@ public class RetrieveProcedures {
                 }
             }
         }
+        return ranked(hits);
+    }
+
+    /**
+     * The vector list of retrieval/hybrid.cypher with about: the chunks that MENTION the entities, ranked
+     * by their cosine with the question (ties by chunk id), those whose document passes the filters.
+     */
+    private List<Node> linkedHits(List<Double> embedding, Settings s) {
+        float[] question = Vectors.of(embedding);
+        Map<Node, Double> scored = new LinkedHashMap<>();
+        for (String entityId : s.about) {
+            try (ResourceIterator<Node> entities = tx.findNodes(ENTITY, "id", entityId)) {
+                while (entities.hasNext()) {
+                    for (Relationship m : entities.next().getRelationships(Direction.INCOMING, MENTIONS)) {
+                        Node c = m.getStartNode();
+                        if (c.hasLabel(CHUNK) && !scored.containsKey(c)) {
+                            scored.put(c, Vectors.similarity(Vectors.of(c), question));
+                        }
+                    }
+                }
+            }
+        }
+        List<Map.Entry<Node, Double>> linked = new ArrayList<>();
+        for (Map.Entry<Node, Double> e : scored.entrySet()) {
+            if (e.getValue() != null) {
+                linked.add(e);
+            }
+        }
+        linked.sort(Comparator.comparing((Map.Entry<Node, Double> e) -> e.getValue(), RetrieveProcedures::descending)
+                .thenComparing(e -> (String) e.getKey().getProperty("id", null), Comparator.nullsLast(PyText.ORDER)));
+        List<Map.Entry<Node, Double>> hits = new ArrayList<>();
+        for (Map.Entry<Node, Double> e : linked) {
+            for (Node d : documents(e.getKey())) {
+                if (s.keep(d)) {
+                    hits.add(e);
+                }
+            }
+        }
+        return ranked(hits);
+    }
+
+    /** The hits' chunks, best first (a stable sort, as Cypher's ORDER BY). */
+    private static List<Node> ranked(List<Map.Entry<Node, Double>> hits) {
         hits.sort(Comparator.comparing(Map.Entry::getValue, RetrieveProcedures::descending));
         List<Node> out = new ArrayList<>(hits.size());
         for (Map.Entry<Node, Double> e : hits) {
@@ -455,7 +523,8 @@ public class RetrieveProcedures {
                         if (taken++ >= perEntity) {
                             break;
                         }
-                        if (!(m.getProperty("rule", null) instanceof String rule) || !s.aboutRules.contains(rule)) {
+                        if (!(m.getProperty("rule", null) instanceof String rule) || !s.aboutRules.contains(rule)
+                                || !s.linked(n)) {
                             continue;
                         }
                         for (Node doc : documents(n)) {
@@ -593,6 +662,21 @@ public class RetrieveProcedures {
 
     static String text(Map<String, Object> config, String key, String fallback) {
         return config.get(key) instanceof String s ? s : fallback;
+    }
+
+    /** A config's about: one entity id, or a list of them; null when absent. */
+    static Set<String> ids(Object value) {
+        if (value instanceof String id) {
+            return Set.of(id);
+        }
+        if (value instanceof List<?> list) {
+            Set<String> out = new LinkedHashSet<>();
+            for (Object o : list) {
+                out.add(String.valueOf(o));
+            }
+            return out.isEmpty() ? null : out;  // an empty list: no filter
+        }
+        return null;
     }
 
     @SuppressWarnings("unchecked")

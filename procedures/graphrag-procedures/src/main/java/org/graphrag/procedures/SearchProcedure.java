@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -59,7 +60,9 @@ public class SearchProcedure {
             + "first, all inside Neo4j: the question embedded with graphrag.embed (all-MiniLM-L6-v2, ONNX), its "
             + "keywords (full-text query and coverage terms) and the entities it names found as the Python "
             + "analysis finds them, then the retrieval mode. config: mode ('graph', or 'hybrid', 'vector'), k (5), "
-            + "corpus, from, to (ISO dates: a time in the question is not read as a filter here), and any weight of "
+            + "corpus, from, to (ISO dates: a time in the question is not read as a filter here), about (only chunks "
+            + "that mention this entity or place: its id, or a name or alias, as graphrag ask --about resolves it; or "
+            + "a list of them, chunks that mention any), and any weight of "
             + "the graph mode (linkSeeds, coverWeight, ...; see graphrag.retrieve.graph); an unknown key or a value "
             + "out of range (k: 1 to 1000) is refused. The question: at most 2000 characters. Yields rank, chunkId, "
             + "documentId, title, uri, text, score, via. Example: CALL graphrag.search('who stole the lantern?', "
@@ -81,6 +84,7 @@ public class SearchProcedure {
         if (k <= 0) {
             return Stream.empty();
         }
+        List<String> about = config.get("about") == null ? null : about(config.get("about"), (String) config.get("corpus"));
         List<Double> embedding = EmbedFunctions.asList(EmbedFunctions.embedder().embed(question));
         boolean filtered = config.get("corpus") != null || config.get("from") != null || config.get("to") != null;
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -93,7 +97,8 @@ public class SearchProcedure {
             // GraphRetriever.rank: a seed past place k/2 (and a spare) cannot bring its neighbour into the top k
             graphConfig.put("linkSeeds",
                     Math.min(RetrieveProcedures.number(config, "linkSeeds", 10).longValue(), k / 2 + 2));
-            graphConfig.putIfAbsent("fetch", fetchSize(candidates, filtered));
+            graphConfig.put("about", about);
+            graphConfig.putIfAbsent("fetch", fetchSize(candidates, filtered, about != null));
             graphConfig.putIfAbsent("entityIds", a.entityIds);
             graphConfig.putIfAbsent("terms", a.keywords);
             RetrieveProcedures graph = new RetrieveProcedures();
@@ -104,10 +109,12 @@ public class SearchProcedure {
             Map<String, Object> params = new HashMap<>();
             params.put("embedding", embedding);
             params.put("k", k);
-            params.put("fetch", RetrieveProcedures.number(config, "fetch", fetchSize(k, filtered)).longValue());
+            params.put("fetch",
+                    RetrieveProcedures.number(config, "fetch", fetchSize(k, filtered, about != null)).longValue());
             params.put("corpus", config.get("corpus"));
             params.put("from", config.get("from"));
             params.put("to", config.get("to"));
+            params.put("about", about);
             if (mode.equals("hybrid")) {
                 params.put("query", analyse(question, false).query);
                 params.put("vectorWeight", RetrieveProcedures.number(config, "vectorWeight", 1.0).doubleValue());
@@ -174,9 +181,113 @@ public class SearchProcedure {
         return out;
     }
 
-    /** {@code fetch_size}: filters apply after the index lookup, so more hits when filtering. */
-    static long fetchSize(long k, boolean filtered) {
+    /** {@code fetch_size}: filters apply after the index lookup, so more hits when filtering, many more with about. */
+    static long fetchSize(long k, boolean filtered, boolean about) {
+        if (about) {
+            return Math.max(ABOUT_FETCH, k * 100);
+        }
         return Math.max(50, k * (filtered ? 20 : 10));
+    }
+
+    // -- about: retrieval/about.py's resolve_about -----------------------------------------------
+
+    /** {@code about.ABOUT_FETCH}. */
+    static final long ABOUT_FETCH = 1000;
+    /** {@code about.NAME_SHORTLIST}: full-text hits read for a name. */
+    private static final long NAME_SHORTLIST = 1000;
+
+    /** The entity ids a config's about names: each text resolved as {@code resolve_about} does, in order. */
+    List<String> about(Object value, String corpus) {
+        List<String> values = new ArrayList<>();
+        if (value instanceof String text) {
+            values.add(text);
+        } else if (value instanceof List<?> list) {
+            for (Object o : list) {
+                values.add((String) o);
+            }
+        }
+        LinkedHashSet<String> ids = new LinkedHashSet<>();
+        for (String text : values) {
+            ids.addAll(resolveAbout(text, corpus));
+        }
+        return ids.isEmpty() ? null : new ArrayList<>(ids);  // an empty list: no filter
+    }
+
+    /**
+     * An exact entity id, else the entity one of whose names is the text (name_key), the one the most
+     * chunks in scope mention (then the first by id); with its INSTANCE_OF family.
+     */
+    List<String> resolveAbout(String value, String corpus) {
+        String text = String.join(" ", splitSpace(value == null ? "" : value));
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("graphrag.search: config about is empty: give an entity id or name");
+        }
+        String chosen;
+        List<Map<String, Object>> byId = weights(List.of(text), corpus);
+        if (!byId.isEmpty()) {
+            chosen = (String) byId.get(0).get("id");
+        } else {
+            List<Map<String, Object>> candidates = weights(named(text), corpus);
+            if (candidates.isEmpty()) {
+                throw new IllegalArgumentException("graphrag.search: about '" + text
+                        + "': no entity or place has this id or name");
+            }
+            candidates.sort(Comparator.comparing((Map<String, Object> e) -> -((Number) e.get("chunks")).longValue())
+                    .thenComparing(e -> (String) e.get("id"), PyText.ORDER));
+            chosen = (String) candidates.get(0).get("id");
+        }
+        try (Result result = tx.execute(cypher("about_family"), Map.of("id", chosen))) {
+            return result.hasNext() ? strings(result.next().get("ids")) : List.of(chosen);
+        }
+    }
+
+    /** {@code about.name_key}: normName without a leading article. */
+    static String aboutKey(String name) {
+        return TextFunctions.normNameText(name).replaceFirst("^(?:the|a|an) ", "");
+    }
+
+    /** The ids of the entities one of whose names is the text, by id. */
+    private List<String> named(String text) {
+        String key = aboutKey(text);
+        if (key.isEmpty()) {
+            return List.of();
+        }
+        String words = QuestionWords.luceneQuery(splitSpace(text), " ");
+        Map<String, Object> params = new HashMap<>();
+        params.put("normNames", new ArrayList<>(new java.util.TreeSet<>(List.of(TextFunctions.normNameText(text), key))));
+        params.put("query", words.isEmpty() ? "" : "\"" + words + "\"");
+        params.put("limit", NAME_SHORTLIST);
+        java.util.TreeSet<String> ids = new java.util.TreeSet<>(PyText.ORDER);
+        try (Result result = tx.execute(cypher("about_names"), params)) {
+            while (result.hasNext()) {
+                Map<String, Object> row = result.next();
+                if (!(row.get("id") instanceof String id)) {
+                    continue;
+                }
+                for (String name : strings(row.get("names"))) {
+                    if (aboutKey(name).equals(key)) {
+                        ids.add(id);
+                        break;
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(ids);
+    }
+
+    /** retrieval/entity_weights.cypher's rows: id, name, type, chunks (the MENTIONS chunks in scope). */
+    private List<Map<String, Object>> weights(List<String> ids, String corpus) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        if (ids.isEmpty()) {
+            return rows;
+        }
+        Map<String, Object> params = new HashMap<>();
+        params.put("ids", ids);
+        params.put("corpus", corpus);
+        try (Result result = tx.execute(cypher("entity_weights"), params)) {
+            result.forEachRemaining(r -> rows.add(new HashMap<>(r)));
+        }
+        return rows;
     }
 
     Analysis analyse(String question) {

@@ -77,7 +77,11 @@ class ProcedureConfigTest {
                 {"{corpus: 5}", "config corpus must be text of at most 200 characters, not 5"},
                 {"{terms: 'silver'}", "config terms must be a list of at most 1000 texts, not 'silver'"},
                 {"{linkSeeds: 1e12}", "config linkSeeds must be a whole number from 0 to 1000"},
-                {"{kk: 5}", "unknown config key 'kk': use aboutRules, aboutWeight, corpus, coverWeight"}}) {
+                {"{about: 5}", "config about must be text of at most 200 characters or a list of at most 1000 such "
+                        + "texts, not 5"},
+                {"{about: ['a', 1]}", "config about must be text of at most 200 characters or a list of at most 1000 "
+                        + "such texts, not a list of 2"},
+                {"{kk: 5}", "unknown config key 'kk': use about, aboutRules, aboutWeight, corpus"}}) {
             assertTrue(search(c[0]).contains("graphrag.search: " + c[1]), c[0] + " -> " + search(c[0]));
             if (!c[0].startsWith("{kk")) {
                 assertTrue(graph(c[0]).contains("graphrag.retrieve.graph: " + c[1]), c[0] + " -> " + graph(c[0]));
@@ -94,11 +98,13 @@ class ProcedureConfigTest {
     void goodValuesPass() {
         // nulls are absent keys; a whole float is a whole number; no chunk, so no row
         assertEquals(List.of(), neo4j.rows("CALL graphrag.retrieve.graph([0.1, 0.2], 'lantern', {k: 3.0, corpus: null, "
-                + "from: '2024-02-29', to: null, rrfK: 60, vectorWeight: 0.0, terms: ['lantern'], entityIds: []}) "
+                + "from: '2024-02-29', to: null, rrfK: 60, vectorWeight: 0.0, terms: ['lantern'], entityIds: [], "
+                + "about: ['place:1']}) "
                 + "YIELD chunkId RETURN chunkId", Map.of()));
         assertEquals(List.of(), neo4j.rows("CALL graphrag.retrieve.neighbours(['a'], [0.1, 0.2], {perSeed: 5, "
                 + "maxPhraseChunks: 50, phraseCap: 1.0, aboutRules: ['own-title'], aboutWeight: 1.0, linkWeight: 0.4, "
-                + "corpus: 'tales', from: null, to: '2024-12-31'}) YIELD chunkId RETURN chunkId", Map.of()));
+                + "corpus: 'tales', from: null, to: '2024-12-31', about: 'place:1'}) YIELD chunkId RETURN chunkId",
+                Map.of()));
     }
 
     @Test
