@@ -41,7 +41,10 @@ class QuestionAnalyzer:
             filters.time_expression = rng.expression
         search_text = strip_time_expression(question, rng) if rng else question
         words = keywords(search_text)
-        found, ambiguous = self.disambiguate(self.entities(search_text, keywords(search_text, 40)), filters.corpus)
+        # a Chinese run goes to the name index whole as well: keywords cut it at function words,
+        # and a name can hold one ("成都" holds "都")
+        names_words = keywords(search_text, 40) + re.findall(r"[\u3400-\u9fff\uf900-\ufaff]{2,}", search_text)
+        found, ambiguous = self.disambiguate(self.entities(search_text, names_words), filters.corpus)
         analysis = Analysis(
             question,
             search_text,

@@ -48,6 +48,7 @@ STRUCTURAL = [
     "LINKS_TO",
 ]
 CATALOG_SECONDS = 30.0  # how long the relation catalog of a graph is reused
+MAX_CANDIDATES = 20  # entities of one name checked for the relation's edges
 MAX_ROWS = 500  # far-side entities read per lookup
 MAX_DOCUMENT_HITS = 20000  # chunks the full-text shortlist of a documents question may give
 EMBED_FLOOR = 0.65  # a masked question this close to a relation's phrase sentence matches it
@@ -285,8 +286,9 @@ def _match_at(phrase: list[str], question: list[str], at: int) -> int | None:
     head, rest = phrase[0], phrase[1:]
     if head == _GAP:
         for skip in range(0, 5):
-            if at + skip > len(question) or _X in question[at : at + skip]:
-                break
+            gap = question[at : at + skip]
+            if at + skip > len(question) or (_X in gap and gap != [_X]):
+                break  # the entity may fill a gap on its own: "在[X]工作"
             end = _match_at(rest, question, at + skip)
             if end is not None:
                 return end
@@ -306,6 +308,7 @@ class Hop:
     phrase: str
     by: str  # "phrase", "embedding" or "only relation"
     score: float = 1.0
+    phrase_span: tuple[int, int] | None = None  # where the phrase is in the question's tokens
 
     def to_dict(self) -> dict:
         return {
@@ -397,6 +400,8 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
     if open_words:
         return Refusal(f"an open question ({open_words[0]!r}), not a lookup of {matched!r}'s relations")
     hops = _lexical_hops(words, cat)
+    if hops:
+        hops = _with_edges(graph, candidates, hops, _lexical_hops(words, cat, every=True), cat)
     answer_labels = _answer_labels(question, cat, counting)
     if not hops and _content_words(words) and analysis.language != "zh":
         hops = _embedding_hops(masked, cat, embedder, candidates, answer_labels)
@@ -442,45 +447,77 @@ def _mask(question: str, name: str) -> str:
     masked = text[: m.start()] + _X + text[m.end() :]
     # "X's father" reads "father of X"; "whose son is X" reads "X is son of whom"
     masked = re.sub(rf"{_X}\s*['’]s?\s+(\w+)", rf"\1 of {_X}", masked)
-    return re.sub(rf"^\s*whose\s+(\w+)\s+(is|was|are|were)\s+{_X}", rf"{_X} \2 \1 of whom", masked)
+    masked = re.sub(rf"^\s*whose\s+(\w+)\s+(is|was|are|were)\s+{_X}", rf"{_X} \2 \1 of whom", masked)
+    # "what children did X have", "how many siblings does X have" read "children of X"
+    return re.sub(
+        rf"^\s*(which|what|how\s+many)\s+(\w+)\s+(?:did|does|do|has|have|had)\s+{_X}\s+(?:have|has|had|got)\b",
+        rf"\1 \2 of {_X}",
+        masked,
+    )
 
 
-def _lexical_hops(words: list[str], cat: Catalog) -> list[Hop]:
+def _with_edges(graph, candidates: list[dict], hops: list[Hop], every: list[Hop], cat: Catalog) -> list[Hop]:
+    """The matched hops, the first one replaced by another relation one of the same phrases
+    names when only that one has edges at the entity (two schemas may both say "works at")."""
+    first = hops[0]
+    for hop in [first] + [h for h in every if h.relation != first.relation and h.phrase_span == first.phrase_span]:
+        rel = cat.relations[hop.relation]
+        if graph.read(
+            "structured/lookup",
+            ids=[e["id"] for e in candidates],
+            type=rel.name,
+            inverse=rel.inverse_of,
+            symmetric=rel.symmetric,
+            out=hop.x_is_source,
+            labels=None,
+            limit=1,
+        ):
+            return [hop] + hops[1:]
+    return hops
+
+
+def _lexical_hops(words: list[str], cat: Catalog, every: bool = False) -> list[Hop]:
     """The relation phrases around the entity: the one nearest to it first, then one more
-    further out on the same side ("who killed [the father of X]")."""
+    further out on the same side ("who killed [the father of X]"). With `every`, each phrase
+    match as a hop of its own (the alternatives to the first)."""
     if _X not in words:
         return []
     x = words.index(_X)
     stems = _stems(words)
     matches = []
     for rel, side, phrase in cat.phrase_list():
-        p = _stems(tokens(phrase))
-        if not p:
-            continue
-        for start, end in _find(p, stems):
-            if start <= x < end:
+        for variant in _variants(phrase):
+            p = _stems(tokens(variant))
+            if not p:
                 continue
-            matches.append((rel, side, phrase, start, end, sum(1 for t in p if t != _GAP)))
+            for start, end in _find(p, stems):
+                if start <= x < end and _GAP not in p:
+                    continue
+                matches.append((rel, side, phrase, start, end, sum(1 for t in p if t != _GAP)))
     if not matches:
         return []
     # the longest phrase wins where two overlap ("killed by" over "killed")
     matches.sort(key=lambda m: (-m[5], abs((m[3] if m[3] > x else m[4]) - x)))
     kept: list[tuple] = []
     for m in matches:
-        if all(m[4] <= k[3] or m[3] >= k[4] for k in kept):
+        if every or all(m[4] <= k[3] or m[3] >= k[4] for k in kept):
             kept.append(m)
-    kept.sort(key=lambda m: m[3] - x if m[3] > x else x - m[4])
+    kept.sort(key=lambda m: 0 if m[3] <= x < m[4] else (m[3] - x if m[3] > x else x - m[4]))
     passive = _passive(words)
     hops: list[Hop] = []
     side_of_x = None
-    for rel, side, phrase, start, _end, _n in kept:
+    for rel, side, phrase, start, end, _n in kept:
         x_subject = x < start
         here = "before" if x_subject else "after"
+        if start <= x < end:  # the entity fills the phrase's gap: it is its second argument
+            x_subject, here = False, "inside"
         if side_of_x is not None and here != side_of_x:
             continue
         if passive and not _ends_in_preposition(phrase) and len(hops) == 0 and x_subject:
             x_subject = False  # "By whom was X killed?": X is what "killed" acts on
-        hops.append(Hop(rel.name, (side == "forward") == x_subject, phrase, "phrase"))
+        hops.append(Hop(rel.name, (side == "forward") == x_subject, phrase, "phrase", phrase_span=(start, end)))
+        if every:
+            continue
         side_of_x = here
         if len(hops) == 2:
             break
@@ -564,6 +601,17 @@ _FUNCTION_WORDS = (
 def _content_words(words: list[str]) -> list[str]:
     """What the masked question says besides the entity and question words ("who is X?" says nothing)."""
     return [w for w in words if w != _X and w not in _FUNCTION_WORDS and not w.isdigit()]
+
+
+def _variants(phrase: str) -> list[str]:
+    """A phrase, and for a Chinese one also without a closing 是/了/的 or an opening 的:
+    "创办人是" also finds "星河科技有几位创办人"."""
+    out = [phrase]
+    if not phrase.isascii():
+        trimmed = re.sub("[是了的]$", "", re.sub("^的", "", phrase))
+        if trimmed != phrase and len(trimmed) >= 2 and trimmed not in out:
+            out.append(trimmed)
+    return out
 
 
 def _passive(words: list[str]) -> bool:
@@ -703,14 +751,28 @@ def choose_entity(graph, candidates: list[dict], cat: Catalog, hop: Hop | None, 
         for w in graph.read("retrieval/entity_weights", ids=[e["id"] for e in candidates], corpus=filters.corpus)
     }
     need: frozenset[str] = frozenset()
+    with_edges: set[str] = set()
     if hop is not None and hop.relation in cat.relations:
         rel = cat.relations[hop.relation]
         need = rel.sources if hop.x_is_source else rel.targets
+        for e in candidates[:MAX_CANDIDATES]:
+            if graph.read(
+                "structured/lookup",
+                ids=[e["id"]],
+                type=rel.name,
+                inverse=rel.inverse_of,
+                symmetric=rel.symmetric,
+                out=hop.x_is_source,
+                labels=None,
+                limit=1,
+            ):
+                with_edges.add(e["id"])
 
     def key(e):
         w = weights.get(e["id"], {})
         fits = bool(need & set(e.get("labels") or [])) if need else True
-        return (not fits, -(w.get("chunks") or 0), -(w.get("relations") or 0), e["id"])
+        edged = e["id"] in with_edges if hop is not None else True
+        return (not edged, not fits, -(w.get("chunks") or 0), -(w.get("relations") or 0), e["id"])
 
     ranked = sorted(candidates, key=key)
     chosen = ranked[0]
@@ -718,7 +780,7 @@ def choose_entity(graph, candidates: list[dict], cat: Catalog, hop: Hop | None, 
     why = (
         f"{chosen['matched']!r} names {len(candidates)} entities; chose {chosen['id']} "
         f"({chosen.get('type') or 'entity'}, {w.get('chunks') or 0} chunks link to it"
-        + (f", of the type {hop.relation} needs" if need and hop else "")
+        + (f", with {hop.relation} edges" if hop and chosen["id"] in with_edges else "")
         + ")"
     )
     return _public(chosen, w), [_public(e, weights.get(e["id"], {})) for e in ranked[1:]], why
@@ -802,6 +864,7 @@ def _english_term(question: str, verb: re.Match, noun: re.Match) -> str | None:
     if verb.start() > noun.end() and not tail.strip(" ?!."):
         # "In which articles is Alexandria mentioned?": the term sits before the verb
         head = question[noun.end() : verb.start()]
+        head = re.sub(r"^\s*(?:(?:in|of|at|on)\s+)?(?:which|that|where|whom?)\b", "", head, flags=re.I)
         head = re.sub(r"^\s*(?:is|are|was|were|does|do|did|has|have)\b", "", head, flags=re.I)
         tail = head
     tail = re.split(r"[?!;]|\.(?:\s|$)", tail)[0]
@@ -815,16 +878,16 @@ def _english_term(question: str, verb: re.Match, noun: re.Match) -> str | None:
 
 
 def _chinese_term(question: str, verb: re.Match, noun: re.Match) -> str | None:
-    after = question[verb.end() :]
-    after = re.sub(r"^[了过過]", "", after)
+    """ "哪些文章提到了深圳" → 深圳 (after the verb); "提到深圳的文章" → 深圳; "深圳在哪些新闻里被提到过" →
+    深圳 (before the question word)."""
+    after = re.sub(r"^[了过過]+", "", question[verb.end() :])
     term = re.split(r"[的？?。！!，,]|有哪|有多少|是哪", after)[0].strip(" “”\"'「」")
     if not term and verb.start() > 0:
-        # "提到深圳的文章" reads the term after the verb; "深圳被哪些文章提到" before it
         before = question[: verb.start()]
-        before = re.sub(
-            r"(?:被|在)?(?:哪些|哪几篇|哪幾篇|多少篇?)?\s*(?:" + noun.group(0) + r")?\s*(?:中|里|裡)?$", "", before
-        )
-        term = re.split(r"[，,。？?]", before)[-1].strip(" “”\"'「」有")
+        before = re.split(r"(?:在|被|于|於)?(?:哪些|哪几|哪幾|多少|几|幾|哪)", before)[0]
+        before = re.sub(r"(?:被|在|于|於)$", "", before)
+        term = re.split(r"[，,。？?]", before)[-1].strip(" “”\"'「」")
+        term = re.sub("^有", "", term)
     return term or None
 
 
@@ -897,9 +960,10 @@ def run(graph, p: Plan, filters: Filters, limit: int = MAX_ROWS) -> tuple[list[R
     ids = [r["id"] for r in graph.read("structured/family", ids=p.entity_ids)]
     cat = catalog(graph)
     rows: list[Row] = []
-    for number, hop in enumerate(p.hops):
+    for hop in p.hops:
         rel = cat.relations[hop.relation]
-        labels = p.answer_labels if number == len(p.hops) - 1 else None
+        # the asked-for noun chose the relation; it does not filter its far side ("characters"
+        # killed by Jon Snow include a White Walker: a record of the same file)
         found = graph.read(
             "structured/lookup",
             ids=ids,
@@ -907,20 +971,9 @@ def run(graph, p: Plan, filters: Filters, limit: int = MAX_ROWS) -> tuple[list[R
             inverse=rel.inverse_of,
             symmetric=rel.symmetric,
             out=hop.x_is_source,
-            labels=labels,
+            labels=None,
             limit=limit,
         )
-        if labels and not found:  # the asked-for label is a guess: a far end of another label still answers
-            found = graph.read(
-                "structured/lookup",
-                ids=ids,
-                type=rel.name,
-                inverse=rel.inverse_of,
-                symmetric=rel.symmetric,
-                out=hop.x_is_source,
-                labels=None,
-                limit=limit,
-            )
         rows = _lookup_rows(found)
         ids = [r.id for r in rows]
         if not ids:
@@ -1165,8 +1218,10 @@ def phrase_for(rel: RelationSpec, language: str, x_is_source: bool = True) -> tu
 
     if not x_is_source and not rel.symmetric:
         inverse = pick(rel.inverse)
-        if inverse:
+        if inverse and (language != "zh" or not inverse.isascii()):
             return inverse, True
+        if language == "zh" and pick(rel.forward) and not (pick(rel.forward) or "").isascii():
+            return pick(rel.forward) or "", False
     return pick(rel.forward) or rel.name.lower().replace("_", " "), x_is_source or rel.symmetric
 
 
