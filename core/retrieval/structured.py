@@ -515,7 +515,10 @@ def _lexical_hops(words: list[str], cat: Catalog, every: bool = False) -> list[H
             continue
         if passive and not _ends_in_preposition(phrase) and len(hops) == 0 and x_subject:
             x_subject = False  # "By whom was X killed?": X is what "killed" acts on
-        hops.append(Hop(rel.name, (side == "forward") == x_subject, phrase, "phrase", phrase_span=(start, end)))
+        hop = Hop(rel.name, (side == "forward") == x_subject, phrase, "phrase", phrase_span=(start, end))
+        if hops and not every and not _chains(cat, hops[0], hop):
+            continue
+        hops.append(hop)
         if every:
             continue
         side_of_x = here
@@ -603,12 +606,20 @@ def _content_words(words: list[str]) -> list[str]:
     return [w for w in words if w != _X and w not in _FUNCTION_WORDS and not w.isdigit()]
 
 
+def _chains(cat: Catalog, first: Hop, second: Hop) -> bool:
+    """Whether the second hop can start where the first ends (the types meet)."""
+    a, b = cat.relations[first.relation], cat.relations[second.relation]
+    far = a.targets if first.x_is_source else a.sources
+    near = b.sources if second.x_is_source else b.targets
+    return bool(far & near)
+
+
 def _variants(phrase: str) -> list[str]:
-    """A phrase, and for a Chinese one also without a closing 是/了/的 or an opening 的:
-    "创办人是" also finds "星河科技有几位创办人"."""
+    """A phrase, and for a Chinese one also without a closing 是 or 了: "创办人是" also finds
+    "星河科技有几位创办人"."""
     out = [phrase]
     if not phrase.isascii():
-        trimmed = re.sub("[是了的]$", "", re.sub("^的", "", phrase))
+        trimmed = re.sub("[是了]$", "", phrase)
         if trimmed != phrase and len(trimmed) >= 2 and trimmed not in out:
             out.append(trimmed)
     return out
