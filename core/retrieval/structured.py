@@ -422,7 +422,8 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
     first = hops[0]
     reason = (
         f"{family}: {first.relation} ({'out of' if first.x_is_source else 'into'} {chosen['name']}), "
-        f"matched by {first.by} {first.phrase!r}" + (f"; then {hops[1].relation}" if len(hops) > 1 else "")
+        f"matched by {first.by} {first.phrase!r} (phrases of {cat.relations[first.relation].phrases_from})"
+        + (f"; then {hops[1].relation}" if len(hops) > 1 else "")
     )
     if why:
         reason += f"; {why}"
