@@ -307,7 +307,8 @@ def _structured(graph, embedder, settings, analysis: Analysis, use_llm: bool, ti
     if not rows and plan.family not in ("documents", "count_documents"):
         name = plan.entity["name"] if plan.entity else "the entity"
         reason = f"{plan.reason}; but no such edge of {name} is in the graph"
-        if use_llm and settings.llm_configured:
+        question = analysis.search_text or analysis.question
+        if use_llm and settings.llm_configured and structure.looks_structured(question, structure.catalog(graph)):
             return _text_to_cypher(graph, settings, analysis, reason, timings)
         return None, dict(plan.to_dict(), family=None, reason=reason)
     result, sources = structure.answer(graph, plan, rows, total, analysis.language)

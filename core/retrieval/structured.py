@@ -357,15 +357,25 @@ class Refusal:
 
 
 _SUPERLATIVE = re.compile(
-    r"\b(?:most|least|fewest|largest|smallest|biggest|top\s+\d+|more\s+than|fewer\s+than|at\s+least|every|each)\b|最多|最少",
+    r"\b(?:most|least|fewest|largest|smallest|biggest|top\s+\d+|more\s+than|fewer\s+than|at\s+least)\b|最多|最少",
     re.I,
 )
 
 
-def looks_structured(question: str) -> bool:
-    """A question about counts, lists or rankings over the graph: text-to-Cypher may answer it
-    when the templates do not."""
-    return bool(_COUNT.search(question) or _LIST.search(question) or _SUPERLATIVE.search(question))
+def looks_structured(question: str, cat: Catalog | None = None) -> bool:
+    """A question about counts, lists or rankings of things the graph holds ("How many houses
+    …?", "Which house has the most members?"): text-to-Cypher may answer it when the templates
+    do not. It must name a kind of node of the graph (an entity label, a document noun), so
+    "What is the boiling point of tungsten?" is not one."""
+    if not (_COUNT.search(question) or _LIST.search(question) or _SUPERLATIVE.search(question)):
+        return False
+    if cat is None:
+        return True
+    kinds = {_stem(label.lower()) for rel in cat.relations.values() for label in rel.sources | rel.targets}
+    kinds |= {_stem(label.lower()) for label in cat.document_labels} | {_stem(n) for n in _DOC_NOUNS}
+    words = {_stem(w) for w in tokens(question) if w.isascii()}
+    han = any(noun in question for noun in _ZH_DOC_NOUNS)
+    return bool(words & kinds) or han
 
 
 def plan(graph, analysis, embedder=None) -> Plan | Refusal:
@@ -379,18 +389,18 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
         return _documents_plan(graph, analysis, cat, docs, counting)
     if not (_WH.search(question) or counting):
         return Refusal(
-            "not a question about the graph's relations (no who/which/what/how many)", looks_structured(question)
+            "not a question about the graph's relations (no who/which/what/how many)", looks_structured(question, cat)
         )
     if not cat.relations:
-        return Refusal("the graph has no typed relations between entities", looks_structured(question))
+        return Refusal("the graph has no typed relations between entities", looks_structured(question, cat))
     spans = _entity_spans(analysis.entities + list(getattr(analysis, "ambiguous", [])), question)
     if not spans:
-        return Refusal("the question names no entity of the graph", looks_structured(question))
+        return Refusal("the question names no entity of the graph", looks_structured(question, cat))
     if len(spans) > 1:
         # "Did Arya kill Meryn?" or "How are A and B related?": not one entity's neighbours
         names = ", ".join(repr(s[0]) for s in spans)
         return Refusal(
-            f"the question names {len(spans)} entities ({names}); a lookup reads one", looks_structured(question)
+            f"the question names {len(spans)} entities ({names}); a lookup reads one", looks_structured(question, cat)
         )
     matched, candidates = spans[0]
     masked = _mask(question, matched)
@@ -411,7 +421,7 @@ def plan(graph, analysis, embedder=None) -> Plan | Refusal:
         hops = _only_relation(graph, candidates, answer_labels, cat)
     if not hops:
         return Refusal(
-            f"no relation of the graph matches the question's words around {matched!r}", looks_structured(question)
+            f"no relation of the graph matches the question's words around {matched!r}", looks_structured(question, cat)
         )
     chosen, others, why = choose_entity(graph, candidates, cat, hops[0], analysis.filters)
     family = (

@@ -1,0 +1,64 @@
+"""The six questions about the graph itself on the real data (the GoT records, the Grimm tales,
+the ISAW articles with their place links), asked in the page in Chromium: each answer's table
+holds the rows `/chat` gives, and a screenshot of each goes to tests/output/."""
+
+import pytest
+
+from ...conftest import load_sample_graph
+from ..test_load_real_data import DATA
+from .conftest import KEY, start_server, stop_server
+from .test_page import OUTPUT, page, until  # noqa: F401  (the browser fixture, on this module's server)
+
+pytestmark = pytest.mark.e2e
+
+QUESTIONS = [
+    "Who killed Eddard Stark?",
+    "Who killed Jon Snow?",
+    "Which characters belong to House Tully?",
+    "How many people did Arya Stark kill?",
+    "Which ISAW articles mention Alexandria?",
+    "How many of the tales mention a witch?",
+]
+NEEDED = ["got/characters.json", "tales/grimm-pg2591.txt", "isaw-papers", "pleiades/pleiades-places.geojsonl.gz"]
+
+
+@pytest.fixture(scope="module")
+def served(neo4j_server, tmp_path_factory):
+    missing = [p for p in NEEDED if not (DATA / p).exists()]
+    if missing:
+        pytest.skip(f"real data not available: {DATA / missing[0]} (set GRAPHRAG_DATA_DIR to the shared data folder)")
+    load_sample_graph(
+        neo4j_server,
+        ["load", "records", str(DATA / "got/characters.json"), "--mapping", "got-characters"],
+        ["load", "stories", str(DATA / "tales/grimm-pg2591.txt"), "--corpus", "grimm", "--no-embed"],
+        ["load", "files", str(DATA / "isaw-papers"), "--ext", ".xhtml", "--corpus", "isaw", "--no-embed"],
+        ["load", "pleiades", str(DATA / "pleiades/pleiades-places.geojsonl.gz")],
+        ["link", "places"],
+    )
+    served = start_server(neo4j_server, tmp_path_factory.mktemp("serve-real-structured"), KEY)
+    yield served
+    stop_server(served)
+
+
+def test_the_six_questions_in_the_page(served, page):  # noqa: F811
+    for number, question in enumerate(QUESTIONS, 1):
+        with served.client() as http:
+            response = http.post("/chat", json={"question": question})
+        assert response.status_code == 200, response.text
+        expected = response.json()
+        assert expected["route"] == "structured", (question, expected["structured"])
+        page.fill("#question", question)
+        page.click("#send")
+        until(
+            page,
+            lambda n=number: (
+                page.locator(".turn").count() == n and page.locator(".turn").last.locator("tbody tr").count()
+            ),
+        )
+        turn = page.locator(".turn").last
+        shown = turn.locator("table.rows td.name").all_inner_texts()
+        assert shown == [r.get("title") or r["name"] for r in expected["rows"]], question
+        cites = turn.locator("table.rows td.cite button.citation").count()
+        assert cites == sum(1 for r in expected["rows"] if r.get("cite")), question
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        turn.screenshot(path=str(OUTPUT / f"serve-page-real-structured-{number}.png"))
