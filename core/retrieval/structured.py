@@ -553,7 +553,6 @@ _OPEN_STEMS = {
     "famous",
     "look",
     "like",
-    "tell",
     "about",
     "when",
     "where",
