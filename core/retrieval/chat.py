@@ -81,6 +81,8 @@ def carry_over(line: str, previous: dict) -> str:
     words = len(line.split())
     if not (_ELLIPTICAL.search(line) or words <= 4):
         return line
+    if not _ELLIPTICAL.search(line) and re.search(r"\s[A-Z][\w'’-]+", line):
+        return line  # short, but it names what it asks about: "Who killed Jon Snow?"
     from ..text import fold, name_key
 
     said = fold(line)

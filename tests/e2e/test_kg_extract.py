@@ -167,7 +167,8 @@ def test_hostile_llm_output_is_stored_as_data_and_changes_nothing_else(sample, r
         r["t"]
         for r in cypher(sample, "CALL db.relationshipTypes() YIELD relationshipType RETURN relationshipType AS t")
     }
-    assert labels_after - labels_before <= {"__Entity__", "CHARACTER", "CREATURE"}
+    # and the schema's own record (:__Schema, its relations and phrases for questions)
+    assert labels_after - labels_before <= {"__Entity__", "CHARACTER", "CREATURE", "__Schema"}
     assert types_after - types_before <= {"FIGHTS", "INSTANCE_OF", "MENTIONS", "FROM_CHUNK"}
     assert "Owned" not in labels_after
     assert cypher(sample, "MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == docs_before

@@ -69,6 +69,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "paths",
         "filters",
         "entities",
+        "ambiguous",
         "keywords",
         "language",
         "llm",
@@ -76,6 +77,8 @@ def test_answer_to_dict_keeps_the_json_keys():
         "rerank",
         "gate",
         "web",
+        "structured",
+        "rows",
         "mermaid",
         "timings_ms",
     ]

@@ -54,6 +54,7 @@ def test_the_six_questions_in_the_page(served, page):  # noqa: F811
             lambda n=number: (
                 page.locator(".turn").count() == n and page.locator(".turn").last.locator("tbody tr").count()
             ),
+            seconds=240,
         )
         turn = page.locator(".turn").last
         shown = turn.locator("table.rows td.name").all_inner_texts()
