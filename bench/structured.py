@@ -311,11 +311,7 @@ class Gold:
 
 def read_documents(graph) -> list[dict]:
     """Every document of the three scopes with the text of its chunks, read back from Neo4j."""
-    rows = graph.read_text(
-        "MATCH (d:Document)<-[:FROM_DOCUMENT]-(c:Chunk) "
-        "WITH d, c ORDER BY c.seq "
-        "RETURN d.id AS id, d.title AS title, d:Story AS story, d.corpus AS corpus, collect(c.text) AS texts"
-    )
+    rows = graph.read("structured/document_texts")
     out = []
     for row in rows:
         scope = "tales" if row["story"] else {ISAW_CORPUS: "articles", ZH_CORPUS: "zh"}.get(row["corpus"])

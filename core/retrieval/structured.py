@@ -28,6 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..schema import RelationType, builtin_schemas, default_phrases, load_schema
 from ..text import fold, word_regex
 from .base import Evidence, Filters, lucene_query
 
@@ -134,14 +135,10 @@ _GENERIC_NOUNS = {"people", "person", "persons", "men", "man", "women", "woman",
 
 
 @dataclass
-class RelationSpec:
-    name: str
-    sources: frozenset[str] = frozenset()
-    targets: frozenset[str] = frozenset()
-    forward: tuple[str, ...] = ()
-    inverse: tuple[str, ...] = ()
-    inverse_of: str | None = None
-    symmetric: bool = False
+class RelationSpec(RelationType):
+    """A schema's relation type as the graph holds it: with its edge count, the labels seen at
+    its ends, and where its phrases came from."""
+
     edges: int = 0
     phrases_from: str = "its name"
 
@@ -189,7 +186,6 @@ def catalog(graph) -> Catalog:
 
 def _schema_specs(graph) -> list[tuple[str, dict]]:
     """(where, relation dict) of the schemas the graph recorded, then the built-in ones."""
-    from ..schema import builtin_schemas, load_schema
 
     out: list[tuple[str, dict]] = []
     builtin = set(builtin_schemas())
@@ -211,7 +207,6 @@ def _schema_specs(graph) -> list[tuple[str, dict]]:
 
 
 def _build_catalog(graph) -> Catalog:
-    from ..schema import default_phrases
 
     specs: dict[str, tuple[str, dict]] = {}
     for where, spec in _schema_specs(graph):
@@ -227,14 +222,14 @@ def _build_catalog(graph) -> Catalog:
             forward, inverse = default_phrases(name)
         relations[name] = RelationSpec(
             name,
-            frozenset(row["sources"]) | frozenset(spec.get("source") or ()),
-            frozenset(row["targets"]) | frozenset(spec.get("target") or ()),
-            forward,
-            inverse,
-            spec.get("inverseOf"),
-            bool(spec.get("symmetric")),
-            int(row["edges"]),
-            where,
+            sources=frozenset(row["sources"]) | frozenset(spec.get("source") or ()),
+            targets=frozenset(row["targets"]) | frozenset(spec.get("target") or ()),
+            forward=forward,
+            inverse=inverse,
+            inverse_of=spec.get("inverseOf"),
+            symmetric=bool(spec.get("symmetric")),
+            edges=int(row["edges"]),
+            phrases_from=where,
         )
     return Catalog(relations, graph.read("structured/document_scopes"))
 
@@ -467,22 +462,26 @@ def _mask(question: str, name: str) -> str:
     )
 
 
+def _edges(graph, ids: list[str], rel: RelationSpec, out: bool, labels=None, limit: int = 1) -> list[dict]:
+    """The far ends of `rel` from the entities `ids` (out: they are its source), `limit` of them."""
+    return graph.read(
+        "structured/lookup",
+        ids=ids,
+        type=rel.name,
+        inverse=rel.inverse_of,
+        symmetric=rel.symmetric,
+        out=out,
+        labels=labels,
+        limit=limit,
+    )
+
+
 def _with_edges(graph, candidates: list[dict], hops: list[Hop], every: list[Hop], cat: Catalog) -> list[Hop]:
     """The matched hops, the first one replaced by another relation one of the same phrases
     names when only that one has edges at the entity (two schemas may both say "works at")."""
     first = hops[0]
     for hop in [first] + [h for h in every if h.relation != first.relation and h.phrase_span == first.phrase_span]:
-        rel = cat.relations[hop.relation]
-        if graph.read(
-            "structured/lookup",
-            ids=[e["id"] for e in candidates],
-            type=rel.name,
-            inverse=rel.inverse_of,
-            symmetric=rel.symmetric,
-            out=hop.x_is_source,
-            labels=None,
-            limit=1,
-        ):
+        if _edges(graph, [e["id"] for e in candidates], cat.relations[hop.relation], hop.x_is_source):
             return [hop] + hops[1:]
     return hops
 
@@ -703,20 +702,7 @@ def _one_way(graph, candidates: list[dict], hop: Hop, cat: Catalog, labels) -> b
     entity has edges of that relation one way and not the other (and then takes that way)."""
     rel = cat.relations[hop.relation]
     ids = [e["id"] for e in candidates]
-    ways = [
-        out
-        for out in (True, False)
-        if graph.read(
-            "structured/lookup",
-            ids=ids,
-            type=rel.name,
-            inverse=rel.inverse_of,
-            symmetric=rel.symmetric,
-            out=out,
-            labels=labels,
-            limit=1,
-        )
-    ]
+    ways = [out for out in (True, False) if _edges(graph, ids, rel, out, labels)]
     if rel.symmetric:
         return bool(ways)
     if len(ways) != 1:
@@ -740,20 +726,7 @@ def _only_relation(graph, candidates: list[dict], labels: list[str], cat: Catalo
             if types & near and set(labels) & far:
                 options.append((rel.name, x_is_source))
     ids = [e["id"] for e in candidates]
-    live = [
-        (name, out)
-        for name, out in options
-        if graph.read(
-            "structured/lookup",
-            ids=ids,
-            type=name,
-            inverse=cat.relations[name].inverse_of,
-            symmetric=cat.relations[name].symmetric,
-            out=out,
-            labels=labels,
-            limit=1,
-        )
-    ]
+    live = [(name, out) for name, out in options if _edges(graph, ids, cat.relations[name], out, labels)]
     if len({name for name, _ in live}) != 1 or len(live) != 1:
         return []
     name, out = live[0]
@@ -776,18 +749,7 @@ def choose_entity(graph, candidates: list[dict], cat: Catalog, hop: Hop | None, 
     if hop is not None and hop.relation in cat.relations:
         rel = cat.relations[hop.relation]
         need = rel.sources if hop.x_is_source else rel.targets
-        for e in candidates[:MAX_CANDIDATES]:
-            if graph.read(
-                "structured/lookup",
-                ids=[e["id"]],
-                type=rel.name,
-                inverse=rel.inverse_of,
-                symmetric=rel.symmetric,
-                out=hop.x_is_source,
-                labels=None,
-                limit=1,
-            ):
-                with_edges.add(e["id"])
+        with_edges = {e["id"] for e in candidates[:MAX_CANDIDATES] if _edges(graph, [e["id"]], rel, hop.x_is_source)}
 
     def key(e):
         w = weights.get(e["id"], {})
@@ -985,17 +947,7 @@ def run(graph, p: Plan, filters: Filters, limit: int = MAX_ROWS) -> tuple[list[R
         rel = cat.relations[hop.relation]
         # the asked-for noun chose the relation; it does not filter its far side ("characters"
         # killed by Jon Snow include a White Walker: a record of the same file)
-        found = graph.read(
-            "structured/lookup",
-            ids=ids,
-            type=rel.name,
-            inverse=rel.inverse_of,
-            symmetric=rel.symmetric,
-            out=hop.x_is_source,
-            labels=None,
-            limit=limit,
-        )
-        rows = _lookup_rows(found)
+        rows = _lookup_rows(_edges(graph, ids, rel, hop.x_is_source, limit=limit))
         ids = [r.id for r in rows]
         if not ids:
             break

@@ -21,6 +21,13 @@ NEEDED = [
 
 @pytest.fixture(scope="module")
 def real_graph(neo4j_server):
+    load_real_graph(neo4j_server)
+    return neo4j_server
+
+
+def load_real_graph(neo4j_server) -> None:
+    """The session's Neo4j with the GoT records, the Grimm tales, the ISAW articles and Pleiades
+    with its place links (skips the test when the shared data is absent)."""
     missing = [p for p in NEEDED if not (DATA / p).exists()]
     if missing:
         pytest.skip(f"real data not available: {DATA / missing[0]} (set GRAPHRAG_DATA_DIR to the shared data folder)")
@@ -34,7 +41,6 @@ def real_graph(neo4j_server):
         ["load", "pleiades", str(DATA / "pleiades/pleiades-places.geojsonl.gz")],
         ["link", "places"],
     )
-    return neo4j_server
 
 
 @pytest.fixture

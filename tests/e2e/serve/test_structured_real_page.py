@@ -4,8 +4,7 @@ holds the rows `/chat` gives, and a screenshot of each goes to tests/output/."""
 
 import pytest
 
-from ...conftest import load_sample_graph
-from ..test_load_real_data import DATA
+from ..test_structured_real_data import load_real_graph
 from .conftest import KEY, start_server, stop_server
 from .test_page import OUTPUT, page, until  # noqa: F401  (the browser fixture, on this module's server)
 
@@ -19,22 +18,11 @@ QUESTIONS = [
     "Which ISAW articles mention Alexandria?",
     "How many of the tales mention a witch?",
 ]
-NEEDED = ["got/characters.json", "tales/grimm-pg2591.txt", "isaw-papers", "pleiades/pleiades-places.geojsonl.gz"]
 
 
 @pytest.fixture(scope="module")
 def served(neo4j_server, tmp_path_factory):
-    missing = [p for p in NEEDED if not (DATA / p).exists()]
-    if missing:
-        pytest.skip(f"real data not available: {DATA / missing[0]} (set GRAPHRAG_DATA_DIR to the shared data folder)")
-    load_sample_graph(
-        neo4j_server,
-        ["load", "records", str(DATA / "got/characters.json"), "--mapping", "got-characters"],
-        ["load", "stories", str(DATA / "tales/grimm-pg2591.txt"), "--corpus", "grimm", "--no-embed"],
-        ["load", "files", str(DATA / "isaw-papers"), "--ext", ".xhtml", "--corpus", "isaw", "--no-embed"],
-        ["load", "pleiades", str(DATA / "pleiades/pleiades-places.geojsonl.gz")],
-        ["link", "places"],
-    )
+    load_real_graph(neo4j_server)
     served = start_server(neo4j_server, tmp_path_factory.mktemp("serve-real-structured"), KEY)
     yield served
     stop_server(served)
