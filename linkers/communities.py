@@ -33,7 +33,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from graphrag_cypher.db import Graph, query
@@ -303,7 +303,7 @@ def build(
     result.deleted = len(stale)
     result.seconds["compare"] = round(time.perf_counter() - phase, 3)
 
-    built_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    built_at = datetime.now(UTC).isoformat(timespec="seconds")
     if fresh:
         phase = time.perf_counter()
         written = reports.extractive(graph, members, levels, set(fresh), embedder=embedder, progress=progress)

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 PAGE = 2000
 TOP_PHRASES = 10
+PHRASE_OVER_WORD = 0.6  # a word pair replaces a chosen word of it when it scores at least this share of it
 TOP_ENTITIES = 10
 TOP_DOCUMENTS = 20
 SENTENCES = 3
@@ -215,15 +216,22 @@ def _top_terms(scores, k: int, vocabulary) -> list[str]:
     import numpy as np
 
     row = scores.getrow(k)
-    order = row.indices[np.argsort(-row.data, kind="stable")]
+    ranked = np.argsort(-row.data, kind="stable")
     chosen: list[str] = []
+    score: dict[str, float] = {}
     words: set[str] = set()
-    for j in order:
+    for j, value in zip(row.indices[ranked], row.data[ranked], strict=True):
         term = str(vocabulary[j])
         parts = set(term.split())
         if parts <= words:
             continue
-        chosen.append(term)
+        score[term] = float(value)
+        inside = [t for t in chosen if " " not in t and t in parts and value >= PHRASE_OVER_WORD * score[t]]
+        if inside:  # "mount caldrun" takes the place of "caldrun" when it is nearly as distinctive
+            at = chosen.index(inside[0])
+            chosen = [t for t in chosen[:at] if t not in inside] + [term] + [t for t in chosen[at:] if t not in inside]
+        else:
+            chosen.append(term)
         words |= parts
         if len(chosen) >= TOP_PHRASES:
             break
