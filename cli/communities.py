@@ -71,17 +71,19 @@ def communities_build(graph, config, llm_reports, parallel, no_embed, as_json) -
     with progress_shown(as_json) as progress:
         result = build(
             graph, embedder=embedder, settings=config, progress=progress, llm_reports=llm_reports, parallel=parallel
-        ).to_dict()
+        )
     if as_json:
-        print_json(result)
+        print_json(result.to_dict())
         return
-    per_level = ", ".join(f"level {i}: {n}" for i, n in enumerate(result["counts"])) or "none"
+    per_level = ", ".join(f"level {i}: {n}" for i, n in enumerate(result.counts)) or "none"
     click.echo(
-        f"{result['algorithm']}: {sum(result['counts'])} communities in {result['levels']} level(s) ({per_level}) "
-        f"over {result['members']} of {result['chunks']} chunks and their entities; {result['created']} created, "
-        f"{result['updated']} updated, {result['kept']} kept, {result['deleted']} deleted; {result['ms']} ms"
+        f"{result.algorithm}: {sum(result.counts)} communities in {result.levels} level(s) ({per_level}) "
+        f"over {result.members} of {result.chunks} chunks and their entities; {result.created} created, "
+        f"{result.updated} updated, {result.kept} kept, {result.deleted} deleted; {result.ms} ms "
+        f"(graph of {result.projected_nodes} nodes, {result.projected_relationships} links and "
+        f"{result.knn_relationships} similarity links)"
     )
-    llm = result["llm"]
+    llm = result.llm
     if llm:
         click.echo(
             f"LLM reports ({llm['model']}): {llm['written']} written, {llm['cached']} cached, {llm['failed']} failed"

@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from graphrag_cypher.db import Graph
+from graphrag_cypher.db import Graph, query
 from graphrag_cypher.text import split_sentences
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def extractive(
     def texts() -> Iterator[str]:
         after = ""
         while True:
-            page = graph.read("communities/chunks", after=after, limit=PAGE)
+            page = _read_values(graph, "communities/chunks", after=after, limit=PAGE)
             for row in page:
                 if row["embedding"]:
                     vectors[len(order)] = np.asarray(row["embedding"], dtype=np.float32)
@@ -184,6 +184,18 @@ def extractive(
         for cid, vector in zip(no_vector, embedder.embed([reports[c]["summary"] for c in no_vector]), strict=True):
             reports[cid]["embedding"] = [float(x) for x in vector]
     return reports
+
+
+def _read_values(graph: Graph, name: str, **params) -> list[dict]:
+    """Rows of a named read as plain dicts of the driver's values (no walk through each list of
+    floats looking for nodes, as ``Graph.read`` does: a fifth of the time of a page of vectors)."""
+    text = query(name)
+
+    def work(tx):
+        return [dict(record.items()) for record in tx.run(text, params)]
+
+    with graph.session(read_only=True) as session:
+        return session.execute_read(work)
 
 
 def _membership(ids: list[str], chunk_rows: dict[str, list[int]], n: int):

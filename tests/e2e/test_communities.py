@@ -197,3 +197,17 @@ def test_llm_reports_are_cached_by_members_and_model_and_429_is_retried(topics, 
         assert "LLM report (recorded-reports)" in shown.stdout
     finally:
         server.close()
+
+
+def test_chunks_without_an_embedding_take_part_without_knn(topics, run_cli):
+    later = FIXTURES / "later.json"
+    assert run_cli("load", "qa-corpus", str(later), "--corpus", "boats", "--no-embed").exit_code == 0
+    assert run_cli("link", "phrases").exit_code == 0
+    out = build(run_cli, "--no-embed")
+    assert out["embedded"] == 12 and out["chunks"] == 15 and out["knn_relationships"] > 0
+    found = communities(topics)
+    sailing = [c for c in found.values() if c["titles"] & {"Kestle Sailing Club", "The Brisk Regatta"}]
+    assert sailing and all(c["corpora"] == ["boats"] for c in sailing), "joined by their shared names"
+    assert all(not c["hasEmbedding"] for c in sailing), "no member chunk has a vector, and --no-embed"
+    shown = json.loads(run_cli("communities", "show", "--corpus", "boats", "--json").stdout)["communities"]
+    assert {c["id"] for c in shown} == {c["id"] for c in sailing}
