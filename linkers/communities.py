@@ -97,17 +97,22 @@ class Members:
     hash: list[str | None]
 
 
+def _require_plugins(graph: Graph) -> None:
+    """One actionable line when GDS (the algorithms) or APOC (the fingerprint's counts) is missing."""
+    present = {row["name"] for row in graph.read("admin/procedure_namespaces")}
+    for procedure, name in (("gds.version", "Open GDS"), ("apoc.version", "APOC")):
+        if procedure not in present:
+            raise GraphragError(
+                f"{name} is not installed in this Neo4j: communities need it (`graphrag neo4j start` ships it; "
+                'with Docker set NEO4J_PLUGINS=["apoc","graph-data-science"])'
+            )
+
+
 def _gds(graph: Graph):
     """The graphdatascience client on the project's driver and database (Bolt only: Open GDS
     has no Arrow server)."""
     from graphdatascience import GraphDataScience
 
-    present = {row["name"] for row in graph.read("admin/procedure_namespaces")}
-    if "gds.version" not in present:
-        raise GraphragError(
-            "Open GDS is not installed in this Neo4j: communities need it (`graphrag neo4j start` ships it; "
-            'with Docker set NEO4J_PLUGINS=["apoc","graph-data-science"])'
-        )
     return GraphDataScience(graph.driver, database=graph.database, arrow=False, show_progress=False)
 
 
@@ -263,6 +268,9 @@ def build(
     progress = progress or no_progress
     settings = settings or graph.settings
     started = time.perf_counter()
+    if llm_reports:
+        reports.require_llm(settings)
+    _require_plugins(graph)
     result = BuildResult()
     fingerprint, counts = community_fingerprint(graph, with_counts=True)
     result.fingerprint = fingerprint

@@ -345,19 +345,25 @@ def checked_citations(report: str, given: set[str]) -> str:
     return _CITATION.sub(lambda m: m.group(0) if m.group(1).strip() in given else "", report).strip()
 
 
+def require_llm(settings) -> None:
+    """One actionable line when no LLM is configured for `--llm-reports`."""
+    if not settings.llm_configured:
+        from graphrag_cypher.errors import GraphragError
+
+        raise GraphragError(
+            "--llm-reports needs an LLM: set GRAPHRAG_LLM_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY)"
+        )
+
+
 def llm_reports(graph: Graph, settings, parallel: int = 4, progress: Callable[[str], None] | None = None) -> dict:
     """An LLM-written report for every community without one by the current model, `parallel`
     requests at a time (429 and 5xx are retried with backoff by the client)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from graphrag_cypher import llm
-    from graphrag_cypher.errors import GraphragError
 
     progress = progress or (lambda message: None)
-    if not settings.llm_configured:
-        raise GraphragError(
-            "--llm-reports needs an LLM: set GRAPHRAG_LLM_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY)"
-        )
+    require_llm(settings)
     model = settings.llm_label
     total = graph.read_row("communities/llm_count", model=model)
     pending = graph.read("communities/llm_pending", model=model, chunks=LLM_CHUNKS)

@@ -170,6 +170,22 @@ def test_an_empty_graph_is_one_actionable_line(schema, run_cli):
     assert "not built" in run_cli("doctor").stdout
     assert json.loads(run_cli("doctor", "--json").stdout)["communities"]["built"] is False
     assert "none built yet" in run_cli("communities", "show").stdout
+    no_llm = run_cli("communities", "build", "--llm-reports")
+    assert no_llm.exit_code == 1 and "GRAPHRAG_LLM_MODEL" in no_llm.output
+
+
+def test_louvain_stands_in_when_leiden_cannot_run(topics, run_cli, monkeypatch):
+    from graphdatascience.procedure_surface.cypher.community.leiden_cypher_endpoints import LeidenCypherEndpoints
+    from neo4j.exceptions import ClientError
+
+    def refuse(*args, **kwargs):
+        raise ClientError("Leiden refused this graph")
+
+    monkeypatch.setattr(LeidenCypherEndpoints, "stream", refuse)
+    out = build(run_cli)
+    assert out["algorithm"] == "louvain" and out["levels"] >= 1 and sum(out["counts"]) >= 2
+    assert catalog(topics) == []
+    assert rows(topics, "MATCH (s:__CommunityState) RETURN s.algorithm AS a")[0]["a"] == "louvain"
 
 
 def test_llm_reports_are_cached_by_members_and_model_and_429_is_retried(topics, run_cli):
