@@ -78,7 +78,7 @@ def communities_build(graph, config, llm_reports, parallel, no_embed, as_json) -
     per_level = ", ".join(f"level {i}: {n}" for i, n in enumerate(result.counts)) or "none"
     click.echo(
         f"{result.algorithm}: {sum(result.counts)} communities in {result.levels} level(s) ({per_level}) "
-        f"over {result.members} of {result.chunks} chunks and their entities; {result.created} created, "
+        f"of {result.members} chunks and entities ({result.chunks} chunks in the graph); {result.created} created, "
         f"{result.updated} updated, {result.kept} kept, {result.deleted} deleted; {result.ms} ms "
         f"(graph of {result.projected_nodes} nodes, {result.projected_relationships} links and "
         f"{result.knn_relationships} similarity links)"

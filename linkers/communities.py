@@ -93,6 +93,7 @@ class Members:
 
     ids: list[str]
     chunk: list[bool]
+    name: list[str | None]  # an entity's name (None for a chunk)
     document: list[str | None]
     hash: list[str | None]
 
@@ -198,12 +199,13 @@ def _find_communities(graph: Graph, result: BuildResult, progress: Callable[[str
 def _resolve_members(graph: Graph, node_ids: list[int], per_node: list[list]) -> tuple[Members, list[list]]:
     """Chunks and entities among the projected nodes, and their communities per level."""
     where = {nid: i for i, nid in enumerate(node_ids)}
-    members = Members([], [], [], [])
+    members = Members([], [], [], [], [])
     labels: list[list] = []
     for start in range(0, len(node_ids), MEMBER_BATCH):
         for row in graph.read("communities/members", nodeIds=node_ids[start : start + MEMBER_BATCH]):
             members.ids.append(row["id"])
             members.chunk.append(bool(row["chunk"]))
+            members.name.append(row["name"])
             members.document.append(row["document"])
             members.hash.append(row["hash"])
             labels.append(per_node[where[row["nodeId"]]])

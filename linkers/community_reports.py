@@ -169,8 +169,12 @@ def extractive(
             picks[cid] = _representatives(sorted(rows, key=lambda r: (-closeness[r], order[r])), documents)
             doc_counts = Counter(documents[r] for r in rows if documents[r])
             entity_counts = Counter(e for r in rows for e in mentions.get(r, ()))
-            top_entities = sorted(entity_counts, key=lambda e: (-entity_counts[e], e[1], e[0]))[:TOP_ENTITIES]
             member_rows = level.communities[cid]
+            if not rows:  # entities joined by their relations, no chunk: named by its entities
+                entity_counts = Counter((members.ids[i], members.name[i] or members.ids[i]) for i in member_rows)
+            top_entities = sorted(entity_counts, key=lambda e: (-entity_counts[e], e[1], e[0]))[:TOP_ENTITIES]
+            if not phrases:
+                phrases = [name for _, name in top_entities]
             reports[cid] = {
                 "size": len(member_rows),
                 "chunks": len(rows),

@@ -4,7 +4,9 @@
 // 1/sqrt(chunks sharing the phrase), phrases shared by 2..$maxPhraseChunks chunks), to the
 // entities it mentions (1/sqrt(chunks mentioning the entity)), to its document
 // (1/sqrt(chunks of the document)) and to the next chunk (1); entities that chunks mention,
-// joined by their relations (1). Chunks come first, so a node's labels and embedding are those
+// joined by their relations (1; not CO_OCCURS, which counts the chunks that mention both: those
+// chunks already join them, and counted twice the entities form communities of their own, apart
+// from their chunks). Chunks come first, so a node's labels and embedding are those
 // of its first row. Phrases and documents only join; they are not community members.
 // params: $graphName, $maxPhraseChunks
 // returns: graph (the map gds.graph.project returns: graphName, nodeCount, relationshipCount, ...)
@@ -26,7 +28,7 @@ CALL () {
   RETURN a AS source, b AS target, 1.0 AS weight
   UNION ALL
   MATCH (a:__Entity__)-[r]->(b:__Entity__)
-  WHERE a <> b AND EXISTS { (:Chunk)-[:MENTIONS]->(a) } AND EXISTS { (:Chunk)-[:MENTIONS]->(b) }
+  WHERE a <> b AND NOT r:CO_OCCURS AND EXISTS { (:Chunk)-[:MENTIONS]->(a) } AND EXISTS { (:Chunk)-[:MENTIONS]->(b) }
   RETURN a AS source, b AS target, 1.0 AS weight
 }
 WITH source, target, weight,
