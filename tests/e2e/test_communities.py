@@ -227,3 +227,21 @@ def test_chunks_without_an_embedding_take_part_without_knn(topics, run_cli):
     assert all(not c["hasEmbedding"] for c in sailing), "no member chunk has a vector, and --no-embed"
     shown = json.loads(run_cli("communities", "show", "--corpus", "boats", "--json").stdout)["communities"]
     assert {c["id"] for c in shown} == {c["id"] for c in sailing}
+
+
+def test_entities_join_the_communities_of_the_chunks_that_mention_them(sample, run_cli):
+    assert run_cli("extract", "--schema", "got", "--extractor", "infobox").exit_code == 0
+    assert run_cli("link", "entities").exit_code == 0
+    out = build(run_cli, "--no-embed")
+    assert out["members"] > out["chunks"], "entities are members too"
+    found = communities(sample)
+    mixed = [c for c in found.values() if c["chunks"] and c["entities"]]
+    assert mixed and any(c["topEntities"] and len(c["topEntities"]) == len(c["topEntityIds"]) for c in mixed)
+    assert all(c["title"] for c in found.values()), "a community of entities alone is named by them"
+    levels = rows(sample, "MATCH (:__Entity__)-[r:IN_COMMUNITY]->(c) RETURN DISTINCT r.level = c.level AS same")
+    assert levels == [{"same": True}]
+    per_level = rows(
+        sample,
+        "MATCH (e:__Entity__)-[r:IN_COMMUNITY]->() WITH e, r.level AS level, count(*) AS n RETURN max(n) AS most",
+    )
+    assert per_level[0]["most"] == 1, "one community per level"
