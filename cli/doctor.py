@@ -24,6 +24,9 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     "Queries" says what embeds questions: the ONNX export of the default model, or
     sentence-transformers and why (no export yet, a changed model, another embedder).
 
+    "Communities" says whether `graphrag communities build` ran: its levels, communities per
+    level, when it ran, and whether the graph changed since (stale).
+
     "LLM" names the endpoint's model, or for GRAPHRAG_LLM_MODEL=local:/path/model.gguf the
     file, its size, llama.cpp's version and the device: GPU offload (how many layers) or the
     CPU and why (no GPU offload in this build, GRAPHRAG_LOCAL_GPU_LAYERS=0). A missing file
@@ -76,6 +79,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
     line("LLM    ", _llm_text(result["llm"]))
+    line("Communities", _communities_text(result["communities"]))
     rows = []
     for index in result["indexes"]:
         detail = ""
@@ -92,6 +96,20 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
         line("warning:", warning, style="yellow")
     if not result["ok"]:
         raise SystemExit(1)
+
+
+def _communities_text(state: dict | None) -> str:
+    """`2 levels (4, 9 communities), built 2026-01-02T10:00:00+00:00 in 6379 ms, fresh`."""
+    if state is None:
+        return "unknown (needs APOC and GDS)"
+    if not state["built"]:
+        return "not built (run `graphrag communities build`)"
+    counts = ", ".join(str(n) for n in state["counts"])
+    freshness = "stale: the graph changed since (run `graphrag communities build`)" if state["stale"] else "fresh"
+    return (
+        f"{state['levels']} level(s) ({counts} communities), {state['algorithm']}, built {state['built_at']} "
+        f"in {state['ms']} ms, {freshness}"
+    )
 
 
 def _llm_text(llm: dict) -> str:

@@ -82,6 +82,7 @@ LAZY_COMMANDS = {
     "embed": "load:embed",
     "learn": "load:learn",
     "link": "link:link_group",
+    "communities": "communities:communities_group",
     "sanity": "link:sanity",
     "ask": "ask:ask",
     "chat": "ask:chat",

@@ -15,6 +15,47 @@ def plugin_versions(graph) -> dict:
     }
 
 
+# Relationship types a community build writes, or that join nothing it reads: not in its fingerprint.
+_NOT_READ_BY_COMMUNITIES = frozenset({"IN_COMMUNITY", "PARENT", "SAME_AS", "AUTHORED"})
+_LABELS_READ_BY_COMMUNITIES = ("Chunk", "__Entity__", "Phrase", "Document")
+
+
+def community_fingerprint(graph, with_counts: bool = False):
+    """A hash of what `communities build` reads, from cheap counts: chunks, entities, phrases,
+    documents, the chunks with an embedding, and the relationships of every type it reads
+    (HAS_PHRASE, MENTIONS, NEXT_CHUNK, FROM_DOCUMENT, the entities' relations). With
+    `with_counts`, (fingerprint, {chunks, embedded}) ."""
+    import hashlib
+
+    row = graph.read("communities/fingerprint")[0]
+    labels, relationships = row["labels"] or {}, row["relationships"] or {}
+    parts = [f"{label}={labels.get(label, 0)}" for label in _LABELS_READ_BY_COMMUNITIES]
+    parts.append(f"embedded={row['embedded']}")
+    parts += [f"{t}={n}" for t, n in sorted(relationships.items()) if t not in _NOT_READ_BY_COMMUNITIES]
+    fingerprint = hashlib.sha1(";".join(parts).encode("utf-8")).hexdigest()[:16]
+    if with_counts:
+        return fingerprint, {"chunks": labels.get("Chunk", 0), "embedded": row["embedded"]}
+    return fingerprint
+
+
+def community_state(graph) -> dict:
+    """The communities' state: not built, or levels, counts per level, when built, and whether
+    the graph changed since (stale: what the build read has other counts now)."""
+    rows = graph.read("communities/state")
+    if not rows:
+        return {"built": False, "levels": 0, "counts": [], "built_at": None, "stale": None}
+    state = rows[0]
+    return {
+        "built": True,
+        "levels": state["levels"],
+        "counts": list(state["counts"] or []),
+        "built_at": state["builtAt"],
+        "algorithm": state["algorithm"],
+        "ms": state["ms"],
+        "stale": state["fingerprint"] != community_fingerprint(graph),
+    }
+
+
 def server_info(graph) -> dict:
     row = graph.read("admin/components")[0]
     return {"version": row["version"], "edition": row["edition"]}
@@ -63,6 +104,7 @@ def report(settings: Settings, migrations_dir=None) -> dict:
             **_query_embedder(settings),
         },
         "llm": _llm(settings),
+        "communities": None,
         "warnings": [],
     }
     if (result["llm"].get("local") or {}).get("error"):
@@ -109,6 +151,8 @@ def report(settings: Settings, migrations_dir=None) -> dict:
             if row["type"] == "FULLTEXT":
                 index["analyzer"] = config.get("fulltext.analyzer")
             result["indexes"].append(index)
+        if result["gds"] is not None and result["apoc"] is not None:
+            result["communities"] = community_state(graph)
     if plan.pending:
         result["warnings"].append(f"{len(plan.pending)} migration(s) pending: run `graphrag apply-schema`")
     if plan.changed:
@@ -116,6 +160,10 @@ def report(settings: Settings, migrations_dir=None) -> dict:
     for name in ("apoc", "gds"):
         if result[name] is None:
             result["warnings"].append(f"{name.upper()} is not installed in this Neo4j")
+    if (result["communities"] or {}).get("stale"):
+        result["warnings"].append(
+            "communities are stale (the graph changed since they were built): run `graphrag communities build`"
+        )
     offline = [i["name"] for i in result["indexes"] if i["state"] != "ONLINE"]
     if offline:
         result["warnings"].append(f"indexes not ONLINE: {', '.join(offline)}")
