@@ -97,6 +97,11 @@ _TERM_LEAD = re.compile(
     r"(?:(?:the|a|an)\s+)?)?",
     re.I,
 )
+_OBJECT_TAIL = re.compile(
+    r"(?:\s*,?\s+(?:for\s+(?:me|us)|please|briefly|in\s+brief|in\s+short|in\s+a\s+few\s+(?:sentences|lines|words)"
+    r"|quickly|as\s+a\s+whole|overall))+$",
+    re.I,
+)
 _TERM_TAIL = re.compile(r"\s+(?:at\s+all|in\s+general|generally|overall|as\s+a\s+whole)$", re.I)
 
 _ZH_SCOPE = (
@@ -178,9 +183,36 @@ def _patterns(corpora: tuple[str, ...]) -> dict[str, list[re.Pattern]]:
                 rf"\b(?:overview|summary|survey|picture|account|synopsis)\s+of\s+{_TERM}\s+{_IN}\s+{scope}{_END}", flags
             ),
             re.compile(rf"\bsummari[sz]e\s+{_TERM}\s+{_IN}\s+{scope}{_END}", flags),
+            re.compile(
+                rf"\b(?:in|across|throughout|within)\s+{scope}\s*,?\s*how\s+(?:is|are|was|were)\s+{_TERM}\s+{_DESCRIBED}{_END}",
+                flags,
+            ),
+            re.compile(
+                rf"\bwhat\s+(?:roles?|parts?)\s+(?:do|does|did)\s+{_TERM}\s+play\s+{_IN}\s+{scope}{_END}", flags
+            ),
+            re.compile(
+                rf"\bwhat\s+(?:do|can|did|could)\s+(?:we|you|i|readers|one)\s+(?:learn|find\s+out|know|read|hear|gather)\s+"
+                rf"{_ABOUT}\s+{_TERM}\s+(?:from|in)\s+{scope}{_END}",
+                flags,
+            ),
+            re.compile(
+                rf"\bwhat\s+(?:picture|image|view|portrait|impression|sense)\s+of\s+{_TERM}\s+(?:emerges|do\s+we\s+get|is\s+given"
+                rf"|is\s+painted|comes\s+through|do\s+(?:they|you)\s+get)\s+(?:from|in)\s+{scope}{_END}",
+                flags,
+            ),
+            re.compile(
+                rf"\b{scope}(?:['’]s?)?\s+(?:views?|perspectives?|positions?|treatment|take|portrayals?|depictions?|accounts?)"
+                rf"\s+(?:on|of)\s+{_TERM}{_END}",
+                flags,
+            ),
         ],
         "themes": [
             re.compile(rf"\b{_ADJ}(?:\s*(?:,|and|or)\s*{_ADJ})*\s+{_THEMES}\b", flags),
+            re.compile(
+                rf"\b{_THEME_ANY}\s+(?:recur|recurs|appear|appears|emerge|emerges|come\s+up|dominate|run|stand\s+out"
+                rf"|keep\s+coming\s+up|show\s+up)\b(?:\s+\w+){{0,2}}\s+(?:in|across|throughout|within|among|through)\s+{scope}",
+                flags,
+            ),
             re.compile(
                 rf"\b{_THEME_ANY}\s+(?:of|in|across|throughout|within|among|running\s+through|that\s+run\s+through"
                 rf"|found\s+in|shared\s+by|behind)\s+{scope}",
@@ -242,7 +274,9 @@ def classify(question: str, corpora: tuple[str, ...] | list[str] = ()) -> Global
     if any(p.search(text) for p in pats["overview"]):
         m = pats["overview_of"][0].search(text)
         obj = (m.group("object") or m.group("object2")) if m else None
-        if obj and not re.fullmatch(_scope(tuple(sorted(corpora))), obj.strip(), re.I):
+        if obj:
+            obj = _OBJECT_TAIL.sub("", obj.strip())
+        if obj and not re.fullmatch(_scope(tuple(sorted(corpora))), obj, re.I):
             term = _clean_term(obj, pats)
             if term and len(term.split()) <= 4 and not re.match(r"(?:it|this|that|them|everything|all)\b", term, re.I):
                 return GlobalQuestion("topic", term, f"topic: the question asks for an overview of {term!r}")
@@ -496,33 +530,36 @@ def forms(term: str) -> list[str]:
         return [term]
     lower = last.lower()
     out = [lower]
-    if lower in _IRREGULAR:
-        out.append(_IRREGULAR[lower])
-    if lower in _IRREGULAR_BACK:
-        out.append(_IRREGULAR_BACK[lower])
-    if lower in {"dwarfs", "dwarves"}:
+    if lower in {"dwarf", "dwarfs", "dwarves"}:
         out += ["dwarf", "dwarfs", "dwarves"]
-    if lower.endswith("ies") and len(lower) > 4:
+    elif lower in _IRREGULAR:
+        out.append(_IRREGULAR[lower])
+    elif lower in _IRREGULAR_BACK:
+        out.append(_IRREGULAR_BACK[lower])
+    elif lower.endswith("ies") and len(lower) > 4:
         out.append(lower[:-3] + "y")
     elif lower.endswith("ves") and len(lower) > 4:
         out += [lower[:-3] + "f", lower[:-3] + "fe"]
     elif re.search(r"(?:ch|sh|x|z|ss|o)es$", lower):
         out += [lower[:-2], lower[:-1]]
-    elif lower.endswith("s") and not re.search(r"(?:ss|us|is)$", lower):
+    elif lower.endswith("is"):
+        out.append(lower[:-2] + "es")  # crisis, crises
+    elif re.search(r"(?:ss|us)$", lower):
+        out.append(lower + "es")
+    elif lower.endswith("s"):
         out.append(lower[:-1])
-    elif not lower.endswith("s"):
-        if re.search(r"[^aeiou]y$", lower):
-            out.append(lower[:-1] + "ies")
-        elif re.search(r"(?:ch|sh|x|z|s)$", lower):
-            out.append(lower + "es")
-        elif lower.endswith("fe"):
-            out += [lower[:-2] + "ves", lower + "s"]
-        elif lower.endswith("f") and not lower.endswith("ff"):
-            out += [lower[:-1] + "ves", lower + "s"]
-        elif lower.endswith("o"):
-            out += [lower + "s", lower + "es"]
-        else:
-            out.append(lower + "s")
+    elif re.search(r"[^aeiou]y$", lower):
+        out.append(lower[:-1] + "ies")
+    elif re.search(r"(?:ch|sh|x|z)$", lower):
+        out.append(lower + "es")
+    elif lower.endswith("fe"):
+        out += [lower[:-2] + "ves", lower + "s"]
+    elif lower.endswith("f") and not lower.endswith("ff"):
+        out += [lower[:-1] + "ves", lower + "s"]
+    elif lower.endswith("o"):
+        out += [lower + "s", lower + "es"]
+    else:
+        out.append(lower + "s")
     head = " ".join(words[:-1])
     return list(dict.fromkeys(f"{head} {w}".strip() for w in out))
 
