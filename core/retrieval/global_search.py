@@ -587,13 +587,20 @@ def python_pattern(term_forms: list[str]) -> re.Pattern:
 
 
 def _fulltext(term_forms: list[str]) -> str:
+    """The forms as a full-text query, with their possessives: the standard analyzer keeps
+    "king's" one token, so "king" alone would not find it."""
     parts = []
     for f in term_forms:
         words = f.split()
-        if len(words) > 1 or _cjk(f):
-            parts.append('"' + " ".join(re.sub(r'["\\]', " ", w) for w in words) + '"')
-        else:
-            parts.append(lucene_query([f]))
+        if _cjk(f):
+            parts.append('"' + f.replace('"', " ") + '"')
+            continue
+        for tail in ("", "'s", "’s") if not words[-1].lower().endswith("s") else ("",):
+            phrase = words[:-1] + [words[-1] + tail]
+            if len(phrase) > 1:
+                parts.append('"' + " ".join(re.sub(r'["\\]', " ", w) for w in phrase) + '"')
+            else:
+                parts.append(lucene_query(phrase))
     return " OR ".join(p for p in parts if p.strip('" '))
 
 
@@ -628,7 +635,10 @@ def _topic(graph, analysis, found: GlobalQuestion, scope: Scope) -> GlobalResult
     if not rows:
         return GlobalResult(None, f"topic {term!r}: no document of the scope mentions it; answered by the local route")
     pattern = python_pattern(forms(term))
-    keywords = [k for k in analysis.keywords if not pattern.search(k)]
+    scope_words = re.compile(
+        rf"^(?:{_COLLECTION}|{_THEME_ANY}|{re.escape(scope.corpus or '-')}|say|said|describe|portray)$", re.I
+    )
+    keywords = [k for k in analysis.keywords if not pattern.search(k) and not scope_words.match(k)]
     shown = rows[:TOPIC_BUDGET]
     evidence = []
     for row in shown:
@@ -678,9 +688,13 @@ def _best_sentence(chunks: list[dict], pattern: re.Pattern, keywords: list[str])
                 continue
             words = re.findall(r"\w+", sentence.lower())
             overlap = sum(1 for s in stems if any(w.startswith(s) for w in words))
-            size = len(sentence.strip())
-            readable = 1 if 40 <= size <= 350 else (0 if size >= 20 else -2)
-            key = (overlap * 2 + min(len(hits), 3) + readable, -ci, -si)
+            # ties: the earlier chunk (an abstract, an opening) before the one with the most mentions
+            key = (
+                overlap * 2 + (1.5 if len(hits) > 1 else 1) + _readable(sentence),
+                -(chunk.get("index") or 0),
+                -ci,
+                -si,
+            )
             if best_key is None or key > best_key:
                 best, best_key = (chunk, sentence), key
     if best is None:  # the match spans a sentence break: the chunk's opening
@@ -691,6 +705,26 @@ def _best_sentence(chunks: list[dict], pattern: re.Pattern, keywords: list[str])
     chunk, sentence = best
     m = pattern.search(sentence)
     return chunk, _excerpt(sentence, m.start() if m else 0)
+
+
+_REFERENCE = re.compile(
+    r"\(eds?\.?\)|\beds?\.\s|\bpp?\.\s*\d|https?://|\bdoi\b|\bvol\.\s*\d|\b(?:1[5-9]|20)\d\d[a-z]?\)?[.,:;]\s*\d"
+    r"|^\W*(?:fig(?:ure)?|table|plate|map)\.?\s*\d|(?:;[^;]*){3,}|\bsubjects?:",
+    re.I,
+)
+
+
+def _readable(sentence: str) -> int:
+    """How well a sentence reads quoted alone: a fair length, and a start that is a start (a
+    capital or an opening quote, not the middle of a dialogue the splitter cut)."""
+    text = sentence.strip()
+    size = len(text)
+    score = 1 if 40 <= size <= 350 else (0 if size >= 20 else -2)
+    if text[:1].isupper() or text[:1] in "'\"‘“«(" or _cjk(text[:1]):
+        score += 1
+    if _REFERENCE.search(text) or re.fullmatch(r"[“\"].*[”\"]\W*", text):  # a reference, a caption, a title
+        score -= 3
+    return score
 
 
 def _excerpt(text: str, at: int, width: int = 360) -> str:
@@ -792,8 +826,7 @@ def _topic_lines(result: GlobalResult, scope: Scope, total: int, zh: bool) -> li
             lines.append(f"{neutral(head)}:" if head else ("其他：" if zh else "Other documents:"))
             indent = "  "
         for ev in members:
-            title = neutral(ev.title) or neutral(ev.document_id)
-            lines.append(f"{indent}- {title}: “{result.quotes.get(ev.chunk_id, '')}” [{cite[ev.document_id]}]")
+            lines.append(f"{indent}- “{result.quotes.get(ev.chunk_id, '')}” [{cite[ev.document_id]}]")
     if result.rest:
         lines.append(
             f"……另有 {result.rest} 篇{noun}提到它。"
@@ -919,9 +952,7 @@ def _theme_sentence(text: str, phrases: list[str]) -> str | None:
     for i, sentence in enumerate(split_sentences(text)):
         folded = fold(sentence)
         hits = sum(1 for r in regexes if r.search(folded))
-        size = len(sentence.strip())
-        readable = 1 if 40 <= size <= 350 else (0 if size >= 20 else -2)
-        key = (hits + readable, -i)
+        key = (hits + _readable(sentence), -i)
         if best_key is None or key > best_key:
             best, best_key = sentence, key
     if best is None:
