@@ -974,7 +974,8 @@ def _theme_lines(result: GlobalResult, scope: Scope, total: int, zh: bool) -> li
         phrases = ", ".join(neutral(p) for p in (community.get("phrases") or [])[:5])
         quotes = "; ".join(f"“{s}” [{cite[rep['documentId']]}]" for rep, s in picks.get(community["id"], []))
         key = (f"（关键词：{phrases}）" if zh else f" (key phrases: {phrases})") if phrases else ""
-        lines.append(f"{i}. {title}{key}: {quotes}" if quotes else f"{i}. {title}{key}")
+        colon = "：" if zh else ": "
+        lines.append(f"{i}. {title}{key}{colon}{quotes}" if quotes else f"{i}. {title}{key}")
     if result.rest:
         lines.append(
             f"……另有 {result.rest} 个较小的社区。" if zh else f"… and {result.rest} smaller communities at this level."
