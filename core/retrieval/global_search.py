@@ -112,7 +112,7 @@ _ZH_WHAT = r"(?:些)?(?:什么|什麼|哪些|甚麼|啥)"
 _ZH_DESCRIBE = r"(?:描述|描写|描寫|描绘|描繪|刻画|刻畫|看待|讲述|講述|介绍|介紹|评价|評價|谈论|談論|呈现|呈現|表现|表現|塑造|写|寫)"
 _ZH_TOPIC = [
     re.compile(
-        rf"(?:关于|關於|对于|對於|有关|有關)(?P<term>[^，,？?。！!：:]+?)(?:的(?:内容|內容|事))?"
+        rf"(?:关于|關於|对于|對於|有关|有關)(?P<term>[^，,？?。！!：:]+?)(?:的(?:内容|內容|事|描写|描寫|描述|说法|說法|记载|記載|看法|论述|論述))?"
         rf"(?:[，,]?[^，,？?。！!]{{0,6}}?{_ZH_SCOPE}(?:中|里|裡|内|內)?)?(?:都|又|还|還)?{_ZH_SAY}{_ZH_WHAT}"
     ),
     re.compile(
@@ -164,7 +164,20 @@ def _patterns(corpora: tuple[str, ...]) -> dict[str, list[re.Pattern]]:
                 flags,
             ),
             re.compile(
-                rf"\bwhat\s+(?:is|was|are|were|has\s+been|have\s+been|gets|get|can\s+be)\s+(?:said|written|told|reported"
+                rf"\bwhat\s+(?:information|details?|facts?|evidence|insights?|knowledge|data)\s+(?:do|does|did|can|could)\s+"
+                rf"{scope}\s+(?:give|provide|offer|contain|have|hold|present|include|yield)\s+{_ABOUT}\s+{_TERM}{_END}",
+                flags,
+            ),
+            re.compile(
+                rf"\b(?:everything|all)\s+(?:that\s+)?{scope}\s+(?:(?:have|has)\s+to\s+say|say|said|tell|told|write|wrote"
+                rf"|mention|mentioned|report|reported)\s+{_ABOUT}\s+{_TERM}{_END}",
+                flags,
+            ),
+            re.compile(
+                rf"\btell\s+(?:me|us)\s+(?:about|of)\s+{_TERM}\s+(?:in|across|throughout|within)\s+{scope}{_END}", flags
+            ),
+            re.compile(
+                rf"\bwhat\s*(?:['’]s|\s+is|\s+was|\s+are|\s+were|\s+has\s+been|\s+have\s+been|\s+gets|\s+get|\s+can\s+be)\s+(?:said|written|told|reported"
                 rf"|recorded|claimed|stated|noted|mentioned|learned|learnt)\s+{_ABOUT}\s+{_TERM}(?:\s+{_IN}\s+(?P<scope>{scope}))?{_END}",
                 flags,
             ),
@@ -230,6 +243,12 @@ def _patterns(corpora: tuple[str, ...]) -> dict[str, list[re.Pattern]]:
                 flags,
             ),
             re.compile(rf"\bwhat\s+(?:is|are)\s+(?:in|inside)\s+{scope}{_END}", flags),
+            re.compile(
+                rf"\bwhat\s+(?:kinds?|sorts?|types?)\s+of\s+(?:stories|tales|things|documents|articles|papers|events|subjects"
+                rf"|material|content)\s+(?:are|appear|is|do|does)\b.*?\b{scope}",
+                flags,
+            ),
+            re.compile(rf"\bbig\s+picture\b.*?\b{scope}|\b{scope}.*?\bbig\s+picture\b", flags),
         ],
         "what_themes": [
             re.compile(rf"\b(?:what|which)\s+(?:(?:kinds?|sorts?|types?)\s+of\s+)?(?:{_ADJ}\s+)?{_THEMES}\b", flags)
