@@ -502,20 +502,22 @@ def _extractive(result: GlobalResult, zh: bool) -> None:
         lines = _topic_lines(result, result.scope, result.scope_total, zh)
     else:
         lines = _theme_lines(result, result.scope, result.scope_total, zh)
-    _check(result, "\n".join(lines))
+    text = "\n".join(lines)
+    _check(result, lambda feed: feed(text))
 
 
-def _check(result: GlobalResult, text: str) -> None:
-    context = build_context(result.sources)
-    checker = CitationFilter(context.cites)
-    checker.feed(text)
+def _check(result: GlobalResult, write, emit=None, convert: str | None = None) -> None:
+    """Run `write(feed)` through the citation check (and the Chinese conversion, `convert`): the
+    answer keeps only ids its sources gave, and `emit` sees the checked text as it comes."""
+    from ..chinese import StreamConverter
+
+    checker = CitationFilter(build_context(result.sources).cites, emit=emit)
+    writer = StreamConverter(convert, checker.feed)
+    write(writer.feed)
+    writer.close()
     checked = checker.close()
-    result.text, result.titled, result.cited, result.dropped = (
-        checked.text,
-        checked.titled,
-        checked.cited,
-        checked.dropped,
-    )
+    result.text, result.titled = checked.text, checked.titled
+    result.cited, result.dropped = checked.cited, checked.dropped
 
 
 # --- topic ---------------------------------------------------------------------------------------
@@ -1047,7 +1049,6 @@ def _map_reduce(graph, settings, analysis, result: GlobalResult, on_token, conve
     from concurrent.futures import ThreadPoolExecutor
 
     from .. import llm
-    from ..chinese import StreamConverter
 
     language = LANGUAGES.get(analysis.language, "the language of the question")
     question = analysis.question
@@ -1118,17 +1119,11 @@ def _map_reduce(graph, settings, analysis, result: GlobalResult, on_token, conve
         {"role": "system", "content": prompt("global_reduce").replace("{language}", language)},
         {"role": "user", "content": f"POINTS:\n{listed}\n\nQUESTION: {question}"},
     ]
-    context = build_context(result.sources)
-    checker = CitationFilter(context.cites, emit=on_token)
-    writer = StreamConverter(convert.applied if convert is not None else None, checker.feed)
-    llm.stream(settings, messages, writer.feed)
-    writer.close()
-    checked = checker.close()
-    result.text, result.titled, result.cited, result.dropped = (
-        checked.text,
-        checked.titled,
-        checked.cited,
-        checked.dropped,
+    _check(
+        result,
+        lambda feed: llm.stream(settings, messages, feed),
+        emit=on_token,
+        convert=convert.applied if convert is not None else None,
     )
     result.method, result.llm_used = "map-reduce", True
 
