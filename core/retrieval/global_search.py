@@ -144,8 +144,13 @@ class GlobalQuestion:
     reason: str
 
 
+def corpus_regex(name: str) -> str:
+    """A corpus name as a question writes it: "isaw-papers" also as "ISAW papers"."""
+    return r"[\s_-]+".join(re.escape(part) for part in re.split(r"[\s_-]+", name.strip()) if part)
+
+
 def _scope(corpora: tuple[str, ...] = ()) -> str:
-    names = "|".join(re.escape(c) for c in sorted(corpora, key=len, reverse=True) if c)
+    names = "|".join(corpus_regex(c) for c in sorted(corpora, key=len, reverse=True) if c.strip())
     head = rf"(?:{_DET}\s+)?(?:[\w'’.-]+\s+){{0,4}}?"
     if names:
         return rf"{head}(?:{_COLLECTION}|(?:{names})(?:['’]s)?(?:\s+[\w'’-]+){{0,2}}?)\b"
@@ -387,8 +392,8 @@ def scope_of(question: str, cat, filters: Filters) -> Scope:
     from . import structured as structure
 
     corpus = None
-    for name in cat.corpora:
-        if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", question, re.I):
+    for name in sorted(cat.corpora, key=len):  # the longest name the question holds wins
+        if name.strip() and re.search(rf"(?<![\w]){corpus_regex(name)}(?![\w])", question, re.I):
             corpus = name
     corpus = corpus or filters.corpus
     noun, label = "documents", None

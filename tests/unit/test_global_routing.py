@@ -161,6 +161,12 @@ def test_no_musique_or_hotpotqa_question_is_global():
     assert [q for q in questions if classify(q, CORPORA)] == []
 
 
+def test_a_corpus_name_as_the_question_writes_it():
+    found = classify("What does ISAW papers say about roads?", ["isaw-papers"])
+    assert found is not None and found.term == "roads"
+    assert classify("What does isaw_papers say about roads?", ["isaw-papers"]) is not None
+
+
 def test_mode_global_takes_a_topic_word_or_themes():
     assert forced("wolves", CORPORA, ["wolves"]).term == "wolves"
     assert forced("the tales", CORPORA, ["tales"]).family == "themes"
@@ -221,3 +227,20 @@ def test_map_replies_are_read_leniently():
         {"description": "B", "score": 100}
     ]
     assert _parse_points("no JSON here") == []
+
+
+def test_scope_from_the_question_or_the_corpus_option():
+    from graphrag_cypher.retrieval.base import Filters
+    from graphrag_cypher.retrieval.global_search import scope_of
+    from graphrag_cypher.retrieval.structured import Catalog
+
+    cat = Catalog(
+        {}, [{"labels": ["Story"], "corpus": "grimm", "documents": 62}, {"labels": [], "corpus": "isaw-papers"}]
+    )
+    tales = scope_of("What are the main themes of the Grimm tales?", cat, Filters())
+    assert (tales.noun, tales.corpus, tales.labels) == ("tales", "grimm", ["Story"])
+    papers = scope_of("What do the ISAW papers say about harbours?", cat, Filters())
+    assert (papers.noun, papers.corpus, papers.labels) == ("papers", "isaw-papers", None)
+    assert "Story" in papers.exclude, "papers are whatever is not plainly something else"
+    chosen = scope_of("What are the main themes?", cat, Filters(corpus="grimm", date_from="1800-01-01"))
+    assert (chosen.noun, chosen.corpus, chosen.params()["from"]) == ("documents", "grimm", "1800-01-01")
