@@ -242,6 +242,9 @@ def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False
     note = (answer.get("llm") or {}).get("note")
     if note:
         click.echo(note, err=True)
+    found = answer.get("global") or {}
+    if found and not found.get("family"):  # it looked global: say why the answer is a local one
+        click.echo(_line(f"(not answered from the whole corpus: {found.get('reason')})"), err=True)
     structured = answer.get("structured") or {}
     if structured.get("refused") or structured.get("error"):
         click.echo(_line(f"text-to-Cypher: {structured.get('refused') or structured.get('error')}"), err=True)

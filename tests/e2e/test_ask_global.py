@@ -156,12 +156,15 @@ def test_themes_a_line_per_community_with_a_sentence_from_it(graph, ask):
     assert "level 1: 6 communities" in out["global"]["reason"]
 
 
-def test_themes_without_communities_fall_back_to_the_local_route(graph, ask):
+def test_themes_without_communities_fall_back_to_the_local_route(graph, ask, run_cli):
     set_communities(graph, False)
     out = ask("What are the main themes of the tales?", "--corpus", "moor")
     assert out["route"] == "search" and out["communities"] == []
     assert out["global"]["family"] is None
     assert "no communities are built: run graphrag communities build" in out["global"]["reason"]
+    shown = run_cli("ask", "What are the main themes of the tales?", "--corpus", "moor", "--no-llm")
+    assert "(not answered from the whole corpus: themes: " in shown.stderr
+    assert "run graphrag communities build)" in shown.stderr
 
 
 def test_local_questions_keep_their_route(graph, ask):
