@@ -138,6 +138,7 @@ def test_themes_a_line_per_community_with_a_sentence_from_it(graph, ask):
     head, *lines = out["answer"].splitlines()
     assert head == "Themes of the 16 tales, from 6 communities of the graph (extractive; no LLM):"
     assert len(lines) == 6
+    assert_theme_lines(graph, out)
     for number, line in enumerate(lines, 1):
         title = next(t for t in THEMES if line.startswith(f"{number}. {t} (key phrases: "))
         stories = cited_stories(out, line)
@@ -154,6 +155,44 @@ def test_themes_a_line_per_community_with_a_sentence_from_it(graph, ask):
         "straw · gold · miller",
     }  # ranked by in-scope chunks (3 each)
     assert "level 1: 6 communities" in out["global"]["reason"]
+
+
+def members(server, community_id: str) -> set[str]:
+    with server.driver() as driver, driver.session() as session:
+        return {
+            story(r["d"])
+            for r in session.run(
+                "MATCH (:Community {id: $id})<-[:IN_COMMUNITY]-(:Chunk)-[:FROM_DOCUMENT]->(d:Document) "
+                "RETURN DISTINCT d.id AS d",
+                id=community_id,
+            )
+        }
+
+
+def assert_theme_lines(server, out: dict) -> None:
+    """A line per community used, in rank order, each quoting only documents of that community."""
+    head, *lines = [line for line in out["answer"].splitlines() if not line.startswith("… and ")]
+    used = [c for c in out["communities"] if c["used"]]
+    assert head.endswith("communities of the graph (extractive; no LLM):") and len(lines) == len(used)
+    for line, community in zip(lines, used, strict=True):
+        stories = cited_stories(out, line)
+        assert stories and stories <= members(server, community["id"]), f"{line!r} is not from {community['id']}"
+
+
+@pytest.mark.skipif(
+    not (Path(__file__).resolve().parents[2] / "linkers" / "communities.py").exists(),
+    reason="`graphrag communities build` has not landed",
+)
+def test_themes_on_the_real_build(graph, ask, run_cli):
+    set_communities(graph, False)
+    built = run_cli("communities", "build")
+    assert built.exit_code == 0, built.output
+    try:
+        out = ask("What are the main themes of the tales?", "--corpus", "moor")
+        assert out["route"] == "global" and out["global"]["family"] == "themes"
+        assert_theme_lines(graph, out)
+    finally:
+        set_communities(graph, False)
 
 
 def test_themes_without_communities_fall_back_to_the_local_route(graph, ask, run_cli):
