@@ -652,7 +652,8 @@ def _topic(graph, analysis, found: GlobalQuestion, scope: Scope) -> GlobalResult
     rows = mentioning(graph, term, scope)
     reason = found.reason
     if not rows:
-        head = re.split(r"\s+(?:in|of|at|on|from|near|with|for|about|during)\s+", term, maxsplit=1)[0]
+        # "harbours in Egypt": the head, when the rest only places or dates it ("history of Rome" stays whole)
+        head = re.split(r"\s+(?:in|at|on|near|during|around|across|throughout|within)\s+", term, maxsplit=1)[0]
         if head != term and head:
             rows = mentioning(graph, head, scope)
             if rows:
