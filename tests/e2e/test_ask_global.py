@@ -36,6 +36,7 @@ def graph(neo4j_server):
         neo4j_server,
         ["load", "stories", str(FIXTURES / "tales.jsonl"), "--corpus", "moor"],
         ["load", "stories", str(FIXTURES / "other.jsonl"), "--corpus", "other"],
+        ["load", "stories", str(FIXTURES / "zh.jsonl"), "--corpus", "zhmoor"],
     )
     return neo4j_server
 
@@ -120,6 +121,16 @@ def test_topic_budget_then_a_count_of_the_rest(graph, ask, monkeypatch):
     assert (out["global"]["documents_total"], out["global"]["shown"], out["global"]["rest"]) == (5, 3, 2)
     assert {story(e["document_id"]) for e in out["evidence"]} == TWO_OR_MORE
     assert out["answer"].splitlines()[-1] == "… and 2 more tales mention it."
+
+
+def test_a_chinese_topic_question(graph, ask):
+    set_communities(graph, False)
+    out = ask("这些故事关于狼说了什么？", "--corpus", "zhmoor")
+    assert out["route"] == "global" and out["global"]["term"] == "狼"
+    assert [story(e["document_id"]) for e in out["evidence"]] == ["z1", "z2"], "z1 names it 4 times, z2 once"
+    head, *lines = out["answer"].splitlines()
+    assert head.startswith("3 篇故事中有 2 篇提到“狼”") and len(lines) == 2
+    assert all("狼" in line for line in lines)
 
 
 def test_the_scope_holds(graph, ask):
