@@ -50,10 +50,12 @@ MAP_COMMUNITIES = 10  # communities mapped at most
 MAP_SOURCES = 8  # sources given to one map request
 REDUCE_POINTS = 24  # best points given to the reduce request
 NO_COMMUNITIES = "no communities are built: run graphrag communities build"
-EXTRACTIVE_NOTE = (
-    "Answered from every matching document and the graph's communities (extractive; no LLM): each "
-    "quoted sentence is stored text, cited to its document."
-)
+EXTRACTIVE_NOTES = {
+    "topic": "Answered from every document of the scope that mentions the topic (extractive; no LLM): each quoted "
+    "sentence is stored text, cited to its document.",
+    "themes": "Answered from the graph's communities (extractive; no LLM): each quoted sentence is stored text of a "
+    "member chunk of its theme, cited to its document.",
+}
 
 # --- which questions are global -----------------------------------------------------------
 

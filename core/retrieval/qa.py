@@ -345,7 +345,7 @@ def _global_answer(question, result, analysis, settings, timings, started, conve
         llm=LLMUse(
             used,
             settings.llm_label if used else None,
-            None if used else global_search.EXTRACTIVE_NOTE,
+            None if used else global_search.EXTRACTIVE_NOTES[result.family],
             llm.describe(settings) if used else {},
         ),
         context=build_context(result.sources).text,
