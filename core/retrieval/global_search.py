@@ -41,7 +41,7 @@ THEME_BUDGET = 10  # themes shown at most
 THEME_TARGET = 8  # the level whose in-scope community count is nearest this is chosen
 THEME_MIN = 5  # ... and has at least this many, where a level has
 THEME_DOCUMENTS = 8  # a themes answer aims at this many distinct documents cited
-GROUPS_TARGET = 6  # a topic answer's groups: the finest level with at most this many
+GROUPS_TARGET = 6  # a topic answer's groups: the finest level with at most this many (fewer for few documents)
 MAX_HITS = 20000  # chunks the full-text shortlist of a topic may give
 CHUNKS_PER_DOCUMENT = 3  # chunks with the most mentions read per document
 REPRESENTATIVES = 6  # in-scope documents read per theme (nearest the centroid first)
@@ -783,13 +783,14 @@ def _group(graph, result: GlobalResult, evidence: list[Evidence]) -> None:
     for r in rows:
         by_level.setdefault(r["level"], {})[r["chunkId"]] = r
     counts = {level: len({r["id"] for r in chunks.values()}) for level, chunks in by_level.items()}
-    fitting = [level for level in sorted(counts) if counts[level] <= GROUPS_TARGET]
+    target = min(GROUPS_TARGET, max(2, len(evidence) // 3))  # groups of about three documents or more
+    fitting = [level for level in sorted(counts) if counts[level] <= target]
     level = fitting[-1] if fitting else min(counts)
     result.level = level
     shown = ", ".join(f"level {lv}: {n}" for lv, n in sorted(counts.items()))
     result.reason += (
         f"; grouped by the communities of level {level} ({counts[level]} group(s); {shown}): the finest level with at "
-        f"most {GROUPS_TARGET} groups"
+        f"most {target} groups"
         if fitting
         else f"; grouped at the top level ({shown})"
     )
@@ -798,6 +799,12 @@ def _group(graph, result: GlobalResult, evidence: list[Evidence]) -> None:
     for ev in evidence:
         community = chosen.get(ev.chunk_id)
         groups.setdefault(community["id"] if community else None, []).append(ev)
+    if len(groups) > target:  # still many: communities of one document go under "Other documents"
+        others = [ev for cid, members in groups.items() if cid is None or len(members) < 2 for ev in members]
+        groups = {cid: members for cid, members in groups.items() if cid is not None and len(members) >= 2}
+        if others:
+            groups[None] = others
+        result.reason += f"; {len(others)} document(s) alone in their community are listed as other documents"
     result.evidence = [ev for members in groups.values() for ev in members]
     info = {r["id"]: r for r in chosen.values()}
     for cid, members in groups.items():
