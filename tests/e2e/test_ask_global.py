@@ -1,7 +1,8 @@
 """The global route on a small corpus of our own: every document that mentions a topic (gold
-counted by hand, tests/fixtures/global/README.md), themes from communities written as
-`communities build` writes them, the fallback when none are built, local questions that keep
-their route, --mode global, --explain, and the LLM's map-reduce with checked citations."""
+counted by hand, tests/fixtures/global/README.md), themes from `graphrag communities build` and
+from communities of a known shape written as the graph model says (to check the level choice
+and the ranking exactly), the fallback when none are built, local questions that keep their
+route, --mode global, --explain, and the LLM's map-reduce with checked citations."""
 
 import json
 import re
@@ -37,22 +38,35 @@ def graph(neo4j_server):
         ["load", "stories", str(FIXTURES / "tales.jsonl"), "--corpus", "moor"],
         ["load", "stories", str(FIXTURES / "other.jsonl"), "--corpus", "other"],
         ["load", "stories", str(FIXTURES / "zh.jsonl"), "--corpus", "zhmoor"],
+        ["link", "phrases"],
     )
+    _STATE["communities"] = "none"
     return neo4j_server
 
 
-def set_communities(server, built: bool) -> None:
-    """The fixture's communities written (once), or every community removed."""
+_STATE = {"communities": None}
+
+
+def set_communities(server, kind: str) -> None:
+    """The graph's communities: "none", "fixture" (tests/fixtures/global/communities.cypher, six at
+    level 1 under two at level 0) or "build" (`graphrag communities build`)."""
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
     from graphrag_cypher.migrations import split_statements
 
+    if _STATE["communities"] == kind:
+        return
     with server.driver() as driver, driver.session() as session:
-        have = session.run("MATCH (m:Community) RETURN count(m) AS n").single()["n"]
-        if not built:
-            session.run("MATCH (m:Community) DETACH DELETE m").consume()
-            session.run("MATCH (s:__CommunityState) DELETE s").consume()
-        elif not have:
+        session.run("MATCH (m:Community) DETACH DELETE m").consume()
+        session.run("MATCH (s:__CommunityState) DELETE s").consume()
+        if kind == "fixture":
             for statement in split_statements((FIXTURES / "communities.cypher").read_text("utf-8")):
                 session.run(statement).consume()
+    if kind == "build":
+        result = CliRunner().invoke(cli, ["communities", "build"], env=server.env())
+        assert result.exit_code == 0, result.output
+    _STATE["communities"] = kind
 
 
 @pytest.fixture
@@ -76,11 +90,11 @@ def cited_stories(out: dict, text: str) -> set[str]:
     return {story(by_id[c]) for c in re.findall(r"\[([^\]]+)\]", text) if c in by_id}
 
 
-@pytest.mark.parametrize("built", [False, True])
-def test_topic_quotes_every_document_that_mentions_the_term(graph, ask, built):
+@pytest.mark.parametrize("communities", ["none", "fixture", "build"])
+def test_topic_quotes_every_document_that_mentions_the_term(graph, ask, communities):
     from graphrag_cypher.retrieval.answer import neutral
 
-    set_communities(graph, built)
+    set_communities(graph, communities)
     out = ask("What do the tales say about wolves?", "--corpus", "moor")
     assert out["route"] == "global" and out["mode"] == "global"
     found = out["global"]
@@ -88,7 +102,7 @@ def test_topic_quotes_every_document_that_mentions_the_term(graph, ask, built):
     assert (found["documents_total"], found["shown"], found["rest"], found["budget"]) == (5, 5, 0, 30)
     evidence = [story(e["document_id"]) for e in out["evidence"]]
     assert set(evidence) == TWO_OR_MORE | ONCE and len(evidence) == 5, "one evidence per document, no other"
-    if not built:  # ranked: two or more mentions first
+    if communities == "none":  # ranked: two or more mentions first
         assert set(evidence[:3]) == TWO_OR_MORE
     assert out["answer"].startswith("5 of the 16 tales mention “wolves” or “wolf”")
     assert "(extractive; no LLM)" in out["answer"].splitlines()[0]
@@ -103,12 +117,16 @@ def test_topic_quotes_every_document_that_mentions_the_term(graph, ask, built):
     assert {c["id"] for c in out["citations"]} == {s["id"] for s in out["sources"]}
     assert out["dropped_citations"] == [] and "Z9" not in {c["id"] for c in out["citations"]}
     assert "[Z9]" not in out["answer"], "a bracket in a document is no citation"
-    if built:
+    if communities == "fixture":
         # 5 documents: groups of about three, so the finest level with at most 2 groups (level 1 has 3)
         assert found["level"] == 0 and "level 0: 2, level 1: 3" in found["reason"]
         titles = {c["title"] for c in out["communities"] if c["used"]}
         assert titles == {"forest · witch · frog", "king · princess · gold"}
         assert "forest · witch · frog:" in out["answer"].splitlines()
+    elif communities == "build":
+        assert found["level"] is not None and "; grouped " in found["reason"]
+        for c in out["communities"]:  # each group heads its documents, and they are its members
+            assert c["used"] and c["level"] == found["level"] and f"{c['title']}:" in out["answer"].splitlines()
     else:
         assert found["level"] is None and out["communities"] == []
 
@@ -116,7 +134,7 @@ def test_topic_quotes_every_document_that_mentions_the_term(graph, ask, built):
 def test_topic_budget_then_a_count_of_the_rest(graph, ask, monkeypatch):
     from graphrag_cypher.retrieval import global_search
 
-    set_communities(graph, False)
+    set_communities(graph, "none")
     monkeypatch.setattr(global_search, "TOPIC_BUDGET", 3)
     out = ask("What is said about wolves in the tales?", "--corpus", "moor")
     assert (out["global"]["documents_total"], out["global"]["shown"], out["global"]["rest"]) == (5, 3, 2)
@@ -125,7 +143,7 @@ def test_topic_budget_then_a_count_of_the_rest(graph, ask, monkeypatch):
 
 
 def test_a_chinese_topic_question(graph, ask):
-    set_communities(graph, False)
+    set_communities(graph, "none")
     out = ask("这些故事关于狼说了什么？", "--corpus", "zhmoor")
     assert out["route"] == "global" and out["global"]["term"] == "狼"
     assert [story(e["document_id"]) for e in out["evidence"]] == ["z1", "z2"], "z1 names it 3 times, z2 once"
@@ -135,7 +153,7 @@ def test_a_chinese_topic_question(graph, ask):
 
 
 def test_the_scope_holds(graph, ask):
-    set_communities(graph, False)
+    set_communities(graph, "none")
     everywhere = ask("What do the stories say about wolves?")
     assert "story:other:o1" in {e["document_id"] for e in everywhere["evidence"]}
     assert everywhere["global"]["documents_total"] == 6
@@ -143,8 +161,8 @@ def test_the_scope_holds(graph, ask):
     assert "story:other:o1" not in {e["document_id"] for e in moor["evidence"]}
 
 
-def test_themes_a_line_per_community_with_a_sentence_from_it(graph, ask):
-    set_communities(graph, True)
+def test_themes_on_communities_of_a_known_shape(graph, ask):
+    set_communities(graph, "fixture")
     out = ask("What are the main themes of the tales?", "--corpus", "moor")
     assert out["route"] == "global" and out["global"]["family"] == "themes" and out["global"]["level"] == 1
     head, *lines = out["answer"].splitlines()
@@ -191,24 +209,19 @@ def assert_theme_lines(server, out: dict) -> None:
         assert stories and stories <= members(server, community["id"]), f"{line!r} is not from {community['id']}"
 
 
-@pytest.mark.skipif(
-    not (Path(__file__).resolve().parents[2] / "linkers" / "communities.py").exists(),
-    reason="`graphrag communities build` has not landed",
-)
-def test_themes_on_the_real_build(graph, ask, run_cli):
-    set_communities(graph, False)
-    built = run_cli("communities", "build")
-    assert built.exit_code == 0, built.output
-    try:
-        out = ask("What are the main themes of the tales?", "--corpus", "moor")
-        assert out["route"] == "global" and out["global"]["family"] == "themes"
-        assert_theme_lines(graph, out)
-    finally:
-        set_communities(graph, False)
+def test_themes_from_communities_build(graph, ask):
+    set_communities(graph, "build")
+    out = ask("What are the main themes of the tales?", "--corpus", "moor")
+    assert out["route"] == "global" and out["global"]["family"] == "themes" and out["global"]["level"] is not None
+    assert out["answer"].startswith("Themes of the 16 tales, from ")
+    assert_theme_lines(graph, out)
+    used = [c for c in out["communities"] if c["used"]]
+    cited = cited_stories(out, out["answer"])
+    assert len(cited) >= min(8, sum(c["documents"] for c in used)), "8 documents where the themes have them"
 
 
 def test_themes_without_communities_fall_back_to_the_local_route(graph, ask, run_cli):
-    set_communities(graph, False)
+    set_communities(graph, "none")
     out = ask("What are the main themes of the tales?", "--corpus", "moor")
     assert out["route"] == "search" and out["communities"] == []
     assert out["global"]["family"] is None
@@ -219,7 +232,7 @@ def test_themes_without_communities_fall_back_to_the_local_route(graph, ask, run
 
 
 def test_local_questions_keep_their_route(graph, ask):
-    set_communities(graph, True)
+    set_communities(graph, "build")
     local = ask("Who fed the lame wolf bread?", "--corpus", "moor")
     assert local["route"] == "search" and local["global"] is None and local["communities"] == []
     listed = ask("Which tales mention a wolf?", "--corpus", "moor")
@@ -227,7 +240,7 @@ def test_local_questions_keep_their_route(graph, ask):
 
 
 def test_mode_global_forces_the_route(graph, ask):
-    set_communities(graph, True)
+    set_communities(graph, "build")
     topic = ask("wolves", "--mode", "global", "--corpus", "moor")
     assert topic["global"]["family"] == "topic" and topic["global"]["term"] == "wolves"
     themes = ask("Tell me about this collection", "--mode", "global", "--corpus", "moor")
@@ -236,7 +249,7 @@ def test_mode_global_forces_the_route(graph, ask):
 
 def test_terminal_output_and_explain(graph, run_cli, monkeypatch):
     graph.point_env(monkeypatch)
-    set_communities(graph, True)
+    set_communities(graph, "fixture")
     result = run_cli("ask", "What are the main themes of the tales?", "--corpus", "moor", "--no-llm", "--explain")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -248,11 +261,17 @@ def test_terminal_output_and_explain(graph, run_cli, monkeypatch):
     topic = run_cli("ask", "What do the tales say about wolves?", "--corpus", "moor", "--no-llm", "--explain")
     assert "global: topic (extractive, term 'wolves', level 0" in topic.stdout
     assert "holds the quoted chunk of 3 matching document(s)" in topic.stdout
+    set_communities(graph, "build")
+    built = run_cli("ask", "Summarize the tales", "--corpus", "moor", "--no-llm", "--explain")
+    assert built.stdout.startswith("Themes of the 16 tales") and "  global: themes (extractive, level " in built.stdout
+    assert any(
+        line.startswith("    community L") and ": used, rank 1 of " in line for line in built.stdout.splitlines()
+    )
 
 
 def test_llm_map_reduce_checks_citations(graph, run_cli, monkeypatch):
     graph.point_env(monkeypatch)
-    set_communities(graph, True)
+    set_communities(graph, "build")
 
     def reply(body):
         system = body["messages"][0]["content"]
@@ -278,12 +297,13 @@ def test_llm_map_reduce_checks_citations(graph, run_cli, monkeypatch):
         out = json.loads(result.stdout)
         assert out["route"] == "global" and out["llm"]["used"] is True and out["llm"]["model"] == "test-model"
         found = out["global"]
-        assert found["method"] == "map-reduce" and found["map_requests"] == 6 and found["map_points"] == 6
+        themes = len([c for c in out["communities"] if c["used"]])
+        assert found["method"] == "map-reduce" and found["map_requests"] == themes == found["map_points"]
         assert set(found["map_dropped"]) == {"Q77"}
         assert out["dropped_citations"] == ["ZZ1"] and "ZZ1" not in out["answer"]
         assert out["citations"] and {c["id"] for c in out["citations"]} <= {s["id"] for s in out["sources"]}
         maps = [r["body"] for r in server.requests if not r["body"].get("stream")]
-        assert len(maps) == 6 and all(m.get("response_format") == {"type": "json_object"} for m in maps)
+        assert len(maps) == themes and all(m.get("response_format") == {"type": "json_object"} for m in maps)
         assert all(
             "COMMUNITY: " in m["messages"][-1]["content"] and "SOURCES" in m["messages"][-1]["content"] for m in maps
         )
@@ -305,15 +325,16 @@ GRIMM = Path(__file__).resolve().parents[3] / "shared" / "data" / "tales" / "gri
 def test_grimm_tales(neo4j_server, run_cli, monkeypatch):
     """The 62 Grimm tales: a topic question's evidence is every tale that mentions the term
     (gold counted here from the stored chunk text), and the theme question answers from the
-    real communities once `communities build` exists (else it falls back, saying why)."""
+    communities `communities build` found: >= 8 tales cited from >= 5 communities, each line's
+    sentence from its own community."""
     from ..conftest import load_sample_graph
 
-    build = Path(__file__).resolve().parents[2] / "linkers" / "communities.py"
-    steps = [["load", "stories", str(GRIMM), "--corpus", "grimm"] + ([] if build.exists() else ["--no-embed"])]
-    steps.append(["link", "phrases"])
-    if build.exists():
-        steps.append(["communities", "build"])
-    load_sample_graph(neo4j_server, *steps)
+    load_sample_graph(
+        neo4j_server,
+        ["load", "stories", str(GRIMM), "--corpus", "grimm"],
+        ["link", "phrases"],
+        ["communities", "build"],
+    )
     neo4j_server.point_env(monkeypatch)
     with neo4j_server.driver() as driver, driver.session() as session:
         rows = session.run(
@@ -332,13 +353,7 @@ def test_grimm_tales(neo4j_server, run_cli, monkeypatch):
     assert gold_two <= evidence <= gold_one
     themes = run_cli("ask", "What are the main themes of the Grimm tales?", "--corpus", "grimm", "--json", "--no-llm")
     out = json.loads(themes.stdout)
-    if build.exists():
-        assert out["route"] == "global" and out["global"]["family"] == "themes"
-        used = [c for c in out["communities"] if c["used"]]
-        assert len(used) >= 5 and len({c["document_id"] for c in out["citations"]}) >= 8
-    else:
-        assert out["global"] == {
-            "family": None,
-            "reason": "themes: the question asks for the corpus's themes; but "
-            "no communities are built: run graphrag communities build",
-        }
+    assert out["route"] == "global" and out["global"]["family"] == "themes"
+    used = [c for c in out["communities"] if c["used"]]
+    assert len(used) >= 5 and len({c["document_id"] for c in out["citations"]}) >= 8
+    assert_theme_lines(neo4j_server, out)
