@@ -14,7 +14,8 @@ from .context import with_graph
 from .output import print_json
 from .params import json_option
 
-MODE_CHOICE = click.Choice(["vector", "fulltext", "hybrid", "graph", "ppr"])
+# the retrieval modes (retrieval.base.MODES) and the global route (retrieval.base.GLOBAL_MODE)
+MODE_CHOICE = click.Choice(["vector", "fulltext", "hybrid", "graph", "ppr", "global"])
 
 
 class UsageProblem(click.ClickException):
@@ -75,7 +76,13 @@ def _line(text) -> str:
 
 def ask_options(func):
     decorators = [
-        click.option("--mode", type=MODE_CHOICE, default=None, help="Retrieval mode (default: graph)."),
+        click.option(
+            "--mode",
+            type=MODE_CHOICE,
+            default=None,
+            help="Retrieval mode (default: graph). global: answer from the whole corpus (every document "
+            "that mentions the question's topic, or the themes of its communities), whatever the wording.",
+        ),
         click.option(
             "-k",
             "--k",
@@ -235,6 +242,9 @@ def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False
     note = (answer.get("llm") or {}).get("note")
     if note:
         click.echo(note, err=True)
+    found = answer.get("global") or {}
+    if found and not found.get("family"):  # it looked global: say why the answer is a local one
+        click.echo(_line(f"(not answered from the whole corpus: {found.get('reason')})"), err=True)
     structured = answer.get("structured") or {}
     if structured.get("refused") or structured.get("error"):
         click.echo(_line(f"text-to-Cypher: {structured.get('refused') or structured.get('error')}"), err=True)
@@ -287,6 +297,7 @@ def print_explain(answer: dict) -> None:
                     f"set aside {shown}{more}"
                 )
             )
+    print_global(answer.get("global"), answer.get("communities") or [])
     print_structured(answer.get("structured"), answer.get("rows") or [])
     for number, path in enumerate(answer["paths"], 1):
         click.echo(
@@ -338,6 +349,51 @@ def print_explain(answer: dict) -> None:
         click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
     click.echo(_line("  llm: " + _llm_line(answer.get("llm") or {})))
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
+
+
+def print_global(found: dict | None, communities: list[dict]) -> None:
+    """The `global:` lines of --explain: the family, why the route and the level were chosen,
+    the counts, and each community used (or passed over) and why; or why a question that looked
+    global went to the local route."""
+    if not found:
+        return
+    if not found.get("family"):
+        click.echo(_line(f"  global: not taken ({found.get('reason')})"))
+        return
+    scope = found.get("scope") or {}
+    click.echo(
+        _line(
+            f"  global: {found['family']} ({found['method']}"
+            + (f", term {found['term']!r}" if found.get("term") else "")
+            + (f", level {found['level']}" if found.get("level") is not None else ", no community level")
+            + f"; scope {scope.get('noun')}, corpus {scope.get('corpus') or 'any'}, {scope.get('documents')} documents)"
+        )
+    )
+    click.echo(_line(f"    why: {found.get('reason')}"))
+    if found["family"] == "topic":
+        counts = f"{found['documents_total']} documents mention it, {found['shown']} quoted (budget {found['budget']})"
+    else:
+        counts = f"{found['shown']} themes shown (budget {found['budget']}), {found['rest']} more at this level"
+    click.echo(_line(f"    {counts}; {found.get('ms')} ms"))
+    if found.get("method") == "map-reduce":
+        click.echo(
+            _line(
+                f"    map-reduce: {found.get('map_requests')} map request(s), {found.get('map_points')} point(s); "
+                f"dropped in the map: {', '.join(found.get('map_dropped') or []) or 'none'}"
+            )
+        )
+    shown = [c for c in communities if c.get("used")] + [c for c in communities if not c.get("used")][:5]
+    for c in shown:
+        mark = "used" if c.get("used") else "not used"
+        click.echo(
+            _line(
+                f"    community {c['id']} (level {c['level']}, {c.get('chunks')} chunks, {c.get('documents')} in-scope "
+                f"documents) {c.get('title') or ''}: {mark}, {c.get('why')}"
+            )
+        )
+    left = len(communities) - len(shown)
+    if left > 0:
+        click.echo(f"    … {left} more not used (--json has them all)")
 
 
 def print_structured(structured: dict | None, rows: list[dict]) -> None:
@@ -527,6 +583,13 @@ def ask(
     characters belong to House Y?" and "How many …?" read the edges (each name once, cited
     to its record or document), and "Which tales mention a fox?" lists every document of
     the scope that mentions it, not the top k (--json: `rows`; --explain: why).
+    Questions about the whole corpus take the global route: "What do the tales say about
+    witches?" quotes a cited sentence from every document that mentions the term (the most
+    mentions first, up to 30 documents whatever --k is, then how many more), and "What are
+    the main themes of the tales?" gives a line per community of the graph (title, key
+    phrases, a cited sentence; after `graphrag communities build`); without an LLM they are
+    extractive and say so, with one a map-reduce over the communities. --mode global forces
+    the route (--json: `global`, `communities`; --explain: which communities and why).
     With an LLM the answer streams; each citation is checked before it is shown, and
     shown as its source's title (--json keeps the ids). The LLM is an OpenAI-compatible
     endpoint (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) or a GGUF file run here by llama.cpp
@@ -551,6 +614,9 @@ def ask(
       graphrag ask "How are Reynold and Brannock related?" --json
       graphrag ask "Who killed Eddard Stark?" --explain
       graphrag ask "How many of the tales mention a witch?" --json
+      graphrag ask "What are the main themes of the Grimm tales?" --corpus grimm
+      graphrag ask "What do the ISAW papers say about harbours?" --explain
+      graphrag ask "wolves" --mode global --corpus grimm
       graphrag ask "Who stole the lantern?" --server http://127.0.0.1:8000
       graphrag ask "誰做了銀燈籠?" --convert s2t
       graphrag ask "What did the harbour board decide?" --judge --explain
@@ -587,6 +653,10 @@ def ask(
         raise click.ClickException(str(exc)) from None
     if server is not None and not forced and not served.servable(question):
         server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
+    if server is not None and mode == "global":
+        if forced:
+            raise click.ClickException(f"{server.url} takes no --mode global: ask with --direct")
+        server = None  # the server's modes are the retrieval modes: --mode global is answered here
     if server is not None and (
         options["reranker"] or options["judge"] != "auto" or convert != "auto" or web is not None or learn_web
     ):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
 DEFAULT_MODE = "graph"
+GLOBAL_MODE = "global"  # not a retriever: `ask --mode global` takes the global route (global_search.py)
 # MENTIONS rules that mean "this chunk is about the entity" rather than "names it in passing".
 ABOUT_RULES = {"own-title"}
 

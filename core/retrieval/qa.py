@@ -14,7 +14,7 @@ from ..chinese import Conversion, StreamConverter, choose
 from ..config import question_too_long
 from ..errors import GraphragError
 from ..websearch import WebFound, WebTrace, learn_pages, learned_nothing
-from . import retriever
+from . import global_search, retriever
 from . import structured as structure
 from .about import About, resolve_about
 from .analysis import QuestionAnalyzer
@@ -28,7 +28,7 @@ from .answer import (
     mermaid,
     sources_for,
 )
-from .base import DEFAULT_MODE, Analysis, Evidence, Filters
+from .base import DEFAULT_MODE, GLOBAL_MODE, Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
 from .gate import GateTrace, apply_gate, thresholds_for
 from .relation import relation
@@ -87,6 +87,8 @@ class Answer:
     structured: dict | None = None  # the structured route's plan, or why a question did not take it
     rows: list[dict] = field(default_factory=list)  # a structured answer's rows, each with its citation
     about: About | None = None  # what --about resolved to (None: not asked for)
+    global_: dict | None = None  # the global route's family, level and counts, or why a global-looking question left it
+    communities: list[dict] = field(default_factory=list)  # the communities a global answer used (and passed over)
 
     @property
     def filters(self) -> Filters:
@@ -131,6 +133,8 @@ class Answer:
             "web": self.web.to_dict() if self.web else None,
             "structured": self.structured,
             "rows": self.rows,
+            "global": self.global_,
+            "communities": self.communities,
         }
         if context:
             out["context"] = self.context
@@ -173,7 +177,9 @@ def ask(
     `web` (a websearch.WebFallback) searches the web when the gate leaves nothing relevant
     (`web_mode` auto), alongside the graph (always) or never (off); its pages are cited W1, W2, …
     and, with `learn_web`, stored as documents after the answer (write transactions).
-    `about` (an entity id or name, about.resolve_about) keeps only evidence that mentions it."""
+    `about` (an entity id or name, about.resolve_about) keeps only evidence that mentions it.
+    A question about the whole corpus ("What are the main themes of the tales?", "What do the
+    papers say about harbours?") or `mode` "global" takes the global route (global_search.py)."""
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     too_long = question_too_long(question)
@@ -193,6 +199,14 @@ def ask(
         analysis.filters.about = found_about.ids
     route_used, paths = "search", list[dict]()
     evidence = None
+    global_trace = None
+    if mode == GLOBAL_MODE or getattr(analysis.route, "kind", "search") != "relation":
+        found_global = _global(graph, settings, analysis, mode, use_llm, on_token, conversion, timings)
+        if found_global is not None and found_global.family is not None:
+            return _global_answer(question, found_global, analysis, settings, timings, started, conversion, found_about)
+        global_trace = found_global.to_dict() if found_global is not None else None
+        if mode == GLOBAL_MODE:
+            mode = DEFAULT_MODE  # the local route answers what the global one could not
     if getattr(analysis.route, "kind", "search") == "relation":
         found = relation(analyzer, analysis, k)
         if found is not None and found[1]:
@@ -205,7 +219,9 @@ def ask(
             result, sources = done
             if on_token is not None and use_llm and settings.llm_configured:
                 on_token(result.titled)
-            return _structured_answer(question, result, sources, analysis, timings, started, conversion, found_about)
+            return _structured_answer(
+                question, result, sources, analysis, timings, started, conversion, found_about, global_trace
+            )
     reranked = None
     if evidence is None:
         fetch = max(k, rerank_candidates) if reranker is not None else k
@@ -287,6 +303,59 @@ def ask(
         web=web_trace,
         structured=structured_trace,
         about=found_about,
+        global_=global_trace,
+    )
+
+
+def _global(graph, settings, analysis: Analysis, mode: str, use_llm: bool, on_token, conversion, timings: dict):
+    """The global route's result (family None: why it did not answer), or None when the
+    question is not global."""
+    question = analysis.search_text or analysis.question
+    corpora = structure.catalog(graph).corpora
+    found: global_search.GlobalQuestion | None
+    if mode == GLOBAL_MODE:
+        found = global_search.forced(question, corpora, analysis.keywords)
+    else:
+        found = global_search.classify(question, corpora)
+    if found is None:
+        return None
+    started = time.perf_counter()
+    result = global_search.answer(graph, settings, analysis, found, use_llm, on_token, conversion)
+    timings["global_ms"] = (time.perf_counter() - started) * 1000
+    if result.family is None:
+        result.reason = f"{found.reason}; but {result.reason}"
+    return result
+
+
+def _global_answer(question, result, analysis, settings, timings, started, conversion, about) -> Answer:
+    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    used = result.llm_used
+    return Answer(
+        question=question,
+        text=result.text,
+        text_with_titles=result.titled,
+        citations=[s for s in result.sources if s.cite in result.cited],
+        dropped_citations=result.dropped,
+        sources=result.sources,
+        evidence=result.evidence,
+        mode=GLOBAL_MODE,
+        route="global",
+        paths=[],
+        analysis=analysis,
+        llm=LLMUse(
+            used,
+            settings.llm_label if used else None,
+            None if used else global_search.EXTRACTIVE_NOTES[result.family],
+            llm.describe(settings) if used else {},
+        ),
+        context=build_context(result.sources).text,
+        mermaid=mermaid({}, result.sources),
+        timings_ms={key: round(value, 1) for key, value in timings.items()},
+        conversion=conversion,
+        web=WebTrace(None, reason="answered from the whole corpus (the global route)"),
+        about=about,
+        global_=result.to_dict(),
+        communities=result.communities,
     )
 
 
@@ -342,7 +411,9 @@ def _text_to_cypher(graph, settings, analysis: Analysis, why: str, timings: dict
     return (result, sources), result.to_dict()
 
 
-def _structured_answer(question, result, sources, analysis, timings, started, conversion, about) -> Answer:
+def _structured_answer(
+    question, result, sources, analysis, timings, started, conversion, about, global_trace=None
+) -> Answer:
     evidence = [ev for s in sources for ev in s.chunks]
     context = build_context(sources)
     timings["total_ms"] = (time.perf_counter() - started) * 1000
@@ -367,6 +438,7 @@ def _structured_answer(question, result, sources, analysis, timings, started, co
         structured=result.to_dict(),
         rows=result.row_dicts(),
         about=about,
+        global_=global_trace,
     )
 
 

@@ -79,6 +79,8 @@ def test_answer_to_dict_keeps_the_json_keys():
         "web",
         "structured",
         "rows",
+        "global",
+        "communities",
         "mermaid",
         "timings_ms",
     ]
@@ -93,6 +95,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "gpu_layers": None,
         "device_reason": None,
     }
+    assert out["global"] is None and out["communities"] == []
     assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
 
 

@@ -1,0 +1,14 @@
+// Every community with member chunks in the scope, at every level: how many of its member
+// chunks and their documents are in the scope (what themes are ranked by).
+// params: $corpus, $labels, $exclude, $from, $to
+// returns: id, level, title, phrases, size, chunks, documents, inScopeChunks, inScopeDocuments
+MATCH (d:Document)<-[:FROM_DOCUMENT]-(c:Chunk)-[:IN_COMMUNITY]->(m:Community)
+WHERE ($corpus IS NULL OR d.corpus = $corpus)
+  AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
+  AND none(l IN labels(d) WHERE l IN $exclude)
+  AND ($from IS NULL OR d.date >= $from)
+  AND ($to IS NULL OR d.date <= $to)
+WITH m, count(DISTINCT c) AS inScopeChunks, count(DISTINCT d) AS inScopeDocuments
+RETURN m.id AS id, m.level AS level, m.title AS title, coalesce(m.phrases, []) AS phrases, m.size AS size,
+       m.chunks AS chunks, m.documents AS documents, inScopeChunks, inScopeDocuments
+ORDER BY level, inScopeChunks DESC, id
