@@ -18,7 +18,7 @@ FIXTURE = REPO / "tests" / "fixtures" / "global"
 THEMES = "What are the main themes of the tales?"
 TOPIC = "What do the tales say about wolves?"
 LOCAL = "Who fed the lame wolf bread?"
-WOLF_STORIES = {"story:w1", "story:w2", "story:w3", "story:w4", "story:w5"}
+WOLF_STORIES = {f"story:moor:w{n}" for n in range(1, 6)}
 
 
 @pytest.fixture(scope="module")
