@@ -653,10 +653,6 @@ def ask(
         raise click.ClickException(str(exc)) from None
     if server is not None and not forced and not served.servable(question):
         server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
-    if server is not None and mode == "global":
-        if forced:
-            raise click.ClickException(f"{server.url} takes no --mode global: ask with --direct")
-        server = None  # the server's modes are the retrieval modes: --mode global is answered here
     if server is not None and (
         options["reranker"] or options["judge"] != "auto" or convert != "auto" or web is not None or learn_web
     ):

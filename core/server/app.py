@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from fastapi import FastAPI, File, Form, Query, Request, UploadFile
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field, field_validator
@@ -117,7 +118,7 @@ class Turn(BaseModel):
 class ChatRequest(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUESTION)
     history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY)
-    mode: Literal["vector", "fulltext", "hybrid", "graph", "ppr"] | None = None
+    mode: Literal["vector", "fulltext", "hybrid", "graph", "ppr", "global"] | None = None
     k: int = Field(default=5, ge=1, le=50)
     corpus: str | None = Field(default=None, max_length=200)
     # only chunks that mention this entity or place: an id, or a name (as `graphrag ask --about`)
@@ -489,6 +490,22 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                 raise ApiError(404, f"no entity, document or chunk with id {id!r}")
             return found
         raise ApiError(422, "say what to draw: ?answer=<answer_id> or ?id=<entity, document or chunk id>")
+
+    # -- communities -----------------------------------------------------------------------
+    @app.get("/communities", summary="The corpus's themes: communities of the graph, the largest first")
+    def list_communities(
+        level: int | None = Query(default=0, ge=0, le=100),
+        corpus: str | None = Query(default=None, max_length=200),
+        limit: int = Query(default=50, ge=1, le=engine.MAX_COMMUNITIES),
+    ):
+        return engine.communities(state.graph, level, corpus, limit)
+
+    @app.get("/communities/{community_id}", summary="One community's report, its parent and children")
+    def get_community(community_id: str = PathParam(max_length=100)):
+        found = engine.community(state.graph, community_id)
+        if found is None:
+            raise ApiError(404, f"no community {community_id!r}: GET /communities lists them")
+        return found
 
     # -- documents and jobs ----------------------------------------------------------------
     @app.get("/documents", summary="Documents in the graph, newest first")

@@ -19,12 +19,15 @@ from graphrag_cypher.retrieval.chat import Conversation
 __all__ = [
     "DEFAULT_MODE",
     "MODES",
+    "ANSWER_MODES",
     "LockedEmbedder",
     "ask",
     "web_fallback",
     "standalone",
     "evidence_graph",
     "neighbourhood",
+    "communities",
+    "community",
     "label",
     "learn",
     "crawl_items",
@@ -33,6 +36,9 @@ __all__ = [
 ]
 
 MAX_GRAPH_NODES = 60
+# the answer modes: the retrieval modes and the global route (the whole corpus: its themes, or
+# every document on a topic), as `graphrag ask --mode` takes them
+ANSWER_MODES = (*MODES, "global")
 
 
 class LockedEmbedder:
@@ -103,6 +109,32 @@ def history_messages(history: list[dict]) -> list[dict]:
             {"role": "assistant", "content": turn.get("answer") or ""},
         ]
     return out
+
+
+MAX_COMMUNITIES = 200
+
+
+def communities(graph, level: int | None = 0, corpus: str | None = None, limit: int = 50) -> dict:
+    """The communities `graphrag communities build` wrote (cypher/queries/communities/list.cypher),
+    the largest of each level first, and the state of the last build (None: none ran)."""
+    state = graph.read("communities/state")
+    rows = graph.read("communities/list", level=level, corpus=corpus, limit=max(1, min(int(limit), MAX_COMMUNITIES)))
+    return {"state": _community_state(state[0]) if state else None, "communities": rows}
+
+
+def community(graph, community_id: str) -> dict | None:
+    """One community's report (extractive, and the LLM's if one was written), its parent and
+    children; None for an unknown id."""
+    rows = graph.read("communities/get", id=community_id)
+    if not rows:
+        return None
+    row = rows[0]
+    found = {k: v for k, v in row["community"].items() if k != "embedding"}
+    return dict(found, parent=row["parent"], children=row["children"])
+
+
+def _community_state(row: dict) -> dict:
+    return {key: row.get(key) for key in ("builtAt", "levels", "counts", "algorithm", "ms")}
 
 
 def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:

@@ -5,6 +5,8 @@ question as `graphrag chat` does. The answer's citations appear in the text as t
 sources' titles and, structured, in a `citations` field of the response (and of the last
 chunk of a stream). An answer of the structured route also has its `rows` (one per name or
 title, each with its citation id) and its `structured` plan there; other answers have no rows.
+`graphrag-global` answers from the whole corpus; a global answer has its `global` trace and the
+`communities` it used there too.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class CompletionRequest(BaseModel):
 
 
 def models() -> list[str]:
-    return [PREFIX + mode for mode in engine.MODES]
+    return [PREFIX + mode for mode in engine.ANSWER_MODES]
 
 
 MAX_MESSAGE = 20000  # characters of one earlier message (an answer, a system prompt), as /chat's turns
@@ -113,9 +115,15 @@ def _citations(result: dict) -> list[dict]:
 
 
 def _structured(result: dict) -> dict:
-    """The structured route's answer rows and plan, as `ask --json` gives them (no rows and
-    `structured.family` null for an answer that did not take the route)."""
-    return {"rows": result.get("rows") or [], "structured": result.get("structured")}
+    """The structured route's answer rows and plan, and the global route's trace and communities,
+    as `ask --json` gives them (no rows and `structured.family` null for an answer that did not
+    take the route; `communities` empty for one that was not global)."""
+    return {
+        "rows": result.get("rows") or [],
+        "structured": result.get("structured"),
+        "global": result.get("global"),
+        "communities": result.get("communities") or [],
+    }
 
 
 def _sources_line(result: dict) -> str:
@@ -144,7 +152,7 @@ def add_routes(app, state) -> None:
         mode = body.model[len(PREFIX) :] if body.model.startswith(PREFIX) else None
         if body.model == "graphrag":
             mode = engine.DEFAULT_MODE
-        if mode not in engine.MODES:
+        if mode not in engine.ANSWER_MODES:
             raise ApiError(404, f"model {body.model!r} does not exist: use one of {', '.join(models())}")
         said, history = _turns(body.messages)
         use_llm = state.options.use_llm

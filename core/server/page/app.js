@@ -116,6 +116,7 @@ function showAnswer(turn, box, result) {
   box.appendChild(document.createTextNode(text.slice(at)));
   if (result.llm && result.llm.note) turn.appendChild(el("div", "note", result.llm.note));
   showRows(turn, result, sources);
+  showCommunities(turn, result);
   if (result.citations.length) {
     const list = el("ul", "sources");
     for (const c of result.citations) {
@@ -186,6 +187,79 @@ function showRows(turn, result, sources) {
     }
   }
   turn.appendChild(box);
+}
+
+// A global answer (a question about the whole corpus): how it was answered, and the communities
+// it used (and those it passed over), each a button that opens the community's report.
+const MAX_SHOWN_COMMUNITIES = 30;
+
+function showCommunities(turn, result) {
+  const found = result.global;
+  if (!found) return;
+  const box = el("div", "global");
+  if (!found.family) {
+    box.appendChild(el("div", "reason", "Not answered from the whole corpus: " + (found.reason || "")));
+    turn.appendChild(box);
+    return;
+  }
+  box.dataset.family = found.family;
+  const what = found.family === "topic" ? "every document on “" + (found.term || "") + "”" : "the corpus's themes";
+  box.appendChild(el("div", "reason", "From the whole corpus (" + what + ", " + found.method + "): " + (found.reason || "")));
+  const communities = result.communities || [];
+  if (communities.length) box.appendChild(communityList(communities.slice(0, MAX_SHOWN_COMMUNITIES)));
+  turn.appendChild(box);
+}
+
+function communityList(communities) {
+  const list = el("ul", "communities");
+  for (const c of communities) {
+    const item = el("li", c.used === false ? "unused" : "used");
+    item.dataset.id = c.id;
+    item.appendChild(communityButton(c));
+    const size = [c.documents !== undefined && c.documents !== null ? c.documents + " documents" : null,
+                  c.chunks !== undefined && c.chunks !== null ? c.chunks + " chunks" : null].filter(Boolean).join(", ");
+    if (size) item.appendChild(document.createTextNode(" (" + size + ")"));
+    if (c.phrases && c.phrases.length) item.appendChild(el("span", "phrases", " " + c.phrases.slice(0, 6).join(", ")));
+    if (c.why) item.appendChild(el("div", "why", (c.used === false ? "not used: " : "") + c.why));
+    list.appendChild(item);
+  }
+  return list;
+}
+
+function communityButton(c) {
+  const button = el("button", "community", c.title || c.id);
+  button.type = "button";
+  button.dataset.community = c.id;
+  button.addEventListener("click", () => openCommunity(c.id));
+  return button;
+}
+
+async function openCommunity(id) {
+  const response = await fetch("/communities/" + encodeURIComponent(id), {headers: headers()});
+  $("passage").hidden = false;
+  $("passage-link").hidden = true;
+  const box = $("passage-text");
+  box.textContent = "";
+  if (!response.ok) { $("passage-title").textContent = id; box.appendChild(el("p", "error", await failure(response))); return; }
+  const c = await response.json();
+  $("passage-title").textContent = (c.title || c.id) + " (level " + c.level + ", " + c.size + " members)";
+  if (c.phrases && c.phrases.length) box.appendChild(el("p", "phrases", "Phrases: " + c.phrases.join(", ")));
+  if (c.topEntities && c.topEntities.length) box.appendChild(el("p", "entities", "Entities: " + c.topEntities.join(", ")));
+  for (const sentence of c.sentences || []) box.appendChild(el("p", "passage", sentence));
+  if (c.llmReport) box.appendChild(el("p", "passage llm-report", c.llmReport));
+  $("passage").scrollIntoView({block: "nearest"});
+}
+
+async function loadThemes() {
+  const box = $("themes-list");
+  box.textContent = "loading…";
+  const response = await fetch("/communities?level=0&limit=20", {headers: headers()});
+  box.textContent = "";
+  if (!response.ok) { box.appendChild(el("div", "error", await failure(response))); return; }
+  const found = await response.json();
+  if (!found.state) { box.appendChild(el("div", "hint", "No communities yet: run graphrag communities build.")); return; }
+  box.appendChild(el("div", "hint", found.communities.length + " top-level communities, built " + found.state.builtAt));
+  box.appendChild(communityList(found.communities));
 }
 
 function openPassage(source, result) {
@@ -352,6 +426,7 @@ document.addEventListener("DOMContentLoaded", () => {
     $("conversation").appendChild(box);
   }
   $("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
+  $("themes").addEventListener("toggle", () => { if ($("themes").open) loadThemes(); });
   $("clear").addEventListener("click", () => { saveHistory([]); $("conversation").textContent = ""; });
   $("ask").addEventListener("submit", async (event) => {
     event.preventDefault();

@@ -11,7 +11,7 @@ from ..test_load_web import site  # noqa: F401  (the local HTTP server fixture)
 from .conftest import KEY
 
 pytestmark = pytest.mark.e2e
-READ_TOOLS = {"ask", "search", "get_document", "graph_neighbourhood", "schema"}
+READ_TOOLS = {"ask", "search", "get_document", "graph_neighbourhood", "schema", "communities", "community_report"}
 
 
 def structured(result) -> dict:

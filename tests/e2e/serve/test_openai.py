@@ -13,8 +13,9 @@ def client(served):
     return OpenAI(base_url=served.url + "/v1", api_key=KEY, max_retries=0)
 
 
-def test_models_are_the_retrieval_modes(client):
+def test_models_are_the_retrieval_modes_and_the_global_route(client):
     assert {m.id for m in client.models.list()} == {
+        "graphrag-global",
         "graphrag-vector",
         "graphrag-fulltext",
         "graphrag-hybrid",
