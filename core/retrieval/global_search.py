@@ -547,8 +547,9 @@ _IRREGULAR_BACK = {v: k for k, v in _IRREGULAR.items()}
 
 
 def forms(term: str) -> list[str]:
-    """The term and its singular or plural ("witch" → witch, witches; "wolves" → wolves, wolf);
-    a name (capitalised) and Chinese stay as written. Only the last word of a phrase changes."""
+    """The term and its singular or plural ("witch" → witch, witches; "wolves" → wolves, wolf),
+    each in British and American spelling ("harbours" → harbours, harbour, harbors, harbor); a name
+    (capitalised) and Chinese stay as written. Only the last word of a phrase changes."""
     term = " ".join(term.split())
     if not term:
         return []
@@ -588,8 +589,25 @@ def forms(term: str) -> list[str]:
         out += [lower + "s", lower + "es"]
     else:
         out.append(lower + "s")
+    out += [v for w in out for v in _spellings(w)]
     head = " ".join(words[:-1])
     return list(dict.fromkeys(f"{head} {w}".strip() for w in out))
+
+
+_OUR = re.compile(r"^([a-z]{3,})our(s?)$")  # harbour, colour, labours
+_OR = re.compile(r"^([a-z]{2,}[^aeiou])or(s?)$")  # harbor, colors
+_TRE = re.compile(r"^([a-z]{2,}[tb])re(s?)$")  # centre, theatres, fibre
+_TER = re.compile(r"^([a-z]{2,}[tb])er(s?)$")  # center, theaters, fiber
+
+
+def _spellings(word: str) -> list[str]:
+    """British and American spellings of a word: harbour ↔ harbor, centre ↔ center. A variant no
+    document writes finds nothing, so a made-up one ("authour") costs nothing."""
+    for pattern, ending in ((_OUR, "or"), (_OR, "our"), (_TRE, "er"), (_TER, "re")):
+        found = pattern.match(word)
+        if found:
+            return [found.group(1) + ending + found.group(2)]
+    return []
 
 
 def _cjk(text: str) -> bool:
