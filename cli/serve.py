@@ -217,8 +217,8 @@ def mcp(graph, config, allow_writes, allowed_paths, crawl_allow_local, no_llm) -
     """Serve the graph to an MCP client (a desktop assistant, an agent) over stdio.
 
     Tools: ask (a cited answer), search (evidence only), get_document,
-    graph_neighbourhood, schema; `learn` only with --allow-writes. Results are
-    bounded in size. `graphrag serve` offers the same tools over HTTP at /mcp.
+    graph_neighbourhood, schema, communities and community_report (the corpus's
+    themes); `learn` only with --allow-writes. Results are bounded in size. `graphrag serve` offers the same tools over HTTP at /mcp.
 
     \b
     Example:
