@@ -154,9 +154,11 @@ def corpus_regex(name: str) -> str:
 def _scope(corpora: tuple[str, ...] = ()) -> str:
     names = "|".join(corpus_regex(c) for c in sorted(corpora, key=len, reverse=True) if c.strip())
     head = rf"(?:{_DET}\s+)?(?:[\w'’.-]+\s+){{0,4}}?"
+    # "the chapters of A Song of Ice and Fire", "the papers in the ISAW series": a collection and what it is of
+    tail = r"(?:\s+(?:of|from|in|on)\s+(?:[\w'’.-]+\s+){0,6}?[\w'’.-]+)?"
     if names:
-        return rf"{head}(?:{_COLLECTION}|(?:{names})(?:['’]s)?(?:\s+[\w'’-]+){{0,2}}?)\b"
-    return rf"{head}{_COLLECTION}\b"
+        return rf"{head}(?:{_COLLECTION}{tail}|(?:{names})(?:['’]s)?(?:\s+[\w'’-]+){{0,2}}?)\b"
+    return rf"{head}{_COLLECTION}{tail}\b"
 
 
 @cache
@@ -561,6 +563,10 @@ def forms(term: str) -> list[str]:
     out = [lower]
     if lower in {"dwarf", "dwarfs", "dwarves"}:
         out += ["dwarf", "dwarfs", "dwarves"]
+    elif re.search(r"(?<!hu)men$", lower) and len(lower) > 5:
+        out += [lower[:-3] + "man", lower + "s"]  # huntsmen, fishermen; specimens
+    elif re.search(r"[^u]man$", lower) and len(lower) > 5:
+        out += [lower[:-3] + "men", lower + "s"]  # huntsman, fisherman; germans (not "human")
     elif lower in _IRREGULAR:
         out.append(_IRREGULAR[lower])
     elif lower in _IRREGULAR_BACK:
