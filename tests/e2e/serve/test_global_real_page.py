@@ -45,21 +45,29 @@ def mcp_ask(served, question: str) -> dict:
     return anyio.run(main)
 
 
-def test_the_themes_of_the_grimm_tales_on_every_face(served, page):  # noqa: F811
+def chat(served) -> dict:
     with served.client() as http:
         response = http.post("/chat", json={"question": QUESTION})
     assert response.status_code == 200, response.text
-    expected = response.json()
+    return response.json()
+
+
+def test_the_themes_of_the_grimm_tales_through_chat_and_mcp(served):
+    expected = chat(served)
     assert expected["route"] == "global" and expected["global"]["family"] == "themes"
     used = [c["id"] for c in expected["communities"] if c["used"]]
     cited = {c["document_id"] for c in expected["citations"]}
     assert len(used) >= 5 and len(cited) >= 8, (used, cited)
     assert expected["answer"].startswith("Themes of the 62 tales") and "extractive" in expected["answer"]
-
     by_mcp = mcp_ask(served, QUESTION)
     assert by_mcp["answer"] == expected["answer_with_titles"]
     assert [c["id"] for c in by_mcp["communities"] if c["used"]] == used
 
+
+def test_the_themes_of_the_grimm_tales_in_the_page(served, page):  # noqa: F811
+    expected = chat(served)
+    used = [c["id"] for c in expected["communities"] if c["used"]]
+    cited = {c["document_id"] for c in expected["citations"]}
     page.fill("#question", QUESTION)
     page.click("#send")
     page.wait_for_selector(".turn .global ul.communities li.used", timeout=240_000)
