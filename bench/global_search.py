@@ -2,7 +2,7 @@
 the AWOIAF chapters, scored against gold computed from the stored text.
 
     python bench/global_search.py [--json] [--limit N] [--questions FILE] [--home DIR]
-                                  [--save-baseline FILE] [--baseline FILE] [--no-build]
+                                  [--save-baseline FILE] [--baseline FILE] [--no-build] [--no-load]
 
 Loads, into a throw-away Neo4j (or the one kept in --home) the way a user does (bench/corpora.py):
 `load stories grimm-pg2591.txt --corpus grimm`, `load files isaw-papers --ext .xhtml --corpus isaw`,
@@ -214,7 +214,8 @@ def ask_one(graph, embedder, settings, question: dict, route: str) -> dict:
 def global_route_available() -> bool:
     from graphrag_cypher.retrieval import qa
 
-    return "global" in getattr(qa.Answer, "__dataclass_fields__", {}) or hasattr(qa, "global_search")
+    fields = getattr(qa.Answer, "__dataclass_fields__", {})
+    return "global" in fields or "global_" in fields or hasattr(qa, "global_search")
 
 
 def run(
@@ -223,6 +224,7 @@ def run(
     home: str | None = None,
     build: bool = True,
     echo=lambda line: None,
+    load: bool = True,
 ) -> dict:
     from graphrag_cypher.embedder import make_embedder, make_query_embedder
 
@@ -235,7 +237,8 @@ def run(
         questions = _slice(questions, limit)
     out: dict = {"questions": len(questions)}
     with corpora.bench_graph(home, heap="2g", keep=bool(home)) as (settings, graph):
-        out["load"] = corpora.load(settings, CORPORA, echo=echo)
+        if load:  # --no-load: a kept instance (--home) loaded by an earlier run
+            out["load"] = corpora.load(settings, CORPORA, echo=echo)
         embedder = make_query_embedder(settings)
         has_route = global_route_available()
         out["global_route"] = has_route
@@ -407,6 +410,7 @@ def main(argv: list[str] | None = None) -> dict:
         home=value("--home"),
         build="--no-build" not in argv,
         echo=echo,
+        load="--no-load" not in argv,
     )
     if "skipped" in result:
         return result
