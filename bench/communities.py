@@ -1,6 +1,13 @@
 """Communities: their agreement with structures nobody here made, and what `communities build` costs.
 
     python bench/communities.py [--json] [--parts quality,eval,synthetic] [--chunks N] [--heap SIZE]
+    (quality is wiki,musique; each may be named alone)
+                                [--wiki-from HOME] [--cheap-vectors]
+
+--wiki-from HOME copies the wiki corpus (vectors included) from the Neo4j kept in HOME by
+`bench/global_search.py --home HOME` (when it loaded the wiki too) instead of loading and embedding it
+again; --cheap-vectors loads the evaluation corpus with the synthetic corpus's hashed vectors instead of
+the configured embedder (the build's cost does not depend on what the vectors say).
 
 quality, each in a throw-away Neo4j, loaded as a user does, then `communities build` (no LLM):
 
@@ -21,7 +28,8 @@ quality, each in a throw-away Neo4j, loaded as a user does, then `communities bu
   titles`, since the titles are the gold), grouped by title: NMI and purity over the 211 passages of
   the 85 titles that have more than one passage.
 
-Each against random partitions with the same community sizes (the documents' community labels
+NMI and purity both grow with the number of communities (a community per document scores high), so
+AMI (adjusted for chance) is reported too, and each score against random partitions with the same community sizes (the documents' community labels
 shuffled; 20 seeds, mean and standard deviation).
 
 cost: `graphrag communities build --json` as a subprocess, after a restart of Neo4j (so the heap's peaks
@@ -83,6 +91,13 @@ def nmi(truth: list, predicted: list) -> float:
     from sklearn.metrics import normalized_mutual_info_score
 
     return float(normalized_mutual_info_score(truth, predicted))
+
+
+def ami(truth: list, predicted: list) -> float:
+    """Adjusted mutual information: 0 for a partition no better than chance, whatever its number of parts."""
+    from sklearn.metrics import adjusted_mutual_info_score
+
+    return float(adjusted_mutual_info_score(truth, predicted))
 
 
 def pairwise(categories: dict[str, set[str]], community: dict[str, str]) -> dict:
@@ -421,11 +436,25 @@ def load_synthetic(graph, data: Path, chunks: int) -> dict:
     }
 
 
-def load_eval_union(settings, data: Path) -> dict:
+def load_eval_union(settings, graph, data: Path, cheap: bool = False) -> dict:
+    """The three QA corpora as one corpus "eval" (`load qa-corpus`, or the loader with hashed vectors), then
+    `link titles` and `link phrases` as `graphrag eval` prepares its corpus."""
+    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+
     out = {}
     for name in QA_FILES:
-        seconds, result = corpora.graphrag(settings, ["load", "qa-corpus", str(data / "qa" / name), "--corpus", "eval"])
-        out[name] = {"seconds": seconds, "result": result}
+        if cheap:
+            started = time.perf_counter()
+            stats = Loader(
+                graph, HashEmbedder(), LoadOptions(loader="qa-corpus", source_root="eval", corpus="eval")
+            ).run(parse_qa_corpus(data / "qa" / name, corpus="eval"))
+            out[name] = {"seconds": round(time.perf_counter() - started, 1), "created": stats.created}
+        else:
+            seconds, result = corpora.graphrag(
+                settings, ["load", "qa-corpus", str(data / "qa" / name), "--corpus", "eval"]
+            )
+            out[name] = {"seconds": seconds, "result": result}
     for step in (["link", "titles", "--corpus", "eval"], ["link", "phrases"]):
         seconds, result = corpora.graphrag(settings, step)
         out[" ".join(step[:2])] = {"seconds": seconds, "result": result}
@@ -435,13 +464,14 @@ def load_eval_union(settings, data: Path) -> dict:
 # --- the parts --------------------------------------------------------------------------------------
 
 
-def _server(heap: str):
+def _server(heap: str, home: str | None = None):
+    """A bench Neo4j (throw-away, or the one kept in `home`) with .server, .settings and .graph."""
     from graphrag_cypher import migrations, neo4j_local
     from graphrag_cypher.db import connect
 
     class Bench:
         def __enter__(self):
-            self._cm = neo4j_local.ephemeral(heap=heap)
+            self._cm = neo4j_local.ephemeral(Path(home).resolve() if home else None, heap=heap, keep=bool(home))
             self.server = self._cm.__enter__()
             self.settings = self.server.settings()
             self.graph = connect(self.settings)
@@ -455,7 +485,41 @@ def _server(heap: str):
     return Bench()
 
 
-def quality_wiki(echo) -> dict:
+def copy_corpus(source, target, corpus: str) -> dict:
+    """The documents and chunks (vectors included) of `corpus` from one bench graph into another, written
+    by the loader's own queries: the same graph a load makes, without embedding it again."""
+    docs = source.read_text(
+        """
+        MATCH (d:Document {corpus: $corpus})
+        RETURN d.id AS id, [l IN labels(d) WHERE l <> 'Document'] AS labels,
+               properties(d) AS props
+        """,
+        corpus=corpus,
+    )
+    chunks = defaultdict(list)
+    for r in source.read_text(
+        """
+        MATCH (d:Document {corpus: $corpus})<-[:FROM_DOCUMENT]-(c:Chunk)
+        WITH d, c ORDER BY c.index
+        RETURN d.id AS doc, c.id AS id, properties(c) AS props
+        """,
+        corpus=corpus,
+    ):
+        props = dict(r["props"])
+        vector = props.pop("embedding", None)
+        chunks[r["doc"]].append({"id": r["id"], "props": props, "embedding": vector})
+    rows = []
+    for d in docs:
+        props = {k: v for k, v in d["props"].items() if k not in ("id", "createdAt", "updatedAt")}
+        rows.append({"id": d["id"], "labels": d["labels"], "props": props, "chunks": chunks.get(d["id"], [])})
+    for start in range(0, len(rows), 20):
+        part = rows[start : start + 20]
+        target.write("ingest/upsert_documents", docs=part)
+        target.write("ingest/create_chunks", docs=part)
+    return {"documents": len(rows), "chunks": sum(len(r["chunks"]) for r in rows)}
+
+
+def quality_wiki(echo, source_home: str | None = None) -> dict:
     data = data_dir()
     path = data / "wiki" / "enwiki-sample-pages-articles.xml"
     if not path.exists():
@@ -463,8 +527,14 @@ def quality_wiki(echo) -> dict:
     categories = wiki_categories(path)
     labels = main_label(categories)
     with _server("1g") as b:
-        load = corpora.load(b.settings, ("wiki",))
-        echo(f"wiki loaded: {load['wiki']['seconds']} s")
+        if source_home:  # the wiki corpus as an earlier run loaded it (bench/global_search.py --home)
+            with _server("1g", source_home) as source:
+                copied = copy_corpus(source.graph, b.graph, "wiki")
+            seconds, phrases = corpora.graphrag(b.settings, ["link", "phrases"])
+            echo(f"wiki copied from {source_home}: {copied}, link phrases {seconds} s")
+        else:
+            load = corpora.load(b.settings, ("wiki",))
+            echo(f"wiki loaded: {load['wiki']['seconds']} s")
         build = measured_build(b.settings, b.server, b.graph)
         echo(f"wiki communities: {build['seconds']} s, {build['communities']}")
         titles = {
@@ -492,6 +562,7 @@ def quality_wiki(echo) -> dict:
             "communities": len(set(community.values())),
             "documents": len(community),
             "nmi": with_random(nmi, truth, community, subset),
+            "ami": with_random(ami, truth, community, subset),
             "purity": with_random(purity, truth, community, subset),
             "pairwise": pair,
             "pairwise_f1_random_mean": round(statistics.mean(randoms), 3),
@@ -530,6 +601,7 @@ def quality_musique(echo) -> dict:
         out["levels"][level] = {
             "communities": len(set(community.values())),
             "nmi": with_random(nmi, titles, community, subset),
+            "ami": with_random(ami, titles, community, subset),
             "purity": with_random(purity, titles, community, subset),
             # the share of multi-passage titles whose passages all share one community
             "titles_whole": round(
@@ -543,20 +615,20 @@ def quality_musique(echo) -> dict:
     return out
 
 
-def cost_eval(echo, heap: str) -> dict:
+def cost_eval(echo, heap: str, cheap: bool = False) -> dict:
     data = data_dir()
     absent = [n for n in QA_FILES if not (data / "qa" / n).exists()]
     if absent:
         return {"skipped": f"real data not found: {', '.join(absent)} (set GRAPHRAG_DATA_DIR)"}
     with _server(heap) as b:
         started = time.perf_counter()
-        load = load_eval_union(b.settings, data)
+        load = load_eval_union(b.settings, b.graph, data, cheap)
         echo(f"eval union loaded: {round(time.perf_counter() - started)} s")
         counts = _graph_counts(b.graph)
         restart(b.server)
         build = measured_build(b.settings, b.server, b.graph)
         echo(f"eval union communities: {build['seconds']} s")
-    return {"load": load, "graph": counts, "build": build}
+    return {"load": load, "graph": counts, "build": build, "vectors": "hashed" if cheap else "embedder"}
 
 
 def cost_synthetic(echo, heap: str, chunks: int) -> dict:
@@ -611,11 +683,12 @@ def main(argv: list[str] | None = None) -> dict:
     if missing:
         return {"skipped": missing}
     out: dict = {}
-    if "quality" in parts:
-        out["wiki"] = quality_wiki(echo)
+    if "quality" in parts or "wiki" in parts:
+        out["wiki"] = quality_wiki(echo, value("--wiki-from"))
+    if "quality" in parts or "musique" in parts:
         out["musique"] = quality_musique(echo)
     if "eval" in parts:
-        out["eval"] = cost_eval(echo, value("--heap", "2g"))
+        out["eval"] = cost_eval(echo, value("--heap", "2g"), "--cheap-vectors" in argv)
     if "synthetic" in parts:
         out["synthetic"] = cost_synthetic(echo, value("--heap", "3g"), int(value("--chunks", "100000")))
     return out
@@ -632,7 +705,8 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
                 (
                     f"communities wiki level {level}",
                     f"NMI {r['nmi']['actual']:.2f}",
-                    f"random {r['nmi']['random_mean']:.2f} ± {r['nmi']['random_sd']:.2f}; purity {r['purity']['actual']:.2f} "
+                    f"random {r['nmi']['random_mean']:.2f} ± {r['nmi']['random_sd']:.2f}; AMI {r['ami']['actual']:.2f} "
+                    f"(random {r['ami']['random_mean']:.2f}); purity {r['purity']['actual']:.2f} "
                     f"(random {r['purity']['random_mean']:.2f}) over {wiki['labelled_articles']} articles sharing a category; "
                     f"pairwise F1 {r['pairwise']['f1']:.2f} (P {r['pairwise']['precision']:.2f} R {r['pairwise']['recall']:.2f}; "
                     f"random {r['pairwise_f1_random_mean']:.2f}) over {r['documents']} articles, {r['communities']} communities",
@@ -645,7 +719,8 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
                 (
                     f"communities musique level {level}",
                     f"NMI {r['nmi']['actual']:.2f}",
-                    f"random {r['nmi']['random_mean']:.2f} ± {r['nmi']['random_sd']:.2f}; purity {r['purity']['actual']:.2f} "
+                    f"random {r['nmi']['random_mean']:.2f} ± {r['nmi']['random_sd']:.2f}; AMI {r['ami']['actual']:.2f} "
+                    f"(random {r['ami']['random_mean']:.2f}); purity {r['purity']['actual']:.2f} "
                     f"(random {r['purity']['random_mean']:.2f}); {r['titles_whole']:.0%} of the {mus['titles']} repeated titles "
                     f"in one community; {mus['grouped_passages']} passages, {r['communities']} communities",
                 )
@@ -681,6 +756,9 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
 
 
 if __name__ == "__main__":
+    if "-h" in sys.argv or "--help" in sys.argv:
+        print(__doc__)
+        raise SystemExit(0)
     out = main()
     if "--json" in sys.argv:
         print(json.dumps(out, indent=2, default=str))

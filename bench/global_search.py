@@ -127,8 +127,10 @@ def score_themes(graph, answer: dict) -> dict:
         if community is None:
             continue
         lines_checked += 1
-        segment, ids = segments[0]
-        ok = any(_sentence_in_community(graph, segment, by_cite[i], community["id"]) for i in ids)
+        # every quotation of the line from a chunk of the line's community (of one of the documents it cites)
+        ok = all(
+            any(_sentence_in_community(graph, seg, by_cite[i], community["id"]) for i in ids) for seg, ids in segments
+        )
         lines_ok += ok
         if ok:
             communities_cited.add(community["id"])
@@ -144,8 +146,16 @@ def score_themes(graph, answer: dict) -> dict:
     }
 
 
+def quoted(segment: str) -> str:
+    """The sentence a segment of an answer line quotes: its last “…” (or "…") quotation, else the segment's
+    last 60 characters; of a quotation cut short with an ellipsis, its longest piece."""
+    quotes = re.findall(r"“([^”]+)”", segment) or re.findall(r'"([^"]+)"', segment)
+    text = quotes[-1] if quotes else segment[-60:]
+    return max(re.split(r"…|\.\.\.", text), key=len)
+
+
 def _sentence_in_community(graph, segment: str, document_id: str, community_id: str) -> bool:
-    """Whether a chunk of `document_id` in `community_id` holds the sentence the segment ends with."""
+    """Whether a chunk of `document_id` in `community_id` holds the sentence the segment quotes."""
     rows = graph.read_text(
         """
         MATCH (d:Document {id: $doc})<-[:FROM_DOCUMENT]-(c:Chunk)-[:IN_COMMUNITY]->(:Community {id: $community})
@@ -154,10 +164,7 @@ def _sentence_in_community(graph, segment: str, document_id: str, community_id: 
         doc=document_id,
         community=community_id,
     )
-    tail = _norm(segment)
-    # the quoted sentence: the last 60 characters before the citation, as normalised (titles and phrases
-    # come first on the line, the sentence last); shorter quotes are matched whole
-    probe = tail[-60:].strip(" .:;,-—·")
+    probe = _norm(quoted(segment))[:60].strip(" .:;,-—·")
     return bool(probe) and any(probe in _norm(r["text"]) for r in rows)
 
 
@@ -280,6 +287,34 @@ def run(
             results.append(row)
         out["results"] = results
         out["summary"] = summarise(results)
+        if has_route:
+            out["local_questions"] = local_questions(graph)
+    return out
+
+
+def local_questions(graph=None) -> dict:
+    """How many MuSiQue-100 / HotpotQA-100 questions the auto route would send to the global route: the
+    route's own test of the wording (`global_search.classify`, with the graph's corpus names and the sets'
+    own), which every question passes through before the local route; goal 0."""
+    try:
+        from graphrag_cypher.retrieval import global_search
+    except ImportError:
+        return {"skipped": "the global route is not in this checkout"}
+    names = ["musique", "hotpotqa", "eval"]
+    if graph is not None:
+        from graphrag_cypher.retrieval import structured
+
+        names += list(structured.catalog(graph).corpora)
+    out = {}
+    for name, file in (("musique", "musique_train.json"), ("hotpotqa", "hotpotqa_train.json")):
+        path = data_dir() / "qa" / file
+        if not path.exists():
+            out[name] = {"skipped": f"real data not found at {path}"}
+            continue
+        questions = [q["question"] for q in json.loads(path.read_text(encoding="utf-8"))]
+        found = [(q, global_search.classify(q, names)) for q in questions]
+        sent = [{"q": q, "family": g.family, "reason": g.reason} for q, g in found if g is not None]
+        out[name] = {"questions": len(questions), "global": len(sent), "examples": sent[:5]}
     return out
 
 
@@ -377,6 +412,18 @@ def rows(result: dict) -> list[tuple[str, str, str]]:
                 + f" (goal F1 >= {TOPIC_F1_GOAL}: {'met' if s['f1'] >= TOPIC_F1_GOAL else 'not met'})",
             )
         )
+    local = result.get("local_questions") or {}
+    if local and "skipped" not in local:
+        parts = [f"{n} {r['global']}/{r['questions']}" for n, r in local.items() if "skipped" not in r]
+        total = sum(r["global"] for r in local.values() if "skipped" not in r)
+        table.append(
+            (
+                "global search local questions",
+                f"{total} to global",
+                f"MuSiQue-100 / HotpotQA-100 questions the auto route would send to the global route: "
+                f"{', '.join(parts)} (goal 0: {'met' if total == 0 else 'not met'})",
+            )
+        )
     for key in ("auto themes", "global themes"):
         s = summary.get(key)
         if not s:
@@ -424,6 +471,9 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 if __name__ == "__main__":
+    if "-h" in sys.argv or "--help" in sys.argv:
+        print(__doc__)
+        raise SystemExit(0)
     out = main()
     if "--json" in sys.argv:
         print(json.dumps(out, indent=2))
