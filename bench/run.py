@@ -106,7 +106,9 @@ def rows_for_query(result: dict) -> list[tuple[str, str, str]]:
 def main() -> None:
     import chunking
     import cold_ask
+    import communities
     import evaluation
+    import global_search
     import ingest
     import linking
     import query
@@ -126,6 +128,8 @@ def main() -> None:
         "procedures": procedures.main(),
         "search_procedure": search_procedure.main(),
         "cold_ask": cold_ask.main(),
+        "global_search": global_search.main([]),
+        "communities": communities.main([]),
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -141,6 +145,8 @@ def main() -> None:
         + procedures.rows(results["procedures"])
         + search_procedure.rows(results["search_procedure"])
         + cold_ask.rows(results["cold_ask"])
+        + global_search.rows(results["global_search"])
+        + communities.rows(results["communities"])
     )
     width = max(len(r[0]) for r in rows)
     value_width = max(14, *(len(r[1]) for r in rows))
