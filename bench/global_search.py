@@ -176,24 +176,6 @@ def _sentence_in_community(graph, segment: str, document_id: str, community_id: 
     return bool(probe) and any(probe in _norm(r["text"]) for r in rows)
 
 
-def baseline_communities(graph, answer: dict, level: int | None) -> int | None:
-    """Distinct communities (at `level`) of the evidence chunks of the documents a baseline answer cites."""
-    if level is None:
-        return None
-    cited = {c["document_id"] for c in answer["citations"]}
-    chunks = [e["chunk_id"] for e in answer["evidence"] if e["document_id"] in cited]
-    rows = graph.read_text(
-        "MATCH (c:Chunk)-[r:IN_COMMUNITY {level: $level}]->(m:Community) WHERE c.id IN $ids "
-        "RETURN count(DISTINCT m) AS n",
-        ids=chunks,
-        level=level,
-    )
-    return rows[0]["n"] if rows else 0
-
-
-# --- the run ------------------------------------------------------------------------------------
-
-
 def communities_available() -> bool:
     try:
         from graphrag_cypher.linkers import communities  # noqa: F401
