@@ -30,3 +30,17 @@ def bench_neo4j():
         with connect(settings) as graph:
             migrations.apply(graph, settings.placeholders())
             yield settings, graph
+
+
+def graphrag_env(settings) -> dict:
+    """The environment of a `graphrag` subprocess: the bench Neo4j, no .env, no LLM."""
+    env = dict(
+        os.environ,
+        NEO4J_URI=settings.neo4j_uri,
+        NEO4J_USERNAME=settings.neo4j_username,
+        NEO4J_PASSWORD=settings.neo4j_password,
+        GRAPHRAG_ENV_FILE=os.devnull,
+    )
+    for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "OPENAI_API_KEY", "GRAPHRAG_API_KEY"):
+        env.pop(name, None)
+    return env

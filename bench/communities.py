@@ -66,7 +66,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
-from common import REPO, data_dir  # noqa: E402
+from common import REPO, data_dir, graphrag_env  # noqa: E402
 
 SEEDS = 20
 TIME_GOAL_S, MEMORY_GOAL_GB = 600, 4.0
@@ -143,13 +143,7 @@ def with_random(score, truth_of: dict, community: dict, subset: list[str], seeds
 
 def majority_communities(graph, corpus: str) -> dict[int, dict[str, str]]:
     """level -> {document id: the community holding most of its chunks (ties: smallest id)}."""
-    rows = graph.read_text(
-        """
-        MATCH (d:Document {corpus: $corpus})<-[:FROM_DOCUMENT]-(c:Chunk)-[r:IN_COMMUNITY]->(m:Community)
-        RETURN d.id AS doc, r.level AS level, m.id AS community, count(c) AS chunks
-        """,
-        corpus=corpus,
-    )
+    rows = graph.read("bench/document_communities", corpus=corpus)
     best: dict[int, dict[str, tuple[int, str]]] = defaultdict(dict)
     for r in rows:
         current = best[r["level"]].get(r["doc"])
@@ -160,8 +154,9 @@ def majority_communities(graph, corpus: str) -> dict[int, dict[str, str]]:
 
 
 def community_counts(graph) -> dict:
-    rows = graph.read_text("MATCH (m:Community) RETURN m.level AS level, count(*) AS n ORDER BY level")
-    return {r["level"]: r["n"] for r in rows}
+    """level -> communities, as the last build recorded them (communities/state)."""
+    state = graph.read("communities/state")
+    return dict(enumerate(state[0]["counts"])) if state else {}
 
 
 # --- gold --------------------------------------------------------------------------------------------
@@ -228,19 +223,13 @@ def counting_llm():
 
 
 def _jmx_heap(graph) -> tuple[int, int]:
-    rows = graph.read_text(
-        "CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
-        "RETURN attributes.HeapMemoryUsage.value.properties AS heap"
-    )
+    rows = graph.read("bench/jmx_heap")
     heap = rows[0]["heap"]
     return int(heap["used"]), int(heap["committed"])
 
 
 def _pool_peaks(graph) -> int:
-    rows = graph.read_text(
-        "CALL dbms.queryJmx('java.lang:type=MemoryPool,name=*') YIELD attributes "
-        "WHERE attributes.Type.value = 'HEAP' RETURN attributes.PeakUsage.value.properties.used AS used"
-    )
+    rows = graph.read("bench/jmx_pool_peaks")
     return sum(int(r["used"]) for r in rows)
 
 
@@ -274,7 +263,7 @@ def measured_build(settings, server, graph, extra_args: tuple[str, ...] = ()) ->
     """`graphrag communities build --json` in a subprocess, its cost measured (see the docstring)."""
     exe = Path(sys.executable).parent / "graphrag"
     llm_server, url = counting_llm()
-    env = dict(corpora.graphrag_env(settings), OPENAI_BASE_URL=url, GRAPHRAG_LLM_MODEL="counting", OPENAI_API_KEY="x")
+    env = dict(graphrag_env(settings), OPENAI_BASE_URL=url, GRAPHRAG_LLM_MODEL="counting", OPENAI_API_KEY="x")
     heap_max = committed_max = 0
     stop = threading.Event()
 
@@ -334,7 +323,7 @@ def measured_build(settings, server, graph, extra_args: tuple[str, ...] = ()) ->
         "llm_requests": _Counting.count,
         "result": result,
         "communities": community_counts(graph),
-        "gds_catalog": graph.read_text("CALL gds.graph.list() YIELD graphName RETURN count(*) AS n")[0]["n"],
+        "gds_catalog": graph.read("bench/gds_graphs")[0]["n"],
     }
 
 
@@ -431,7 +420,7 @@ def load_synthetic(graph, data: Path, chunks: int) -> dict:
     return {
         "seconds": round(time.perf_counter() - started, 1),
         "documents": stats.created,
-        "chunks": graph.read_text("MATCH (c:Chunk) RETURN count(c) AS n")[0]["n"],
+        "chunks": graph.read("sanity/counts")[0]["labels"].get("Chunk", 0),
         "embedder": embedder.name,
     }
 
@@ -488,23 +477,9 @@ def _server(heap: str, home: str | None = None):
 def copy_corpus(source, target, corpus: str) -> dict:
     """The documents and chunks (vectors included) of `corpus` from one bench graph into another, written
     by the loader's own queries: the same graph a load makes, without embedding it again."""
-    docs = source.read_text(
-        """
-        MATCH (d:Document {corpus: $corpus})
-        RETURN d.id AS id, [l IN labels(d) WHERE l <> 'Document'] AS labels,
-               properties(d) AS props
-        """,
-        corpus=corpus,
-    )
+    docs = source.read("bench/corpus_documents", corpus=corpus)
     chunks = defaultdict(list)
-    for r in source.read_text(
-        """
-        MATCH (d:Document {corpus: $corpus})<-[:FROM_DOCUMENT]-(c:Chunk)
-        WITH d, c ORDER BY c.index
-        RETURN d.id AS doc, c.id AS id, properties(c) AS props
-        """,
-        corpus=corpus,
-    ):
+    for r in source.read("bench/corpus_chunks", corpus=corpus):
         props = dict(r["props"])
         vector = props.pop("embedding", None)
         chunks[r["doc"]].append({"id": r["id"], "props": props, "embedding": vector})
@@ -537,10 +512,7 @@ def quality_wiki(echo, source_home: str | None = None) -> dict:
             echo(f"wiki loaded: {load['wiki']['seconds']} s")
         build = measured_build(b.settings, b.server, b.graph)
         echo(f"wiki communities: {build['seconds']} s, {build['communities']}")
-        titles = {
-            r["id"]: r["title"]
-            for r in b.graph.read_text("MATCH (d:Document {corpus: 'wiki'}) RETURN d.id AS id, d.title AS title")
-        }
+        titles = {r["id"]: r["title"] for r in b.graph.read("bench/corpus_documents", corpus="wiki")}
         per_level = majority_communities(b.graph, "wiki")
     out = {"articles": len(categories), "documents": len(titles), "build": build, "levels": {}}
     cats_by_doc = {d: set(categories.get(t, [])) for d, t in titles.items() if t in categories}
@@ -582,10 +554,7 @@ def quality_musique(echo) -> dict:
         echo(f"musique loaded: {seconds} s")
         build = measured_build(b.settings, b.server, b.graph)
         echo(f"musique communities: {build['seconds']} s, {build['communities']}")
-        titles = {
-            r["id"]: r["title"]
-            for r in b.graph.read_text("MATCH (d:Document {corpus: 'musique'}) RETURN d.id AS id, d.title AS title")
-        }
+        titles = {r["id"]: r["title"] for r in b.graph.read("bench/corpus_documents", corpus="musique")}
         per_level = majority_communities(b.graph, "musique")
     size = Counter(titles.values())
     grouped = sorted(d for d, t in titles.items() if size[t] > 1)
@@ -651,16 +620,16 @@ def cost_synthetic(echo, heap: str, chunks: int) -> dict:
 
 
 def _graph_counts(graph) -> dict:
-    return graph.read_text(
-        """
-        CALL () { MATCH (c:Chunk) RETURN count(c) AS chunks }
-        CALL () { MATCH (d:Document) RETURN count(d) AS documents }
-        CALL () { MATCH (p:Phrase) RETURN count(p) AS phrases }
-        CALL () { MATCH (:Chunk)-[r:HAS_PHRASE]->() RETURN count(r) AS phraseLinks }
-        CALL () { MATCH (e:__Entity__) RETURN count(e) AS entities }
-        RETURN chunks, documents, phrases, phraseLinks, entities
-        """
-    )[0]
+    """Chunks, documents, phrases, phrase links and entities, from the count store (sanity/counts)."""
+    row = graph.read("sanity/counts")[0]
+    labels, relationships = row["labels"], row["relationships"]
+    return {
+        "chunks": labels.get("Chunk", 0),
+        "documents": labels.get("Document", 0),
+        "phrases": labels.get("Phrase", 0),
+        "phraseLinks": relationships.get("HAS_PHRASE", 0),
+        "entities": labels.get("__Entity__", 0),
+    }
 
 
 def build_available() -> str | None:

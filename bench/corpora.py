@@ -14,7 +14,6 @@ load finds its documents unchanged and writes nothing), so a development loop pa
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from common import REPO, data_dir
+from common import REPO, data_dir, graphrag_env
 
 CORPORA = ("grimm", "isaw", "awoiaf", "wiki")
 
@@ -49,20 +48,6 @@ def source_path(data: Path, corpus: str) -> Path:
 def missing(data: Path, corpora=CORPORA) -> str | None:
     absent = [str(source_path(data, c)) for c in corpora if not source_path(data, c).exists()]
     return f"real data not found: {', '.join(absent)} (set GRAPHRAG_DATA_DIR)" if absent else None
-
-
-def graphrag_env(settings) -> dict:
-    """A `graphrag` subprocess's environment: the bench Neo4j, no .env, no LLM."""
-    env = dict(
-        os.environ,
-        NEO4J_URI=settings.neo4j_uri,
-        NEO4J_USERNAME=settings.neo4j_username,
-        NEO4J_PASSWORD=settings.neo4j_password,
-        GRAPHRAG_ENV_FILE=os.devnull,
-    )
-    for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "OPENAI_API_KEY", "GRAPHRAG_API_KEY"):
-        env.pop(name, None)
-    return env
 
 
 def graphrag(settings, args: list[str], check: bool = True) -> tuple[float, dict | str]:
@@ -112,14 +97,7 @@ def bench_graph(home: str | Path | None = None, heap: str = "1g", keep: bool = F
 
 def documents(graph, corpus: str) -> list[dict]:
     """{id, title, text, chunks} per document of `corpus`, the text its chunks' stored text joined in order."""
-    rows = graph.read_text(
-        """
-        MATCH (d:Document {corpus: $corpus})<-[:FROM_DOCUMENT]-(c:Chunk)
-        WITH d, c ORDER BY coalesce(c.seq, c.index)
-        RETURN d.id AS id, d.title AS title, collect(c.text) AS texts, collect(c.id) AS chunk_ids
-        """,
-        corpus=corpus,
-    )
+    rows = graph.read("bench/corpus_texts", corpus=corpus)
     return [{"id": r["id"], "title": r["title"], "texts": r["texts"], "chunk_ids": r["chunk_ids"]} for r in rows]
 
 

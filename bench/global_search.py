@@ -164,14 +164,7 @@ def quoted(segment: str) -> str:
 
 def _sentence_in_community(graph, segment: str, document_id: str, community_id: str) -> bool:
     """Whether a chunk of `document_id` in `community_id` holds the sentence the segment quotes."""
-    rows = graph.read_text(
-        """
-        MATCH (d:Document {id: $doc})<-[:FROM_DOCUMENT]-(c:Chunk)-[:IN_COMMUNITY]->(:Community {id: $community})
-        RETURN c.text AS text
-        """,
-        doc=document_id,
-        community=community_id,
-    )
+    rows = graph.read("bench/community_document_texts", doc=document_id, community=community_id)
     probe = _norm(quoted(segment))[:60].strip(" .:;,-—·")
     return bool(probe) and any(probe in _norm(r["text"]) for r in rows)
 

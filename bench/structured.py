@@ -75,7 +75,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import REPO, bench_neo4j, data_dir  # noqa: E402
+from common import REPO, bench_neo4j, data_dir, graphrag_env  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 QUESTIONS = HERE / "questions" / "structured.yaml"
@@ -112,20 +112,6 @@ def load_steps(data: Path, embed_articles: bool = False) -> list[tuple[str, list
         ("pleiades places", ["load", "pleiades", str(data / "pleiades" / "pleiades-places.geojsonl.gz")]),
         ("link places", ["link", "places"]),
     ]
-
-
-def graphrag_env(settings) -> dict:
-    """The environment of a `graphrag` subprocess: the bench Neo4j, no .env, no LLM."""
-    env = dict(
-        os.environ,
-        NEO4J_URI=settings.neo4j_uri,
-        NEO4J_USERNAME=settings.neo4j_username,
-        NEO4J_PASSWORD=settings.neo4j_password,
-        GRAPHRAG_ENV_FILE=os.devnull,
-    )
-    for name in ("OPENAI_BASE_URL", "GRAPHRAG_LLM_MODEL", "OPENAI_API_KEY", "GRAPHRAG_API_KEY"):
-        env.pop(name, None)
-    return env
 
 
 def load_all(settings, data: Path, echo=lambda line: None, embed_articles: bool = False) -> dict:
