@@ -769,12 +769,15 @@ _REFERENCE = re.compile(
 
 def _readable(sentence: str) -> int:
     """How well a sentence reads quoted alone: a fair length, and a start that is a start (a
-    capital or an opening quote, not the middle of a dialogue the splitter cut)."""
+    capital or an opening quote, not the middle of a dialogue the splitter cut, nor the tail of a
+    sentence that began in the chunk before)."""
     text = sentence.strip()
     size = len(text)
     score = 1 if 40 <= size <= 350 else (0 if size >= 20 else -2)
     if text[:1].isupper() or text[:1] in "'\"‘“«(" or _cjk(text[:1]):
         score += 1
+    elif text[:1].islower() or text[:1] in ",;:)-–—":
+        score -= 2  # the tail of a sentence a chunk boundary cut ("rod, and smote the dragon")
     if _REFERENCE.search(text) or re.fullmatch(r"[“\"].*[”\"]\W*", text):  # a reference, a caption, a title
         score -= 3
     return score

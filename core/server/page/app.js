@@ -216,8 +216,8 @@ function communityList(communities) {
     const item = el("li", c.used === false ? "unused" : "used");
     item.dataset.id = c.id;
     item.appendChild(communityButton(c));
-    const size = [c.documents !== undefined && c.documents !== null ? c.documents + " documents" : null,
-                  c.chunks !== undefined && c.chunks !== null ? c.chunks + " chunks" : null].filter(Boolean).join(", ");
+    const count = (n, noun) => (n === undefined || n === null ? null : n + " " + noun + (n === 1 ? "" : "s"));
+    const size = [count(c.documents, "document"), count(c.chunks, "chunk")].filter(Boolean).join(", ");
     if (size) item.appendChild(document.createTextNode(" (" + size + ")"));
     if (c.phrases && c.phrases.length) item.appendChild(el("span", "phrases", " " + c.phrases.slice(0, 6).join(", ")));
     if (c.why) item.appendChild(el("div", "why", (c.used === false ? "not used: " : "") + c.why));
