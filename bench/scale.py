@@ -1,10 +1,12 @@
 """Learning at scale: load, `link phrases`, retrieval, `learn` and `forget` on 10k / 100k / 1M chunks.
 
     python bench/scale.py [--sizes 10k,100k,1m] [--json] [--heap 3g] [--pagecache 1g] [--seed 7]
-                          [--questions 100] [--home DIR] [--no-forget]
+                          [--questions 100] [--home DIR] [--out FILE] [--no-forget]
 
 For each size, in a fresh bench Neo4j (heap --heap, page cache --pagecache; --home keeps it in DIR
-instead of a temporary folder, for a disk with room: the 1M store is about 9 GB):
+instead of a temporary folder, for a disk with room: the 1M store is about 9 GB; --out FILE rewrites
+the JSON of the rows so far after every step, so a long run keeps what it measured; a step that fails
+is recorded as {"error": ...} and the row goes on):
 
 * load: a synthetic corpus of real sentences recombined (below), written by the online loader with
   cheap vectors (the hashed bag of words of bench/communities.py, 384 dimensions): no embedding model.
@@ -484,40 +486,50 @@ def forget_check(graph, document_id: str) -> dict:
 # --- one size -----------------------------------------------------------------------------------------------
 
 
-def run_size(label: str, chunks: int, args: dict, echo) -> dict:
+def run_size(label: str, chunks: int, args: dict, echo, save=lambda row: None) -> dict:
+    """One size's row. A step that fails (a link run out of memory at 1M) is recorded as {"error": ...}
+    and the row goes on; `save(row)` after every step keeps what a long run measured."""
     data = data_dir()
-    questions = [q["question"] for q in json.loads((data / "qa" / "musique_train.json").read_text())][
-        : args["questions"]
-    ]
+    questions = [q["question"] for q in json.loads((data / "qa" / "musique_train.json").read_text())]
+    questions = questions[: args["questions"]]
     out: dict = {"size": label, "target_chunks": chunks, "heap": args["heap"], "pagecache": args["pagecache"]}
     seed = args["seed"]
+
+    def attempt(key: str, run, say=lambda r: "") -> None:
+        try:
+            out[key] = run()
+            echo(f"{label}: {key} {say(out[key])}")
+        except Exception as exc:  # noqa: BLE001 - one failed step is a result of the row, not its end
+            out[key] = {"error": f"{type(exc).__name__}: {str(exc)[-600:]}"}
+            echo(f"{label}: {key} failed: {out[key]['error']}")
+        save(out)
+
+    def timed(r: dict) -> str:
+        return f"{r.get('seconds', r.get('wall_s'))} s, {r.get('python_peak_rss_mb')} MB"
+
     with scale_neo4j(args["heap"], args["pagecache"], args["home"]) as (instance, settings, graph):
-        out["load"] = step(settings, graph, step="load", chunks=chunks, seed=seed)
-        echo(f"{label}: load {out['load']['seconds']} s, {out['load']['python_peak_rss_mb']} MB")
+        attempt("load", lambda: step(settings, graph, step="load", chunks=chunks, seed=seed), timed)
         out["graph"] = counts(graph)
-        out["link_full"] = step(settings, graph, step="link", full=True)
-        echo(f"{label}: link full {out['link_full']['seconds']} s, {out['link_full']['python_peak_rss_mb']} MB")
+        attempt("link_full", lambda: step(settings, graph, step="link", full=True), timed)
         out["graph"] = counts(graph)
-        out["add"] = step(settings, graph, step="add", seed=seed, name="extra")
-        out["link_incremental"] = step(settings, graph, step="link", full=False)
-        echo(f"{label}: link incremental {out['link_incremental']['seconds']} s")
-        out["retrieval"] = retrieval(graph, questions)
-        echo(f"{label}: retrieval {out['retrieval']}")
+        attempt("add", lambda: step(settings, graph, step="add", seed=seed, name="extra"), timed)
+        attempt("link_incremental", lambda: step(settings, graph, step="link", full=False), timed)
+        attempt("retrieval", lambda: retrieval(graph, questions), lambda r: json.dumps(r))
         with tempfile.TemporaryDirectory(prefix="graphrag-scale-learn-") as tmp:
-            folder = Path(tmp) / "inprocess"
-            learn_file(data, seed, "learn", folder)
-            out["learn"] = step(settings, graph, step="learn", folder=str(folder))
-            echo(f"{label}: learn {out['learn']['seconds']} s, {out['learn']['python_peak_rss_mb']} MB")
-            folder = Path(tmp) / "cli"
-            learn_file(data, seed, "learn-cli", folder)
+            inprocess, cli = learn_file(data, seed, "learn", Path(tmp) / "inprocess"), Path(tmp) / "cli"
+            learn_file(data, seed, "learn-cli", cli)
             exe = str(Path(sys.executable).parent / "graphrag")
-            out["learn_cli"] = measured(settings, graph, [exe, "learn", f"path: {folder}", "--no-embed", "--json"])
-            echo(f"{label}: learn CLI {out['learn_cli']['wall_s']} s")
+            attempt("learn", lambda: step(settings, graph, step="learn", folder=str(inprocess.parent)), timed)
+            attempt(
+                "learn_cli",
+                lambda: measured(settings, graph, [exe, "learn", f"path: {cli}", "--no-embed", "--json"]),
+                timed,
+            )
         if args["forget"]:
-            out["forget"] = forget_check(graph, f"{CORPUS}:1")
-            echo(f"{label}: forget {out['forget']['after']}")
+            attempt("forget", lambda: forget_check(graph, f"{CORPUS}:1"), lambda r: json.dumps(r["after"]))
         out["neo4j_peak_rss_mb"] = neo4j_rss_mb(instance)
         out.update(store_mb(instance))  # last: it stops Neo4j
+    save(out)
     return out
 
 
@@ -537,83 +549,130 @@ def counts(graph) -> dict:
 
 
 def _mb(value) -> str:
-    return f"{value / 1024:.1f} GB" if value and value >= 1024 else f"{value:.0f} MB" if value is not None else "—"
+    if not isinstance(value, (int, float)):
+        return "—"
+    return f"{value / 1024:.1f} GB" if value >= 1024 else f"{value:.0f} MB"
+
+
+def _get(r: dict, key: str, field: str, default="—"):
+    """r[key][field], or `default` where the step failed ("error") or did not run."""
+    value = (r.get(key) or {}).get(field)
+    return default if value is None else value
+
+
+def _failed(r: dict) -> str:
+    failed = [k for k, v in r.items() if isinstance(v, dict) and "error" in v]
+    return "; failed: " + ", ".join(f"{k} ({r[k]['error'][:120]})" for k in failed) if failed else ""
 
 
 def rows(result: dict) -> list[tuple[str, str, str]]:
-    """bench/run.py's rows: one per size."""
+    """bench/run.py's rows: one per size, and one for the growth between sizes."""
     if "skipped" in result:
         return [("scale", "skipped", result["skipped"])]
     table = []
     for r in result["sizes"]:
-        g, full, inc, learn = r["graph"], r["link_full"], r["link_incremental"], r["learn"]
-        ret = r["retrieval"]
-        forget = r.get("forget")
-        learn_ok = learn["seconds"] <= LEARN_GOAL_S and learn["python_peak_rss_mb"] <= LEARN_GOAL_MB
+        g, ret, forget = r.get("graph", {}), r.get("retrieval") or {}, r.get("forget") or {}
+        learn_s, learn_mb = _get(r, "learn", "seconds", None), _get(r, "learn", "python_peak_rss_mb", None)
         detail = (
-            f"{g['chunks']:,} chunks, {g['phrases']:,} phrases, {g['phrase_links']:,} links; load {r['load']['seconds']} s; "
-            f"link phrases full {full['seconds']} s ({_mb(full['python_peak_rss_mb'])} RSS, Neo4j heap "
-            f"{_mb(full['neo4j_heap_peak_mb'])}), after one new document {inc['seconds']} s "
-            f"({_mb(inc['python_peak_rss_mb'])}); store {_mb(r['store_mb'])}; "
-            + "; ".join(f"{m} p50 {ret[m]['p50_ms']} / p95 {ret[m]['p95_ms']} ms" for m in MODES)
-            + f"; learn one-chunk file {learn['seconds']} s in-process ({_mb(learn['python_peak_rss_mb'])}), "
-            f"CLI {r['learn_cli']['wall_s']} s ({_mb(r['learn_cli']['python_peak_rss_mb'])})"
+            f"{g.get('chunks', 0):,} chunks, {g.get('phrases', 0):,} phrases, {g.get('phrase_links', 0):,} links; "
+            f"load {_get(r, 'load', 'seconds')} s; link phrases full {_get(r, 'link_full', 'seconds')} s "
+            f"({_mb(_get(r, 'link_full', 'python_peak_rss_mb'))} RSS, Neo4j heap "
+            f"{_mb(_get(r, 'link_full', 'neo4j_heap_peak_mb'))}), after one new document "
+            f"{_get(r, 'link_incremental', 'seconds')} s ({_mb(_get(r, 'link_incremental', 'python_peak_rss_mb'))}); "
+            f"store {_mb(r.get('store_mb'))}; "
+            + "; ".join(f"{m} p50 {_get(ret, m, 'p50_ms')} / p95 {_get(ret, m, 'p95_ms')} ms" for m in MODES)
+            + f"; learn one-chunk file {learn_s} s in-process ({_mb(learn_mb)}), "
+            f"CLI {_get(r, 'learn_cli', 'wall_s')} s ({_mb(_get(r, 'learn_cli', 'python_peak_rss_mb'))})"
         )
-        if forget:
+        if "after" in forget:
             detail += (
                 f"; forget: {forget['after']['phrases_wrong']} of {forget['after']['phrases']} Phrase.chunks wrong "
                 f"({forget['before']['phrases_wrong']} before)"
             )
         if r["target_chunks"] == 100_000:
-            forget_ok = not forget or forget["after"]["phrases_wrong"] == 0
+            ok = (
+                learn_s is not None
+                and learn_s <= LEARN_GOAL_S
+                and learn_mb <= LEARN_GOAL_MB
+                and forget.get("after", {}).get("phrases_wrong") == 0
+            )
             detail += (
                 f" (goal learn <= {LEARN_GOAL_S:g} s and <= 1 GB, forget leaves counts right: "
-                f"{'met' if learn_ok and forget_ok else 'not met'})"
+                f"{'met' if ok else 'not met'})"
             )
-        table.append((f"scale {r['size']}", f"learn {learn['seconds']} s", detail))
-    growth = result.get("growth")
-    if growth:
-        table.append(("scale growth", f"exp {growth.get('full_link_exponent')}", json.dumps(growth)))
+        if r["target_chunks"] == 1_000_000:
+            rss, p50 = _get(r, "link_full", "python_peak_rss_mb", None), _get(ret, "graph", "p50_ms", None)
+            ok = rss is not None and p50 is not None and rss <= FULL_LINK_GOAL_MB and p50 <= GRAPH_P50_GOAL_MS
+            detail += (
+                f" (goal full link <= {FULL_LINK_GOAL_MB // 1024} GB RSS, graph p50 <= {GRAPH_P50_GOAL_MS} ms: "
+                f"{'met' if ok else 'not met'})"
+            )
+        table.append((f"scale {r['size']}", f"learn {learn_s if learn_s is not None else '—'} s", detail + _failed(r)))
+    g = result.get("growth") or {}
+    if "full_link_exponent" in g:
+        ok = g["full_link_exponent"] <= 1.1 and g.get("incremental_ratio", 99) <= 2
+        table.append(
+            (
+                "scale growth",
+                f"exponent {g['full_link_exponent']}",
+                f"full link time ~ chunks^{g['full_link_exponent']} from {g['exponent_from']} to {g['exponent_to']}; "
+                f"incremental link {g.get('incremental_ratio')}x from {g['ratio_from']} to {g['ratio_to']} "
+                f"(goal exponent <= 1.1, ratio <= 2: {'met' if ok else 'not met'})",
+            )
+        )
     return table
 
 
 def markdown(result: dict) -> str:
     """The README "At scale" table."""
     head = (
-        "| chunks | load | `link phrases` full / after one document | link peak RSS full / incr. | Neo4j heap peak | "
-        "store | graph · hybrid · vector p50 (p95) | learn one file in-process / CLI | forget: counts wrong |\n"
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        "| chunks | phrases · links | load | `link phrases` full / after one document | link peak RSS full / incr. | "
+        "Neo4j heap peak | store | graph · hybrid · vector p50 (p95) | learn one file in-process / CLI | "
+        "forget: counts wrong |\n"
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
     )
     lines = [head]
     for r in result.get("sizes", []):
-        ret = r["retrieval"]
-        forget = r.get("forget")
+        g, ret, forget = r.get("graph", {}), r.get("retrieval") or {}, r.get("forget") or {}
+        heaps = [_get(r, k, "neo4j_heap_peak_mb", 0) for k in ("load", "link_full", "link_incremental", "learn")]
         lines.append(
-            f"| {r['graph']['chunks']:,} | {r['load']['seconds']} s | {r['link_full']['seconds']} / "
-            f"{r['link_incremental']['seconds']} s | {_mb(r['link_full']['python_peak_rss_mb'])} / "
-            f"{_mb(r['link_incremental']['python_peak_rss_mb'])} | "
-            f"{_mb(max(r['link_full']['neo4j_heap_peak_mb'], r['load']['neo4j_heap_peak_mb']))} | "
-            f"{_mb(r['store_mb'])} | "
-            + " · ".join(f"{ret[m]['p50_ms']} ({ret[m]['p95_ms']})" for m in MODES)
-            + f" ms | {r['learn']['seconds']} s, {_mb(r['learn']['python_peak_rss_mb'])} / "
-            f"{r['learn_cli']['wall_s']} s | "
-            + (f"{forget['after']['phrases_wrong']} (before {forget['before']['phrases_wrong']})" if forget else "—")
+            f"| {g.get('chunks', 0):,} | {g.get('phrases', 0):,} · {g.get('phrase_links', 0):,} | "
+            f"{_get(r, 'load', 'seconds')} s | {_get(r, 'link_full', 'seconds')} / "
+            f"{_get(r, 'link_incremental', 'seconds')} s | {_mb(_get(r, 'link_full', 'python_peak_rss_mb'))} / "
+            f"{_mb(_get(r, 'link_incremental', 'python_peak_rss_mb'))} | "
+            f"{_mb(max(h for h in heaps if isinstance(h, (int, float))))} | {_mb(r.get('store_mb'))} | "
+            + " · ".join(f"{_get(ret, m, 'p50_ms')} ({_get(ret, m, 'p95_ms')})" for m in MODES)
+            + f" ms | {_get(r, 'learn', 'seconds')} s, {_mb(_get(r, 'learn', 'python_peak_rss_mb'))} / "
+            f"{_get(r, 'learn_cli', 'wall_s')} s | "
+            + (
+                f"{forget['after']['phrases_wrong']} (before {forget['before']['phrases_wrong']})"
+                if "after" in forget
+                else "—"
+            )
             + " |"
         )
     return "\n".join(lines)
 
 
 def growth(sizes: list[dict]) -> dict:
-    """Exponents of full-link time and incremental ratio between the smallest and largest size."""
+    """How full and incremental `link phrases` grow: the full run's time exponent (100k to 1M where both
+    ran, else smallest to largest; goal <= 1.1) and the incremental run's time ratio (1M over 10k where
+    both ran, else largest over smallest; goal <= 2)."""
+    sizes = [
+        r for r in sizes if "seconds" in (r.get("link_full") or {}) and "seconds" in (r.get("link_incremental") or {})
+    ]
     if len(sizes) < 2:
         return {}
-    a, b = sizes[0], sizes[-1]
+    by = {r["size"]: r for r in sizes}
+    a, b = (by["100k"], by["1m"]) if "100k" in by and "1m" in by else (sizes[0], sizes[-1])
     ratio = b["graph"]["chunks"] / max(1, a["graph"]["chunks"])
-    out = {"from": a["size"], "to": b["size"]}
+    out: dict = {"exponent_from": a["size"], "exponent_to": b["size"]}
     if ratio > 1:
         out["full_link_exponent"] = round(
             math.log(max(b["link_full"]["seconds"], 1e-3) / max(a["link_full"]["seconds"], 1e-3)) / math.log(ratio), 2
         )
+    a, b = (by["10k"], by["1m"]) if "10k" in by and "1m" in by else (sizes[0], sizes[-1])
+    out.update(ratio_from=a["size"], ratio_to=b["size"])
     out["incremental_ratio"] = round(b["link_incremental"]["seconds"] / max(a["link_incremental"]["seconds"], 1e-3), 2)
     return out
 
@@ -633,6 +692,7 @@ def parse_args(argv: list[str]) -> dict:
         "seed": int(value("--seed", "7")),
         "questions": int(value("--questions", "100")),
         "home": value("--home", None),
+        "out": value("--out", None),
         "forget": "--no-forget" not in argv,
     }
 
@@ -647,14 +707,23 @@ def main(argv: list[str] | None = None) -> dict:
     if absent:
         return {"skipped": f"real data not found: {', '.join(absent)} (set GRAPHRAG_DATA_DIR)"}
     echo = (lambda line: print(line, file=sys.stderr, flush=True)) if __name__ == "__main__" else (lambda line: None)
-    results = []
+    results: list[dict] = []
+
+    def save(row: dict) -> None:  # --out FILE: the rows so far, rewritten after every step
+        if args["out"]:
+            Path(args["out"]).write_text(json.dumps({"sizes": [*results, row]}, indent=2, default=str))
+
     for label in args["sizes"]:
         chunks = SIZES.get(label) or int(label)
-        results.append(run_size(label, chunks, args, echo))
+        results.append(run_size(label, chunks, args, echo, save))
         if "--json" not in argv and __name__ == "__main__":
             for row in rows({"sizes": results[-1:]}):
                 print("  ".join(row), flush=True)
-    out = {"sizes": results, "growth": growth(results), "args": {k: v for k, v in args.items() if k != "home"}}
+    out = {
+        "sizes": results,
+        "growth": growth(results),
+        "args": {k: v for k, v in args.items() if k not in ("home", "out")},
+    }
     _, has_full = phrase_options(True)
     out["link_full_option"] = has_full
     return out
