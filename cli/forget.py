@@ -17,6 +17,9 @@ def forget(graph, document_ids, as_json) -> None:
     """Forget documents completely: their chunks, the chunks' mentions and phrase links,
     phrases that no longer join two chunks and entities left with no source.
 
+    Every phrase's chunk count is given back in the deleting transaction, and the phrases the
+    document's chunks shared are re-linked at once (incrementally: what changed only).
+
     Gazetteer places stay (they are sources of their own). `graphrag sanity` finds no
     orphans afterwards. The same as DELETE /documents/{id} of `graphrag serve`.
 
@@ -26,7 +29,7 @@ def forget(graph, document_ids, as_json) -> None:
       graphrag forget story:T1 story:T2 --json
     """
     from graphrag_cypher.documents import DocumentNotFound
-    from graphrag_cypher.documents import forget as forget_document
+    from graphrag_cypher.server.engine import forget as forget_document
     from graphrag_cypher.terminal import safe_text
 
     results, missing = [], []
