@@ -29,13 +29,16 @@ def forget(graph, document_ids, as_json) -> None:
       graphrag forget story:T1 story:T2 --json
     """
     from graphrag_cypher.documents import DocumentNotFound
-    from graphrag_cypher.server.engine import forget as forget_document
+    from graphrag_cypher.documents import forget as forget_document
+    from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.terminal import safe_text
 
     results, missing = [], []
     for document_id in document_ids:
         try:
-            results.append(forget_document(graph, document_id))
+            result = forget_document(graph, document_id)
+            result["phrases"] = link_phrases(graph).phrases_removed  # what its chunks shared, re-decided
+            results.append(result)
         except DocumentNotFound as exc:
             missing.append(document_id)
             click.echo(f"error: {safe_text(str(exc), keep_newlines=False)}", err=True)
