@@ -40,7 +40,11 @@ every scope but the first: its own first syllable and the rest of another name p
 "Finsen"), chosen by a hash of (seed, name, scope). The first world has the real names; a name rare
 in the pool stays rare at any size, a common one gets common, and the number of distinct names grows
 with the corpus (on the phrase extractor, about N^0.76 from 10k to 30k chunks). Deterministic for a
-seed (--seed).
+seed (--seed). Chunks are full (1,000 characters, against the passages' 600 or so), so a chunk carries
+about 30 phrase links where a load of the same passages one per chunk has 10 (the same links per
+character of text).
+
+For the 1M row on a 24 GB machine: `--sizes 1m --heap 4g --pagecache 4g --out scale-1m.json`.
 
 Goals (issue 27): at 100k, learn of a one-chunk file <= 3 s end to end and <= 1 GB RSS, forget leaves
 every Phrase.chunks right; incremental link at 1M <= 2x its cost at 10k; full link at 1M <= 4 GB RSS and
@@ -542,6 +546,8 @@ def counts(graph) -> dict:
         "phrases": labels.get("Phrase", 0),
         "terms": labels.get("Term", 0),
         "phrase_links": relationships.get("HAS_PHRASE", 0),
+        "term_links": relationships.get("HAS_TERM", 0),
+        "words": labels.get("Word", 0),
     }
 
 
