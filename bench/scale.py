@@ -3,8 +3,9 @@
     python bench/scale.py [--sizes 10k,100k,1m] [--json] [--heap 3g] [--pagecache 1g] [--seed 7]
                           [--questions 100] [--home DIR] [--out FILE] [--no-forget]
 
-For each size, in a fresh bench Neo4j (heap --heap, page cache --pagecache; --home keeps it in DIR
-instead of a temporary folder, for a disk with room: the 1M store is about 9 GB; --out FILE rewrites
+For each size, in a fresh bench Neo4j (heap --heap, page cache --pagecache; --home DIR puts its
+throw-away folder under DIR instead of the temporary folder, for a disk with room: the store is about
+1.2 GB per 100k chunks with the phrase terms, 0.7 GB without; --out FILE rewrites
 the JSON of the rows so far after every step, so a long run keeps what it measured; a step that fails
 is recorded as {"error": ...} and the row goes on):
 
