@@ -221,7 +221,9 @@ def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **field
     else:
         _incremental(graph, options, result)
     if not options.dry_run:
+        clock = time.perf_counter()
         counts = graph.read("phrases/counts", maxChunks=options.max_chunks)[0]
+        result.seconds["count"] = round(time.perf_counter() - clock, 3)
         result.phrases, result.found = counts["phrases"], counts["links"]
         result.phrases_found, result.too_common = counts["terms"], counts["tooCommon"]
     result.seconds["total"] = round(time.perf_counter() - started, 3)
@@ -234,15 +236,25 @@ def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **field
 def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) -> None:
     batch, progress = options.batch, options.progress
     max_chunks, min_length = result.max_chunks, options.min_length or MIN_LENGTH
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.seconds[name] = round(now - clock, 3)
+        clock = now
+
     # 1. new chunks give their words to the vocabulary (before any is decided on: the rule
     #    reads the whole corpus's vocabulary, theirs included)
     while rows := graph.read("phrases/pending_words", limit=batch):
         _write_words(graph, rows, counted=True)
         progress(f"phrases: vocabulary of {len(rows)} new chunk(s)")
+    lap("words")
     # 2. words that entered or left the vocabulary send the chunks they start a clause of back
     while (settled := graph.write("phrases/settle_words", limit=batch)[0])["words"]:
         if settled["requeued"]:
             progress(f"phrases: {settled['requeued']} chunk(s) re-read for a vocabulary change")
+    lap("vocabulary")
     # 3. pending chunks: their terms, against what they have now
     while rows := graph.read("phrases/pending_chunks", limit=batch):
         changes = []
@@ -262,12 +274,14 @@ def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkRes
         result.created += done["created"]
         result.removed += done["removed"]
         progress(f"phrases: {result.chunks} chunk(s) linked")
+    lap("link")
     # 4. terms whose count moved: label, link type, name
     while (settled := graph.write("phrases/settle_terms", limit=batch, maxChunks=max_chunks)[0])["terms"]:
         result.phrases_written += settled["phrasesAdded"]
         result.phrases_removed += settled["phrasesRemoved"]
         result.created += settled["created"]
         result.removed += settled["removed"]
+    lap("settle")
 
 
 def _write_words(graph: Graph, rows: list[dict], counted: bool) -> None:
