@@ -6,7 +6,7 @@ UNWIND $docs AS doc
 MATCH (d:Document {id: doc.id})
 CALL (d, doc) {
   UNWIND doc.chunks AS ch
-  CREATE (c:Chunk {id: ch.id})
+  CREATE (c:Chunk:PendingPhrases:PendingTitles:PendingEntities {id: ch.id})
   SET c += ch.props
   CREATE (c)-[:FROM_DOCUMENT]->(d)
   RETURN collect(c) AS chunks
