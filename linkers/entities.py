@@ -235,7 +235,6 @@ def _changed_documents(
     )
     result.names_searched = len(table.targets)
     matcher = Matcher(table, require_capital=options.require_capital, skip_tails=False)
-    skip = re.compile(SKIP_SECTIONS)
     keys = sorted(table.targets)
     for start in range(0, len(keys), 50):
         queries = [fulltext_query(k) for k in keys[start : start + 50]]
@@ -245,8 +244,9 @@ def _changed_documents(
                 "linkers/shortlist", queries=queries, corpus=options.corpus, after=after, limit=options.page
             )
             result.chunks_shortlisted += len(row["ids"])
-            for doc, section, text in zip(row["docIds"], row["sections"], row["texts"], strict=True):
-                if doc not in docs and not skip.fullmatch(section or "") and matcher.find(text):
+            for doc, text in zip(row["docIds"], row["texts"], strict=True):
+                # a match in a section the linker skips still changes CO_OCCURS: decided again too
+                if doc not in docs and matcher.find(text):
                     docs.add(doc)
             if len(row["ids"]) < options.page:
                 break

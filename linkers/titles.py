@@ -35,7 +35,8 @@ from graphrag_cypher.text import fold, norm_name
 from .base import LinkOptions, LinkResult, options_for
 from .matcher import Matcher, build_name_table, fulltext_query, load_stoplist
 
-PAGE = 2000  # chunks (or documents) per read
+PAGE = 2000  # chunks per read
+CATALOGUE_PAGE = 20000  # titles (or topics) per read: a few short strings each
 NAMES_PER_QUERY = 50  # new titles per full-text shortlist
 
 
@@ -226,8 +227,8 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
     state = graph.read("titles/state")
     full = options.full or not state or state[0]["minLength"] != options.min_length
     result = TitleLinkResult(full=full, dry_run=options.dry_run)
-    catalogue = read_catalogue(graph, options.corpus, options.page)
-    topics = read_topics(graph, options.page)
+    catalogue = read_catalogue(graph, options.corpus, CATALOGUE_PAGE)
+    topics = read_topics(graph, CATALOGUE_PAGE)
     result.documents, result.topics = catalogue.docs, len(catalogue.names)
     table = build_name_table(
         {title: [key] for key, title in catalogue.names.items()},
