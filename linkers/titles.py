@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import ClassVar
 
 from graphrag_cypher.db import Graph
-from graphrag_cypher.text import fold, norm_name
+from graphrag_cypher.text import fold, is_word_char, norm_name
 
 from .base import LinkOptions, LinkResult, options_for
 from .matcher import Matcher, build_name_table, fulltext_query, load_stoplist
@@ -38,6 +38,9 @@ from .matcher import Matcher, build_name_table, fulltext_query, load_stoplist
 PAGE = 2000  # chunks per read
 CATALOGUE_PAGE = 20000  # titles (or topics) per read: a few short strings each
 NAMES_PER_QUERY = 50  # new titles per full-text shortlist
+SPAN_CHUNKS = 5000  # pending chunks up to which a run looks up titles by word spans, not reads them all
+SPAN_PAGE = 10  # chunks (or documents) per word-span lookup
+TOPIC_DOCS = 50  # documents per topic read to name it
 
 
 @dataclass(kw_only=True)
@@ -87,7 +90,7 @@ class Catalogue:
     names: dict[str, str]  # topic id → title, documents in scope
     all_topics: set[str]  # topic ids of every titled document, any corpus
     docs: int  # titled documents in scope
-    unlinked: list[tuple[str, str]]  # (document id, topic id) in scope whose stamp differs
+    unlinked: list[tuple[str, str, str]]  # (document id, topic id, title) in scope not linked under its title
 
 
 def read_catalogue(graph: Graph, corpus: str | None, page: int) -> Catalogue:
@@ -98,15 +101,15 @@ def read_catalogue(graph: Graph, corpus: str | None, page: int) -> Catalogue:
     after = ""
     while True:
         row = graph.read_row("titles/catalogue", after=after, limit=page, corpus=corpus)
-        for doc, title, in_scope, stamp in zip(row["ids"], row["titles"], row["inScope"], row["stamps"], strict=True):
-            title = clean_title(title)
+        for doc, raw, in_scope, stamp in zip(row["ids"], row["titles"], row["inScope"], row["stamps"], strict=True):
+            title = clean_title(raw)
             key = entity_id(title)
             all_topics.add(key)
             if in_scope:
                 docs += 1
                 names.setdefault(key, title)
-                if stamp != key:
-                    unlinked.append((doc, key))
+                if stamp != raw:
+                    unlinked.append((doc, key, raw))
         if len(row["ids"]) < page:
             break
         after = row["ids"][-1]
@@ -219,13 +222,56 @@ def _match_page(rows: list[Row], matcher: Matcher, result: TitleLinkResult) -> d
     return edges
 
 
+def word_runs(text: str) -> list[tuple[int, int]]:
+    """[start, end) of each run of word characters (the matcher's: letters, digits, marks, "_")."""
+    runs, start = [], None
+    for i, ch in enumerate(text):
+        if is_word_char(ch):
+            if start is None:
+                start = i
+        elif start is not None:
+            runs.append((start, i))
+            start = None
+    if start is not None:
+        runs.append((start, len(text)))
+    return runs
+
+
+def span_norms(text: str, max_runs: int) -> set[str]:
+    """The normName of every span of up to `max_runs` (+2) word runs of `text`: a title the
+    matcher finds in it is one of these (a match starts and ends on word boundaries, and its
+    normName, like its fold, is the title's)."""
+    runs = word_runs(text)
+    norms = set()
+    for i, (start, _) in enumerate(runs):
+        for j in range(i, min(len(runs), i + max_runs + 2)):
+            norm = norm_name(text[start : runs[j][1]])
+            if norm:
+                norms.add(norm)
+    return norms
+
+
+def _runs_of(title: str) -> int:
+    return len(word_runs(fold(title)))
+
+
 def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields) -> TitleLinkResult:
     """Register every title as a :Topic of its chunks and link the chunks naming other titles
     (incremental: only what changed since the last run; ``full=True``: everything)."""
     options = options_for(TitleLinkOptions, options, fields)
     started = time.perf_counter()
-    state = graph.read("titles/state")
-    full = options.full or not state or state[0]["minLength"] != options.min_length
+    state = (graph.read("titles/state") or [None])[0]
+    counts = graph.read("titles/chunk_counts")[0]
+    full = options.full or state is None or state["minLength"] != options.min_length or state["maxRuns"] is None
+    lost = state is not None and counts["total"] - counts["pending"] < (state["chunks"] or 0)
+    if not full and not lost and options.corpus is None and counts["pending"] <= SPAN_CHUNKS:
+        return _link_changes(graph, options, state, started)
+    return _link_by_catalogue(graph, options, full, started)
+
+
+def _link_by_catalogue(graph: Graph, options: TitleLinkOptions, full: bool, started: float) -> TitleLinkResult:
+    """Every title in hand (read page by page): a full run, or an incremental one after chunks were
+    deleted, over one corpus, or after a large load."""
     result = TitleLinkResult(full=full, dry_run=options.dry_run)
     catalogue = read_catalogue(graph, options.corpus, CATALOGUE_PAGE)
     topics = read_topics(graph, CATALOGUE_PAGE)
@@ -251,20 +297,13 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
         if topics.get(key) != (title, norm_name(title))
     ]
     gone = sorted(key for key in topics if key not in catalogue.all_topics)
-    result.topics_created, result.topics_removed = len(changed), len(gone)
-    if not options.dry_run:
-        for start in range(0, len(changed), options.batch):
-            graph.write("titles/upsert_entities", rows=changed[start : start + options.batch])
-        for start in range(0, len(gone), options.batch):
-            graph.write("titles/delete_topics", ids=gone[start : start + options.batch])
-    if options.dry_run:
-        result.total = graph.read("titles/count_mentions")[0]["total"]
+    _write_topics(graph, options, result, changed, gone)
 
     # Chunks matched against every title: all (full), or the new, changed and renamed ones.
     if full:
         pages = _pages(graph, "titles/chunks", options.page, corpus=options.corpus)
     else:
-        unlinked = sorted({doc for doc, _ in catalogue.unlinked})
+        unlinked = sorted({doc for doc, _, _ in catalogue.unlinked})
         pages = _chained(
             _document_pages(graph, unlinked, max(1, options.page // 20)),
             _pages(graph, "titles/pending_chunks", options.page, corpus=options.corpus),
@@ -272,38 +311,128 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
     for rows in pages:
         writer.sync(_match_page(rows, matcher, result), [r[0] for r in rows], [r[0] for r in rows if r[4]])
         options.progress(f"titles: {result.chunks_scanned} chunks matched, {result.found} mentions")
-
-    # The other chunks, against the new titles only (full-text shortlist, then the exact matcher).
     if not full:
-        new_keys = sorted({key for _, key in catalogue.unlinked if key in catalogue.names})
-        new_table = build_name_table(
-            {catalogue.names[key]: [key] for key in new_keys}, min_length=options.min_length, stoplist=load_stoplist()
-        )
-        result.new_titles = len(new_table.targets)
-        new_matcher = Matcher(new_table, require_capital=True, skip_tails=False)
-        folded = sorted(new_table.targets)
-        for start in range(0, len(folded), NAMES_PER_QUERY):
-            queries = [fulltext_query(k) for k in folded[start : start + NAMES_PER_QUERY]]
-            for rows in _pages(graph, "titles/shortlist", options.page, queries=queries, corpus=options.corpus):
-                result.chunks_shortlisted += len(rows)
-                found: dict[tuple[str, str], tuple[str, str]] = {}
-                for chunk, _, title, text, _ in rows:
-                    own = entity_id(clean_title(title))
-                    for match in new_matcher.find(text or ""):
-                        for target in match.targets:
-                            if target != own and (chunk, target) not in found:
-                                found[(chunk, target)] = ("title-in-text", match.surface)
-                result.found += len(found)
-                writer.add(found)
-            options.progress(f"titles: {min(start + NAMES_PER_QUERY, len(folded))}/{len(folded)} new titles searched")
+        new_keys = {key for _, key, _ in catalogue.unlinked if key in catalogue.names}
+        _search_new_titles(graph, options, result, writer, {key: catalogue.names[key] for key in new_keys})
     result.seconds["link"] = round(time.perf_counter() - started, 3)
-    if options.dry_run:
-        return result
-    stamps = [{"docId": doc, "entityId": key} for doc, key in catalogue.unlinked]
-    for start in range(0, max(len(stamps), 1), options.batch):
-        graph.write("titles/save_state", minLength=options.min_length, stamps=stamps[start : start + options.batch])
-    result.total = graph.read("titles/count_mentions")[0]["total"]
+    max_runs = max((_runs_of(key) for key in table.targets), default=0)
+    _save(graph, options, result, [(doc, raw) for doc, _, raw in catalogue.unlinked], max_runs)
     return result
+
+
+def _link_changes(graph: Graph, options: TitleLinkOptions, state: dict, started: float) -> TitleLinkResult:
+    """An incremental run that reads no more titles than the change needs: the new and renamed
+    documents (found in Neo4j), the topics they touch, and for each page of new chunks the
+    topics whose normName is one of its word spans' (an index lookup)."""
+    result = TitleLinkResult(full=False, dry_run=options.dry_run)
+    unlinked = graph.read("titles/unlinked_documents")
+    new: dict[str, list[tuple[str, str]]] = {}  # topic id → (document id, title) of the new documents
+    touched = set()
+    for row in unlinked:
+        title = clean_title(row["title"])
+        new.setdefault(entity_id(title), []).append((row["id"], title))
+        touched.add(entity_id(title))
+        if row["linked"] is not None:
+            touched.add(entity_id(clean_title(row["linked"])))
+    moving = {row["id"] for row in unlinked}
+    names: dict[str, str] = {}  # topic id → its title from now on
+    changed, gone = [], []
+    ids = sorted(touched)
+    for start in range(0, len(ids), options.batch):
+        for row in graph.read("titles/topic_documents", ids=ids[start : start + options.batch], limit=TOPIC_DOCS):
+            key = row["id"]
+            carriers = [
+                (d, clean_title(t)) for d, t in row["docs"] if d not in moving and entity_id(clean_title(t)) == key
+            ]
+            carriers += new.get(key, [])
+            if not carriers:
+                if row["exists"] and len(row["docs"]) < TOPIC_DOCS:
+                    gone.append(key)
+                continue
+            names[key] = min(carriers)[1]
+            if not row["exists"] or (row["name"], row["normName"]) != (names[key], norm_name(names[key])):
+                changed.append({"entityId": key, "title": names[key], "normName": norm_name(names[key])})
+    result.documents, result.topics = len(unlinked), len(touched)
+    result.seconds["read"] = round(time.perf_counter() - started, 3)
+    options.progress(f"titles: {len(unlinked)} document(s) new or renamed, {len(touched)} topic(s) touched")
+
+    started = time.perf_counter()
+    _write_topics(graph, options, result, changed, sorted(gone))
+    max_runs = max([state["maxRuns"], *(_runs_of(title) for title in names.values())])
+    writer = _Writer(graph, options, result)
+    pages = _chained(
+        _document_pages(graph, sorted(moving), SPAN_PAGE),
+        _pages(graph, "titles/pending_chunks", SPAN_PAGE, corpus=None),
+    )
+    for rows in pages:
+        norms = sorted(set().union(*(span_norms(r[3], max_runs) for r in rows if r[2])) if rows else set())
+        row = graph.read_row("titles/topics_by_norm", norms=norms)
+        candidates = {key: name for key, name in zip(row["ids"], row["names"], strict=True)}
+        candidates.update({key: title for key, title in names.items() if key in candidates})
+        table = build_name_table(
+            {name: [key] for key, name in candidates.items()}, min_length=options.min_length, stoplist=load_stoplist()
+        )
+        result.names_searched += len(table.targets)
+        matcher = Matcher(table, require_capital=True, skip_tails=False)
+        writer.sync(_match_page(rows, matcher, result), [r[0] for r in rows], [r[0] for r in rows if r[4]])
+        options.progress(f"titles: {result.chunks_scanned} chunks matched, {result.found} mentions")
+    _search_new_titles(graph, options, result, writer, {key: names[key] for key in new if key in names})
+    result.seconds["link"] = round(time.perf_counter() - started, 3)
+    _save(graph, options, result, [(row["id"], row["title"]) for row in unlinked], max_runs)
+    return result
+
+
+def _write_topics(
+    graph: Graph, options: TitleLinkOptions, result: TitleLinkResult, changed: list[dict], gone: list[str]
+) -> None:
+    result.topics_created, result.topics_removed = len(changed), len(gone)
+    if options.dry_run:
+        result.total = graph.read("titles/count_mentions")[0]["total"]
+        return
+    for start in range(0, len(changed), options.batch):
+        graph.write("titles/upsert_entities", rows=changed[start : start + options.batch])
+    for start in range(0, len(gone), options.batch):
+        graph.write("titles/delete_topics", ids=gone[start : start + options.batch])
+
+
+def _search_new_titles(
+    graph: Graph, options: TitleLinkOptions, result: TitleLinkResult, writer: _Writer, titles: dict[str, str]
+) -> None:
+    """The other chunks, against the new titles only (a full-text shortlist, then the exact matcher)."""
+    table = build_name_table(
+        {title: [key] for key, title in titles.items()}, min_length=options.min_length, stoplist=load_stoplist()
+    )
+    result.new_titles = len(table.targets)
+    matcher = Matcher(table, require_capital=True, skip_tails=False)
+    folded = sorted(table.targets)
+    for start in range(0, len(folded), NAMES_PER_QUERY):
+        queries = [fulltext_query(k) for k in folded[start : start + NAMES_PER_QUERY]]
+        for rows in _pages(graph, "titles/shortlist", options.page, queries=queries, corpus=options.corpus):
+            result.chunks_shortlisted += len(rows)
+            found: dict[tuple[str, str], tuple[str, str]] = {}
+            for chunk, _, title, text, _ in rows:
+                own = entity_id(clean_title(title))
+                for match in matcher.find(text or ""):
+                    for target in match.targets:
+                        if target != own and (chunk, target) not in found:
+                            found[(chunk, target)] = ("title-in-text", match.surface)
+            result.found += len(found)
+            writer.add(found)
+        options.progress(f"titles: {min(start + NAMES_PER_QUERY, len(folded))}/{len(folded)} new titles searched")
+
+
+def _save(
+    graph: Graph, options: TitleLinkOptions, result: TitleLinkResult, stamps: list[tuple[str, str]], max_runs: int
+) -> None:
+    """The state the next run starts from, and the documents linked stamped with their title."""
+    if options.dry_run:
+        return
+    counts = graph.read("titles/chunk_counts")[0]
+    state = {"minLength": options.min_length, "maxRuns": max_runs, "chunks": counts["total"] - counts["pending"]}
+    rows = [{"docId": doc, "title": title} for doc, title in stamps]
+    for start in range(0, max(len(rows), 1), options.batch):
+        graph.write("titles/save_state", state=state, stamps=rows[start : start + options.batch])
+    result.total = graph.read("titles/count_mentions")[0]["total"]
 
 
 def _chained(*iterators: Iterator) -> Iterator:

@@ -84,6 +84,7 @@ def check_parity(schema, run_cli, source: Path, tmp_path: Path, every: int) -> d
     assert not out["titles"]["full"] and not out["entities"]["full"]
     assert out["titles"]["new_titles"] > 0 and out["entities"]["entities_changed"] > 0
     incremental = snapshot(schema)
+    assert out["titles"]["topics"] < len(incremental["topics"]), "the run read the titles it touched, not all"
     assert rows(schema, "MATCH (c:PendingTitles|PendingEntities) RETURN count(c) AS n")[0]["n"] == 0
     assert unchanged(link(run_cli)), "a second run changes nothing"
     assert unchanged(link(run_cli, "--full")), "a full run after the incremental one changes nothing"
@@ -120,6 +121,13 @@ def test_forgotten_and_renamed_documents_lose_their_topics(schema, run_cli, tmp_
     names = {r["name"] for r in rows(schema, "MATCH (t:Topic) RETURN t.name AS name")}
     assert "Hollowmere" not in names and "Brannock" not in names and "Brannock Vale" in names
     assert unchanged(link(run_cli, "--full")), "the incremental run left what a full one makes"
+    # A rename alone (no chunk deleted): the run reads only the titles it touches.
+    rows(schema, "MATCH (d:Document {title: 'Tansy Mill'}) SET d.title = 'Tansy Mill Race'")
+    out = link(run_cli)
+    assert out["titles"]["topics"] == 2 and out["titles"]["topics_removed"] == 1
+    names = {r["name"] for r in rows(schema, "MATCH (t:Topic) RETURN t.name AS name")}
+    assert "Tansy Mill" not in names and "Tansy Mill Race" in names
+    assert unchanged(link(run_cli, "--full")) and unchanged(link(run_cli))
 
 
 @pytest.mark.skipif(not MUSIQUE.exists(), reason="real data: ../shared/data/qa/musique_train_corpus.json is absent")
