@@ -76,11 +76,17 @@ class Settings:
 
     @property
     def bolt_port(self) -> int:
+        """The port of NEO4J_URI, whatever its scheme (bolt://, neo4j://, neo4j+s://...); 7687 when none."""
         return urlparse(self.neo4j_uri).port or 7687
 
     @property
     def is_local_uri(self) -> bool:
         return urlparse(self.neo4j_uri).hostname in {"127.0.0.1", "localhost", "::1"}
+
+    @property
+    def is_routing_uri(self) -> bool:
+        """``neo4j://``, ``neo4j+s://``, ``neo4j+ssc://``: the driver routes (a cluster, Aura)."""
+        return urlparse(self.neo4j_uri).scheme.split("+", 1)[0] == "neo4j"
 
     @property
     def local_model_path(self) -> Path | None:
