@@ -405,6 +405,7 @@ def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) ->
             # 3. the vocabulary's counts, then each chunk's words (their leads need the words)
             _sync_words(graph, writes, vocabulary, lead_words, batch)
             del lead_words
+            lap = time.perf_counter()
             for page in _spilled(words_file):
                 first = [(cid, lower, leads) for cid, lower, leads, new in page if new]
                 if first:
@@ -417,8 +418,14 @@ def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) ->
                 if changed:
                     writes.write("phrases/set_chunk_words", rows=changed, words=[])
             # 4. terms: counts, names, :Phrase labels
+            writes.drain()
+            result.seconds["words"] = round(time.perf_counter() - lap, 3)
+            lap = time.perf_counter()
             _sync_terms(graph, writes, df, names, max_chunks, batch, result)
             del names
+            writes.drain()
+            result.seconds["terms"] = round(time.perf_counter() - lap, 3)
+            lap = time.perf_counter()
             progress(f"phrases: {result.phrases} phrase(s), {result.phrases_found} term(s)")
             # 5. each chunk's pairs against what it has now
             done = 0
@@ -455,6 +462,7 @@ def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) ->
                 done += len(page)
                 progress(f"phrases: {done}/{result.chunks} chunks linked")
             writes.drain()
+            result.seconds["pairs"] = round(time.perf_counter() - lap, 3)
         finally:
             writes.close()
     while graph.write("phrases/clear_marks", limit=batch)[0]["cleared"]:
