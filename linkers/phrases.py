@@ -443,13 +443,15 @@ def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) ->
                     if result.fresh
                     else {r["chunkId"]: r["terms"] for r in graph.read("phrases/chunk_terms", ids=ids)}
                 )
-                add, remove = [], []
+                links: dict[str, list[list[str]]] = {}
+                pairs: dict[str, list[list[str]]] = {}
+                remove = []
                 for cid, found in page:
                     have = {term: (surface, link) for term, surface, link in stored.get(cid, [])}
                     for k, s in found.items():
                         link = 2 <= df[k] <= max_chunks
                         if have.get(k) != (s, link):
-                            add.append({"c": cid, "t": k, "type": "HAS_PHRASE" if link else "HAS_TERM", "surface": s})
+                            (links if link else pairs).setdefault(cid, []).append([k, s])
                     remove += [
                         {"c": cid, "t": k}
                         for k, (s, link) in have.items()
@@ -457,8 +459,10 @@ def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) ->
                     ]
                 if remove:
                     writes.write("phrases/delete_pairs", removed, pairs=remove)
-                for start in range(0, len(add), batch * 10):
-                    writes.write("phrases/create_pairs", created, pairs=add[start : start + batch * 10])
+                if links:
+                    writes.write("phrases/create_links", created, rows=[{"c": c, "t": t} for c, t in links.items()])
+                if pairs:
+                    writes.write("phrases/create_term_pairs", rows=[{"c": c, "t": t} for c, t in pairs.items()])
                 done += len(page)
                 progress(f"phrases: {done}/{result.chunks} chunks linked")
             writes.drain()
@@ -527,13 +531,19 @@ def _sync_terms(
         writes.write("phrases/delete_terms", ids=gone[start : start + batch])
     for start in range(0, len(rows), batch):
         writes.write("phrases/write_terms", rows=rows[start : start + batch])
-    new = []
+    fresh: dict[bool, list[dict]] = {True: [], False: []}
+
+    def create(phrase: bool) -> None:
+        writes.write("phrases/create_phrases" if phrase else "phrases/create_terms", rows=fresh[phrase])
+        fresh[phrase] = []
+
     for key in sorted(df):
         if key not in seen:
-            new.append({**row(key), "labels": ["Phrase"] if 2 <= df[key] <= max_chunks else []})
-            result.phrases_written += new[-1]["phrase"]
-        if len(new) >= batch * 5:
-            writes.write("phrases/create_terms", rows=new)
-            new = []
-    if new:
-        writes.write("phrases/create_terms", rows=new)
+            want = row(key)
+            fresh[want["phrase"]].append(want)
+            result.phrases_written += want["phrase"]
+            if len(fresh[want["phrase"]]) >= batch * 5:
+                create(want["phrase"])
+    for phrase in (True, False):
+        if fresh[phrase]:
+            create(phrase)
