@@ -78,6 +78,14 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
+    plan = embedder.get("documents") or {}
+    if plan.get("backend") == "openai":
+        line(
+            "Documents",
+            f"endpoint {plan['endpoint']}, {plan['batch']} texts a request, {plan['concurrency']} in parallel",
+        )
+    elif plan:
+        line("Documents", f"{plan['backend']} on {plan['device']} ({plan['device_setting']}), batch {plan['batch']}")
     line("LLM    ", _llm_text(result["llm"]))
     line("Communities", _communities_text(result["communities"]))
     rows = []
