@@ -196,7 +196,7 @@ def export_stories(paths, **kw) -> None:
 
 
 @click.command("import")
-@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--overwrite",
     is_flag=True,
@@ -206,11 +206,11 @@ def export_stories(paths, **kw) -> None:
 @click.option("--timeout", type=float, default=180.0, show_default=True, help="Seconds to wait for Neo4j to start.")
 @local_instance_options
 @json_option
-def import_cmd(folder, overwrite, no_link, timeout, home, bolt_port, http_port, as_json) -> None:
-    """Load an export folder into the local Neo4j with neo4j-admin database import full.
+def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port, as_json) -> None:
+    """Load export folders into the local Neo4j with neo4j-admin database import full.
 
     The local Neo4j is stopped (the importer needs it down), its database neo4j is replaced by
-    the folder's documents and chunks, Neo4j is started again, the schema is applied
+    the folders' documents and chunks (several exports, e.g. one a source, load together), Neo4j is started again, the schema is applied
     (`graphrag apply-schema`: constraints, full-text and vector indexes) and phrases are linked
     (`graphrag link phrases`, a full rebuild). Vectors are checked against the vector index's
     dimensions and their model against GRAPHRAG_EMBEDDER before anything is stopped.
@@ -219,7 +219,7 @@ def import_cmd(folder, overwrite, no_link, timeout, home, bolt_port, http_port, 
     Example:
       graphrag export files docs/ --out bulk/
       graphrag import bulk/ --overwrite
-      graphrag import spark-out/ --overwrite --json
+      graphrag import bulk-docs/ bulk-passages/ --overwrite --json
     """
     import shutil
     import tempfile
@@ -245,8 +245,8 @@ def import_cmd(folder, overwrite, no_link, timeout, home, bolt_port, http_port, 
     instance.home_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="graphrag-import-", dir=instance.home_dir))
     try:
-        say(f"import: reading {folder}")
-        plan = bulk.prepare_import(folder, staging, dimensions=config.embedding_dimensions, embedder=config.embedder)
+        say(f"import: reading {', '.join(str(f) for f in folders)}")
+        plan = bulk.prepare_imports(folders, staging, dimensions=config.embedding_dimensions, embedder=config.embedder)
         timings["prepare_s"] = round(time.monotonic() - started, 1)
         for column in plan.ignored_columns:
             say(f"import: column {column} of chunks/ is not a chunk property: left out")

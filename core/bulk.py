@@ -606,6 +606,27 @@ def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: st
     return plan
 
 
+def prepare_imports(
+    folders: Iterable[Path], staging: Path, *, dimensions: int, embedder: str | None = None
+) -> ImportPlan:
+    """One ImportPlan for several export folders (each staged in its own subfolder)."""
+    merged = ImportPlan()
+    for number, folder in enumerate(folders):
+        plan = prepare_import(folder, Path(staging) / f"{number:03d}", dimensions=dimensions, embedder=embedder)
+        merged.nodes += plan.nodes
+        merged.relationships += plan.relationships
+        for key, value in plan.counts.items():
+            merged.counts[key] = merged.counts.get(key, 0) + value
+        merged.ignored_columns = sorted({*merged.ignored_columns, *plan.ignored_columns})
+        if plan.embedding_model:
+            if merged.embedding_model and merged.embedding_model != plan.embedding_model:
+                raise GraphragError(
+                    f"{folder} was embedded with {plan.embedding_model}, another folder with {merged.embedding_model}"
+                )
+            merged.embedding_model, merged.dimensions = plan.embedding_model, plan.dimensions
+    return merged
+
+
 def _check_vectors(path: Path, column, dimensions: int) -> None:
     import pyarrow.compute as pc
 
@@ -624,3 +645,69 @@ def _check_vectors(path: Path, column, dimensions: int) -> None:
             f"{path}: a vector has {wrong} dimensions but the vector index holds {dimensions} "
             "(GRAPHRAG_EMBEDDING_DIMENSIONS)"
         )
+
+
+# --------------------------------------------------------------------------- comparing graphs
+
+TIMES = ("createdAt", "updatedAt")  # when a node was written: the one thing two loads differ in
+
+
+def graph_summary(graph, sample: int = 200) -> dict:
+    """What two loads of one source must agree on: nodes per label, relationships per type, and
+    for an even sample of `sample` chunks (and their documents) every stored property (but the
+    write times), the labels, the document and the next chunk."""
+    ids = [row["id"] for row in graph.read("bulk/chunk_ids")]
+    step = max(1, len(ids) // max(1, sample))
+    picked = ids[::step][:sample]
+    chunks = {}
+    documents: set[str] = set()
+    for row in graph.read("bulk/chunk_properties", ids=picked):
+        props = {k: v for k, v in row["properties"].items() if k not in TIMES}
+        chunks[row["id"]] = {
+            "labels": sorted(row["labels"]),
+            "properties": props,
+            "document": row["document"],
+            "next": row["next"],
+        }
+        if row["document"]:
+            documents.add(row["document"])
+    docs = {
+        row["id"]: {
+            "labels": sorted(row["labels"]),
+            "properties": {k: v for k, v in row["properties"].items() if k not in TIMES},
+        }
+        for row in graph.read("bulk/document_properties", ids=sorted(documents))
+    }
+    return {
+        "labels": {row["label"]: row["count"] for row in graph.read("bulk/label_counts")},
+        "relationships": {row["type"]: row["count"] for row in graph.read("bulk/relationship_counts")},
+        "chunks": chunks,
+        "documents": docs,
+    }
+
+
+def summary_differences(a: dict, b: dict, vector_tolerance: float = 0.0) -> list[str]:
+    """Where two graph summaries differ, one line each (none: the graphs agree). Vectors are
+    equal when no component differs by more than `vector_tolerance` (a model run in other
+    batches may differ in the last bits)."""
+    found: list[str] = []
+    for key in ("labels", "relationships"):
+        if a[key] != b[key]:
+            found.append(f"{key}: {a[key]} != {b[key]}")
+    for kind in ("chunks", "documents"):
+        if set(a[kind]) != set(b[kind]):
+            found.append(f"{kind}: sampled ids differ ({len(set(a[kind]) ^ set(b[kind]))} of {len(a[kind])})")
+        for node_id in sorted(set(a[kind]) & set(b[kind])):
+            one, other = a[kind][node_id], b[kind][node_id]
+            for field_name in sorted(set(one) | set(other)):
+                if field_name != "properties" and one.get(field_name) != other.get(field_name):
+                    found.append(f"{node_id} {field_name}: {one.get(field_name)!r} != {other.get(field_name)!r}")
+            p, q = one["properties"], other["properties"]
+            for name in sorted(set(p) | set(q)):
+                x, y = p.get(name), q.get(name)
+                if name == "embedding" and x is not None and y is not None and len(x) == len(y):
+                    if max(abs(u - v) for u, v in zip(x, y, strict=True)) <= vector_tolerance:
+                        continue
+                if x != y or type(x) is not type(y):
+                    found.append(f"{node_id} {name}: {str(x)[:60]!r} != {str(y)[:60]!r}")
+    return found
