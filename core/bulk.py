@@ -422,6 +422,7 @@ def parquet_files(folder: Path, kind: str) -> list[Path]:
 
 
 _HEADER_TYPES = {
+    "null": "",  # a column of nulls only: no property
     "string": "",
     "large_string": "",
     "int64": ":long",
@@ -563,10 +564,10 @@ def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: st
         for batch in _batches(path, present):
             columns = []
             for name, kind in CHUNK_TYPES.items():
-                if name not in present:
+                column = batch.column(name) if name in present else None
+                if column is None or pa.types.is_null(column.type):  # absent, or nulls only (no type)
                     columns.append(pa.nulls(batch.num_rows, pa.string()))
                     continue
-                column = batch.column(name)
                 if name == "embedding":
                     _check_vectors(path, column, dimensions)
                     has_vector = pc.invert(pc.is_null(column))

@@ -25,7 +25,7 @@ PASSAGES = [
     {"title": "Vell", "text": "The Vell rises in the Amber Hills and reaches the sea at Carrow."},
     {"title": "Salt Road", "text": "The Salt Road joined the Amber Hills to the harbour of Carrow."},
     {"title": "Carrow", "text": "Carrow, a second passage with the same title: the Lantern Fair is held there."},
-    {"title": "Vell", "text": "The Vell rises in the Amber Hills and reaches the sea at Carrow."},  # a repeat
+    {"title": "Vell", "text": "The Vell rises in the Amber Hills and reaches the sea at Carrow."},  # a repeat: once
     {"title": "Lantern Fair", "text": 'The Lantern Fair of Carrow "lights" the Vell;\nit has, so they say, 3 nights.'},
 ]
 
@@ -82,7 +82,7 @@ def test_export_and_import_make_the_graph_load_makes(schema, run_cli, import_hom
         result = run_cli("export", kind, str(source), "--corpus", corpus_name, "--out", str(tmp_path / kind), "--json")
         assert result.exit_code == 0, result.output
     exported = json.loads(result.stdout)
-    assert exported["documents"] == 5 and exported["duplicates"] == 1 and exported["embeddingModel"] == MODEL
+    assert exported["documents"] == 5 and exported["duplicates"] == 0 and exported["embeddingModel"] == MODEL
     result = run_cli(
         "import", str(tmp_path / "files"), str(tmp_path / "qa-corpus"), "--overwrite", "--json", env=import_home
     )
