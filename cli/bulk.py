@@ -110,7 +110,7 @@ def _root(paths) -> str:
 
 @click.group("export")
 def export_group() -> None:
-    """Write what `graphrag load` would load as Parquet files, for `graphrag import`.
+    """Write what `load` would load as Parquet files, for `graphrag import`.
 
     The same documents, chunks, ids, properties and vectors (with the embedder's name) as the
     online loader writes; the vectors come from the configured embedder (a GPU when there is
@@ -207,7 +207,7 @@ def export_stories(paths, **kw) -> None:
 @local_instance_options
 @json_option
 def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port, as_json) -> None:
-    """Load export folders into the local Neo4j with neo4j-admin database import full.
+    """Load export folders into the local Neo4j: neo4j-admin import, schema, phrases.
 
     The local Neo4j is stopped (the importer needs it down), its database neo4j is replaced by
     the folders' documents and chunks (several exports, e.g. one a source, load together), Neo4j is started again, the schema is applied

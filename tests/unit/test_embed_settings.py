@@ -76,3 +76,20 @@ def test_the_endpoint_falls_back_to_openai_base_url():
         }
     )
     assert embedding_plan(settings)["endpoint"] == "http://127.0.0.1:8080/v1"
+
+
+def test_doctor_reports_the_device_and_batch_even_without_neo4j():
+    from graphrag_cypher.doctor import report
+    from graphrag_cypher.neo4j_local import free_port
+
+    settings = load_settings(
+        {"NEO4J_URI": f"bolt://127.0.0.1:{free_port()}", "GRAPHRAG_EMBED_DEVICE": "cpu", "GRAPHRAG_EMBED_BATCH": "256"}
+    )
+    found = report(settings)
+    assert found["neo4j"]["reachable"] is False
+    assert found["embedder"]["documents"] == {
+        "backend": "sentence-transformers",
+        "device": "cpu",
+        "device_setting": "cpu",
+        "batch": 256,
+    }
