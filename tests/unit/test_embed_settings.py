@@ -93,3 +93,16 @@ def test_doctor_reports_the_device_and_batch_even_without_neo4j():
         "device_setting": "cpu",
         "batch": 256,
     }
+
+
+def test_on_a_gpu_auto_is_cuda_and_its_vectors_are_the_cpus():
+    """Run where there is a CUDA GPU (skipped elsewhere): auto picks it, and chunks embedded there
+    match questions embedded on the CPU (ONNX or torch), so one model name covers both."""
+    if resolve_device("auto") != "cuda":
+        pytest.skip("no CUDA GPU here")
+    texts = ["Carrow\nCarrow is a harbour town on the Vell estuary.", "The Salt Road ends at Carrow."] * 300
+    gpu = make_embedder(load_settings({"GRAPHRAG_EMBED_BATCH": "512"}))
+    cpu = make_embedder(load_settings({"GRAPHRAG_EMBED_DEVICE": "cpu"}))
+    assert str(gpu.model.device).startswith("cuda") and gpu.name == cpu.name
+    for a, b in zip(gpu.embed(texts), cpu.embed(texts), strict=True):
+        assert sum(x * y for x, y in zip(a, b, strict=True)) > 0.9999
