@@ -358,7 +358,7 @@ def _clear(folder: Path) -> None:
     """Empty an export folder: only what an export writes (so a wrong --out is not wiped)."""
     import shutil
 
-    unknown = [p.name for p in folder.iterdir() if p.name not in (*KINDS, MANIFEST, "csv")]
+    unknown = [p.name for p in folder.iterdir() if p.name not in (*KINDS, MANIFEST)]
     if unknown:
         raise GraphragError(
             f"{folder} holds files an export does not write ({', '.join(sorted(unknown)[:3])}): not cleared"
