@@ -149,19 +149,25 @@ def main() -> None:
     try:
         import_s, imported = run_graphrag(env, "import", str(out), "--overwrite")
         t = imported["timings"]
-        write_s = export_s + t["prepare_s"] + t["import_s"] + t["start_s"] + t["schema_s"]
+        # end to end, both sides: the graph written, every index ONLINE and phrases linked (the
+        # import links while its indexes populate)
+        total_s = export_s + t["total_s"]
+        online_total = result["online"]["load_s"] + result["online"]["link_s"]
+        result["online"]["total_s"] = round(online_total, 1)
+        result["online"]["total_chunks_per_s"] = round(chunks / online_total)
         result["bulk"] = {
             "chunks": exported.chunks,
             "export_s": round(export_s, 1),
             **t,
-            "load_s": round(write_s, 1),
-            "chunks_per_s": round(exported.chunks / write_s),
-            "admin_import_chunks_per_s": round(exported.chunks / t["import_s"]),
+            "total_s": round(total_s, 1),
+            "total_chunks_per_s": round(exported.chunks / total_s),
+            "write_chunks_per_s": round(exported.chunks / (export_s + t["prepare_s"] + t["import_s"])),
         }
         print(
             f"bulk: export {export_s:.1f} s, prepare {t['prepare_s']} s, neo4j-admin {t['import_s']} s, "
-            f"start {t['start_s']} s, schema {t['schema_s']} s = {write_s:.1f} s "
-            f"({exported.chunks / write_s:,.0f} chunks/s); phrases {t.get('link_s')} s",
+            f"start {t['start_s']} s, schema {t['schema_s']} s, phrases {t.get('link_s')} s, indexes "
+            f"{t['indexes_s']} s more = {total_s:.1f} s ({exported.chunks / total_s:,.0f} chunks/s); online "
+            f"load + phrases {online_total:.1f} s ({chunks / online_total:,.0f} chunks/s)",
             flush=True,
         )
         from graphrag_cypher.config import load_settings
@@ -176,7 +182,7 @@ def main() -> None:
     result["labels"] = online["labels"]
     result["relationships"] = online["relationships"]
     result["sampled_chunks"] = len(online["chunks"])
-    result["speedup"] = round(result["bulk"]["chunks_per_s"] / result["online"]["chunks_per_s"], 1)
+    result["speedup"] = round(result["online"]["total_s"] / result["bulk"]["total_s"], 1)
     print(
         f"same graph: {not differences} ({len(online['chunks'])} chunks sampled; labels {online['labels']}; "
         f"relationships {online['relationships']}); bulk/online {result['speedup']}x",
