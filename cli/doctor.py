@@ -23,6 +23,9 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
 
     "Queries" says what embeds questions: the ONNX export of the default model, or
     sentence-transformers and why (no export yet, a changed model, another embedder).
+    "Documents" says how documents are embedded (load, embed, export): the device
+    (GRAPHRAG_EMBED_DEVICE=auto picks a CUDA GPU when there is one) and GRAPHRAG_EMBED_BATCH, or
+    for an openai/ embedder its endpoint, texts a request and requests in parallel.
 
     "Communities" says whether `graphrag communities build` ran: its levels, communities per
     level, when it ran, and whether the graph changed since (stale).
