@@ -17,6 +17,9 @@ def forget(graph, document_ids, as_json) -> None:
     """Forget documents completely: their chunks, the chunks' mentions and phrase links,
     phrases that no longer join two chunks and entities left with no source.
 
+    Every phrase's chunk count is given back in the deleting transaction, and the phrases the
+    document's chunks shared are re-linked at once (incrementally: what changed only).
+
     Gazetteer places stay (they are sources of their own). `graphrag sanity` finds no
     orphans afterwards. The same as DELETE /documents/{id} of `graphrag serve`.
 
@@ -27,12 +30,15 @@ def forget(graph, document_ids, as_json) -> None:
     """
     from graphrag_cypher.documents import DocumentNotFound
     from graphrag_cypher.documents import forget as forget_document
+    from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.terminal import safe_text
 
     results, missing = [], []
     for document_id in document_ids:
         try:
-            results.append(forget_document(graph, document_id))
+            result = forget_document(graph, document_id)
+            result["phrases"] = link_phrases(graph).phrases_removed  # what its chunks shared, re-decided
+            results.append(result)
         except DocumentNotFound as exc:
             missing.append(document_id)
             click.echo(f"error: {safe_text(str(exc), keep_newlines=False)}", err=True)

@@ -226,21 +226,25 @@ def link_titles_cmd(graph, corpus, min_length, dry_run, as_json) -> None:
 @click.option(
     "--max-chunks",
     type=click.IntRange(2, None),
-    default=100,
-    show_default=True,
-    help="Keep a phrase only when at most this many chunks share it.",
+    default=None,
+    help="Keep a phrase only when at most this many chunks share it (default: as the last run, else 100; "
+    "a change re-reads every chunk).",
 )
 @click.option(
     "--min-length",
     type=click.IntRange(1, 100),
-    default=3,
-    show_default=True,
-    help="Shortest phrase (folded) that is kept.",
+    default=None,
+    help="Shortest phrase (folded) that is kept (default: as the last run, else 3).",
+)
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Re-read every chunk (default: only chunks learned, changed or forgotten since the last run).",
 )
 @dry_run_option
 @json_option
 @with_graph
-def link_phrases_cmd(graph, max_chunks, min_length, dry_run, as_json) -> None:
+def link_phrases_cmd(graph, max_chunks, min_length, full, dry_run, as_json) -> None:
     """Link chunks that share a rare named phrase: (:Chunk)-[:HAS_PHRASE]->(:Phrase).
 
     Phrases are runs of capitalised words ("American Psychological Association") and the
@@ -248,23 +252,33 @@ def link_phrases_cmd(graph, max_chunks, min_length, dry_run, as_json) -> None:
     share becomes a :Phrase with its chunk count. The graph retrieval mode follows them
     from its top seeds, rarer phrases weighing more. No LLM; a second run changes nothing.
 
+    A run reads only the chunks loaded, changed or forgotten since the last one (every
+    count is kept in the graph), so its cost follows the change, not the corpus. The first
+    run, a changed --max-chunks/--min-length, or --full reads every chunk, streamed, and
+    leaves exactly the graph the incremental runs keep. A --dry-run reads every chunk.
+
     \b
     Example:
       graphrag load qa-corpus musique_train_corpus.json --corpus musique
       graphrag link titles && graphrag link phrases
       graphrag ask "What currency predated the Euro in the country Signmark is from?"
+      graphrag link phrases --full --json
     """
     from graphrag_cypher.linkers.phrases import PhraseLinkOptions, link_phrases
 
     with progress_shown(as_json) as progress:
         result = link_phrases(
-            graph, PhraseLinkOptions(max_chunks=max_chunks, min_length=min_length, dry_run=dry_run, progress=progress)
+            graph,
+            PhraseLinkOptions(
+                max_chunks=max_chunks, min_length=min_length, full=full, dry_run=dry_run, progress=progress
+            ),
         ).to_dict()
     if as_json:
         print_json(result)
     else:
         click.echo(
-            f"{result['phrases']} phrase(s) shared by 2-{max_chunks} of {result['chunks']} chunk(s), "
+            ("full run: " if result["full"] else "")
+            + f"{result['phrases']} phrase(s) shared by 2-{result['max_chunks']} chunks, {result['chunks']} chunk(s) read, "
             f"{result['links']} chunk-phrase link(s); {result['too_common']} too common"
             + (
                 ""

@@ -207,6 +207,16 @@ class Graph:
         with self.session() as session:
             return session.execute_write(work)
 
+    def write_steps(self, *steps: tuple[str, dict[str, Any]]) -> list[list[dict]]:
+        """Run named queries, in order, in one write transaction; each one's rows as dicts."""
+        texts = [(query(name), params) for name, params in steps]
+
+        def work(tx):
+            return [[record.data() for record in tx.run(text, params)] for text, params in texts]
+
+        with self.session() as session:
+            return session.execute_write(work)
+
     def run_schema(self, text: str, /, **params: Any) -> list[dict]:
         """An auto-commit statement (schema changes cannot share a transaction with writes)."""
         with self.session() as session:

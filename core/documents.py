@@ -30,7 +30,9 @@ def get_document(graph, document_id: str, max_chunks: int = MAX_CHUNKS) -> dict:
 
 def forget(graph, document_id: str) -> dict:
     """Delete the document and everything only it gave a source to; counts of what went."""
-    rows = graph.write("documents/forget", id=document_id)
+    rows = graph.write_steps(
+        ("phrases/release_documents", {"ids": [document_id]}), ("documents/forget", {"id": document_id})
+    )[-1]
     if not rows:
         raise DocumentNotFound(f"no document with id {document_id!r}: nothing forgotten")
     return {"document_id": document_id, **{k: rows[0][k] for k in ("documents", "chunks", "phrases", "entities")}}

@@ -231,6 +231,7 @@ class _Writer(threading.Thread):
     def run(self) -> None:
         from .db import query
 
+        release = query("phrases/release_documents")
         upsert, create = query("ingest/upsert_documents"), query("ingest/create_chunks")
         while True:
             batch = self.batches.get()
@@ -243,6 +244,7 @@ class _Writer(threading.Thread):
             try:
 
                 def work(tx, batch=batch):  # bound now: the closure runs within this iteration
+                    tx.run(release, ids=[doc["id"] for doc in batch]).consume()  # old chunks give counts back
                     rows = tx.run(upsert, docs=batch).data()
                     made = tx.run(create, docs=batch).single()["chunks"]
                     return rows, made
@@ -503,12 +505,7 @@ class Loader:
             # An item that failed to parse this time is not proof that it is gone.
             self.on_error("--prune skipped: some items failed, so missing documents cannot be told from broken ones")
             return
-        result = self.graph.write(
-            "ingest/prune_documents",
-            sourceRoot=self.options.source_root,
-            corpus=self.options.corpus,
-            keep=sorted(self.seen),
-        )[0]
+        result = prune_documents(self.graph, self.options.source_root, self.options.corpus, self.seen)
         self.stats.pruned_documents = result["documents"]
         self.stats.chunks_deleted += result["chunks"] or 0
 
@@ -544,6 +541,18 @@ class LoadInterrupted(Neo4jUnavailable):
     def __init__(self, reason: str, written: str, result: dict):
         super().__init__(f"{reason}; written before it stopped: {written}")
         self.reason, self.result = reason, result
+
+
+def prune_documents(graph: Graph, source_root: str, corpus: str | None, keep: Iterable[str]) -> dict:
+    """Delete the documents loaded earlier from `source_root` (and `corpus`) whose id is not in
+    `keep`, with their chunks, which give their phrase counts back in the same transaction."""
+    params = {"sourceRoot": source_root, "corpus": corpus}
+    ids = [row["id"] for row in graph.read("ingest/prunable_documents", keep=sorted(keep), **params)]
+    if not ids:
+        return {"documents": 0, "chunks": 0}
+    return graph.write_steps(
+        ("phrases/release_documents", {"ids": ids}), ("ingest/prune_documents", {"ids": ids, **params})
+    )[-1][0]
 
 
 def common_root(paths: Iterable[str | Path]) -> str:

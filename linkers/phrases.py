@@ -22,17 +22,33 @@ builders that skip the LLM (Microsoft GraphRAG's "fast" indexer, for one):
   joins nothing, and one in hundreds ("United States") joins everything to everything.
 
 Graph retrieval weights a shared phrase by 1 / (chunks sharing it), so rare names count most.
-A run writes only the difference from the graph's current state, so a second run changes
-nothing; phrases and links that no longer hold are removed.
+
+The run is incremental, so learning stays cheap however much was learned before. Every
+candidate phrase of every chunk is a `:Term` whose `chunks` counts the chunks that have it;
+it is also a `:Phrase` while 2 ≤ chunks ≤ ``max_chunks`` (its pairs are `HAS_PHRASE`, the
+others `HAS_TERM`, each with the `surface` the chunk writes). The lower-case vocabulary
+the sentence-start rule reads is `(:Word {lower})` (chunks writing the word in lower case),
+and `(:Chunk)-[:LEADS]->(:Word)` records the words a chunk's clauses start with. A new chunk
+carries `:PendingPhrases` until a run has linked it; a deleted one gives its counts back in
+the deleting transaction (`phrases/release_documents`) and leaves its terms `:StaleTerm`, so
+the next run only re-decides what changed: the pending chunks, the chunks whose clause
+start a vocabulary change re-decides, and the stale terms (a term crossing 2 or
+``max_chunks`` gains or loses its links). A full run (``full=True``, or a graph with no
+phrase state) streams every chunk and brings the graph to exactly what the incremental
+path keeps; a second run of either changes nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import marshal
 import re
+import tempfile
 import time
-from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from graphrag_cypher.db import Graph
@@ -41,7 +57,9 @@ from graphrag_cypher.text import fold
 from .base import LinkOptions, LinkResult, options_for
 from .matcher import LUCENE_STOP_WORDS
 
-PAGE = 5000
+PAGE = 2000
+MAX_CHUNKS, MIN_LENGTH = 100, 3
+VERSION = 2  # the phrase state a graph keeps (:__PhraseState.version)
 CONNECTORS = frozenset("of the de du des da di del della do dos von van der den la le les y and & for on upon".split())
 LEADING_STOP = LUCENE_STOP_WORDS | frozenset(
     "he she his her its we our you your i my me him them who which what when where why how "
@@ -57,8 +75,11 @@ _POSSESSIVE = re.compile(r"['’]s$")
 class PhraseLinkOptions(LinkOptions):
     """Phrases are shared across corpora: this linker takes no `corpus`."""
 
-    max_chunks: int = 100  # keep a phrase only when at most this many chunks share it
-    min_length: int = 3  # shortest phrase (folded) kept
+    # None: what the graph's last full run used (MAX_CHUNKS / MIN_LENGTH on a first run)
+    max_chunks: int | None = None  # keep a phrase only when at most this many chunks share it
+    min_length: int | None = None  # shortest phrase (folded) kept
+    full: bool = False  # re-read every chunk (the default: only what changed since the last run)
+    batch: int = 2000
 
 
 @dataclass(kw_only=True)
@@ -72,7 +93,10 @@ class PhraseLinkResult(LinkResult):
         "updated": None,
     }
 
-    chunks: int = 0
+    chunks: int = 0  # chunks read (a full run: all of them; else the pending ones)
+    full: bool = False  # whether this run re-read every chunk
+    max_chunks: int = MAX_CHUNKS  # the bound it linked by
+    fresh: bool = field(default=False, repr=False)  # a full run into a graph with no terms: nothing to compare
     phrases_found: int = 0
     phrases: int = 0
     too_common: int = 0
@@ -143,65 +167,365 @@ def _add(found: dict[str, str], surface: str, min_length: int) -> None:
         found.setdefault(key, surface.rstrip("'’."))
 
 
+def chunk_text(row: dict) -> str:
+    """The text a chunk's phrases are read from: the title of what it is about, then its text."""
+    return (f"{row['title']}.\n" if row.get("title") else "") + (row.get("text") or "")
+
+
+def chunk_words(text: str) -> tuple[list[str], list[str]]:
+    """The words `text` writes in lower case (its share of the vocabulary) and the capitalised
+    words its clauses start with, lower-cased (those the sentence-start rule decides on), sorted.
+
+    ``chunk_words("During the war. Signmark won, Finland said")`` →
+    ``(["said", "the", "war", "won"], ["finland", "signmark"])`` ("During" is a leading stop
+    word: dropped whatever the vocabulary says, so no lead).
+    """
+    lower = sorted({t for t in _TOKEN.findall(text or "") if t[0].islower()})
+    leads: set[str] = set()
+    for clause in _CLAUSE.split(text or ""):
+        first = _TOKEN.search(clause)
+        if first is None:
+            continue
+        token = _POSSESSIVE.sub("", first.group())
+        low = token.lower()
+        if _is_capitalised(token) and low not in LEADING_STOP and low not in CONNECTORS:
+            leads.add(low)
+    return lower, sorted(leads)
+
+
 def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **fields) -> PhraseLinkResult:
-    """Find the phrases chunks share and bring the graph's :Phrase links to exactly that set."""
+    """Bring the graph's terms, phrases and chunk–phrase links to what its chunks say: only what
+    changed since the last run, or everything (``full=True``, or no phrase state yet)."""
     options = options_for(PhraseLinkOptions, options, fields)
     options.refuse("phrases", corpus=True)
-    max_chunks, batch, on_progress = options.max_chunks, options.batch, options.progress
     started = time.perf_counter()
-    chunks: list[dict] = []
+    state = graph.read("phrases/state")
+    stored = state[0] if state and state[0]["version"] == VERSION else {}
+    options = dataclasses.replace(
+        options,
+        max_chunks=options.max_chunks or stored.get("maxChunks") or MAX_CHUNKS,
+        min_length=options.min_length or stored.get("minLength") or MIN_LENGTH,
+    )
+    current = bool(state) and (state[0]["version"], state[0]["maxChunks"], state[0]["minLength"]) == (
+        VERSION,
+        options.max_chunks,
+        options.min_length,
+    )
+    result = PhraseLinkResult(
+        dry_run=options.dry_run,
+        full=options.full or not current or options.dry_run,
+        max_chunks=options.max_chunks or MAX_CHUNKS,
+    )
+    if result.full:
+        _full(graph, options, result)
+    else:
+        _incremental(graph, options, result)
+    if not options.dry_run:
+        clock = time.perf_counter()
+        counts = graph.read("phrases/counts", maxChunks=options.max_chunks)[0]
+        result.seconds["count"] = round(time.perf_counter() - clock, 3)
+        result.phrases, result.found = counts["phrases"], counts["links"]
+        result.phrases_found, result.too_common = counts["terms"], counts["tooCommon"]
+    result.seconds["total"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+# -- the incremental run ------------------------------------------------------------------
+
+
+def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) -> None:
+    batch, progress = options.batch, options.progress
+    max_chunks, min_length = result.max_chunks, options.min_length or MIN_LENGTH
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.seconds[name] = round(now - clock, 3)
+        clock = now
+
+    # 1. new chunks give their words to the vocabulary (before any is decided on: the rule
+    #    reads the whole corpus's vocabulary, theirs included)
+    while rows := graph.read("phrases/pending_words", limit=batch):
+        _write_words(graph, rows, counted=True)
+        progress(f"phrases: vocabulary of {len(rows)} new chunk(s)")
+    lap("words")
+    # 2. words that entered or left the vocabulary send the chunks they start a clause of back
+    while (settled := graph.write("phrases/settle_words", limit=batch)[0])["words"]:
+        if settled["requeued"]:
+            progress(f"phrases: {settled['requeued']} chunk(s) re-read for a vocabulary change")
+    lap("vocabulary")
+    # 3. pending chunks: their terms, against what they have now
+    while rows := graph.read("phrases/pending_chunks", limit=batch):
+        changes = []
+        for row in rows:
+            found = extract_phrases(chunk_text(row), frozenset(row["known"]), min_length)
+            have = {term: surface for term, surface in row["terms"]}
+            changes.append(
+                {
+                    "chunkId": row["id"],
+                    "add": [{"id": k, "surface": s} for k, s in sorted(found.items()) if k not in have],
+                    "remove": sorted(k for k in have if k not in found),
+                    "surface": [{"id": k, "surface": s} for k, s in sorted(found.items()) if have.get(k, s) != s],
+                }
+            )
+        done = graph.write("phrases/link_chunks", rows=changes)[0]
+        result.chunks += done["chunks"]
+        result.created += done["created"]
+        result.removed += done["removed"]
+        progress(f"phrases: {result.chunks} chunk(s) linked")
+    lap("link")
+    # 4. terms whose count moved: label, link type, name
+    while (settled := graph.write("phrases/settle_terms", limit=batch, maxChunks=max_chunks)[0])["terms"]:
+        result.phrases_written += settled["phrasesAdded"]
+        result.phrases_removed += settled["phrasesRemoved"]
+        result.created += settled["created"]
+        result.removed += settled["removed"]
+    lap("settle")
+
+
+def _write_words(graph: Graph, rows: list[dict], counted: bool) -> None:
+    """Store each chunk's lower-case words and clause leads; `counted`: add them to the counts."""
+    writes: list[dict] = []
+    counts: Counter[str] = Counter()
+    for row in rows:
+        lower, leads = chunk_words(chunk_text(row))
+        counts.update(lower)
+        writes.append({"id": row["id"], "lower": " ".join(lower), "leads": leads})
+    words = [{"id": w, "n": n} for w, n in sorted(counts.items())] if counted else []
+    graph.write("phrases/set_chunk_words", rows=writes, words=words)
+
+
+# -- the full run: every chunk, streamed; memory grows with the vocabulary and the terms ----
+
+
+def _pages(graph: Graph, name: str, limit: int = PAGE) -> Iterator[list[dict]]:
     after = ""
     while True:
-        page = graph.read("phrases/chunks", after=after, limit=PAGE)
-        chunks += page
-        if len(page) < PAGE:
-            break
+        page = graph.read(name, after=after, limit=limit)
+        if page:
+            yield page
+        if len(page) < limit:
+            return
         after = page[-1]["id"]
-    on_progress(f"phrases: reading {len(chunks)} chunks")
-    texts = {c["id"]: (f"{c['title']}.\n" if c["title"] else "") + (c["text"] or "") for c in chunks}
-    common = lowercase_vocabulary(texts.values())
-    per_chunk = {cid: extract_phrases(text, common, options.min_length) for cid, text in texts.items()}
-    df = Counter(key for found in per_chunk.values() for key in found)
-    keep = {key for key, n in df.items() if 2 <= n <= max_chunks}
-    names: dict[str, str] = {}
-    wanted: set[tuple[str, str]] = set()
-    for cid in sorted(per_chunk):
-        for key, surface in per_chunk[cid].items():
-            if key in keep:
-                names.setdefault(key, surface)
-                wanted.add((cid, key))
-    result = PhraseLinkResult(
-        chunks=len(chunks),
-        phrases_found=len(df),
-        phrases=len(keep),
-        too_common=sum(1 for n in df.values() if n > max_chunks),
-        found=len(wanted),
-        dry_run=options.dry_run,
-    )
-    result.seconds["match"] = round(time.perf_counter() - started, 3)
-    if options.dry_run:
-        return result
+
+
+def _spilled(spill) -> Iterator:
+    spill.seek(0)
+    while True:
+        try:
+            yield marshal.load(spill)
+        except EOFError:
+            return
+
+
+class _Writes:
+    """Write statements run in order on one background thread while the caller reads and
+    extracts the next page (at most `depth` waiting); the first failure is raised."""
+
+    def __init__(self, graph: Graph, depth: int = 4):
+        self.graph, self.depth = graph, depth
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphrag-phrases")
+        self.pending: deque[tuple[Future, Callable[[dict], None]]] = deque()
+
+    def write(self, name: str, on_row: Callable[[dict], None] = lambda row: None, **params) -> None:
+        self.pending.append((self.pool.submit(self.graph.write, name, **params), on_row))
+        while len(self.pending) > self.depth:
+            self._settle()
+
+    def _settle(self) -> None:
+        future, on_row = self.pending.popleft()
+        on_row(future.result()[0])
+
+    def drain(self) -> None:
+        while self.pending:
+            self._settle()
+
+    def close(self) -> None:
+        try:
+            self.drain()
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) -> None:
+    batch, progress, write = options.batch, options.progress, not options.dry_run
+    max_chunks, min_length = result.max_chunks, options.min_length or MIN_LENGTH
+    if write:
+        graph.write("phrases/set_state", version=None, maxChunks=None, minLength=None)
+        while graph.write("phrases/adopt_phrases", limit=batch)[0]["adopted"]:
+            pass
     started = time.perf_counter()
-    current = {r["id"]: r for r in graph.read("phrases/existing_phrases")}
-    existing = {(r["chunkId"], r["phraseId"]) for r in graph.read("phrases/existing_links")}
-    upserts = [
-        {"id": key, "name": names[key], "chunks": df[key]}
-        for key in sorted(keep)
-        if key not in current or current[key]["name"] != names[key] or current[key]["chunks"] != df[key]
-    ]
-    create = [{"chunkId": c, "phraseId": p} for c, p in sorted(wanted - existing)]
-    remove = [{"chunkId": c, "phraseId": p} for c, p in sorted(existing - wanted)]
-    stale = sorted(set(current) - keep)
-    for start in range(0, len(upserts), batch):
-        result.phrases_written += graph.write("phrases/upsert_phrases", rows=upserts[start : start + batch])[0][
-            "phrases"
-        ]
-    for start in range(0, len(remove), batch):
-        result.removed += graph.write("phrases/delete_links", rows=remove[start : start + batch])[0]["removed"]
-    for start in range(0, len(create), batch):
-        result.created += graph.write("phrases/create_links", rows=create[start : start + batch])[0]["created"]
-        on_progress(f"phrases: {min(start + batch, len(create))}/{len(create)} links written")
-    for start in range(0, len(stale), batch):
-        result.phrases_removed += graph.write("phrases/delete_phrases", ids=stale[start : start + batch])[0]["removed"]
+    vocabulary: Counter[str] = Counter()
+    lead_words: set[str] = set()
+    writes = _Writes(graph)
+    with (
+        tempfile.TemporaryFile() as texts,
+        tempfile.TemporaryFile() as words_file,
+        tempfile.TemporaryFile() as found_file,
+    ):
+        try:
+            # 1. the vocabulary, and each chunk's words where they differ from what it stores
+            for page in _pages(graph, "phrases/chunks"):
+                stale = []
+                for row in page:
+                    text = chunk_text(row)
+                    lower, leads = chunk_words(text)
+                    vocabulary.update(lower)
+                    lead_words.update(leads)
+                    joined = " ".join(lower)
+                    if row["lowerWords"] != joined or sorted(row["leads"]) != leads:
+                        fresh = row["lowerWords"] is None and not row["leads"]
+                        stale.append((row["id"], joined, leads, fresh))
+                marshal.dump([(row["id"], chunk_text(row)) for row in page], texts)
+                marshal.dump(stale, words_file)
+                result.chunks += len(page)
+                progress(f"phrases: reading {result.chunks} chunks")
+            # 2. each chunk's terms with the whole vocabulary; counts and names in id order
+            common = frozenset(vocabulary)
+            df: Counter[str] = Counter()
+            names: dict[str, tuple[str, str]] = {}
+            for page in _spilled(texts):
+                per = []
+                for cid, text in page:
+                    found = extract_phrases(text, common, min_length)
+                    df.update(found.keys())
+                    for key, surface in found.items():
+                        names.setdefault(key, (surface, cid))
+                    per.append((cid, found))
+                marshal.dump(per, found_file)
+            result.phrases_found = len(df)
+            result.phrases = sum(1 for n in df.values() if 2 <= n <= max_chunks)
+            result.too_common = sum(1 for n in df.values() if n > max_chunks)
+            result.found = sum(n for n in df.values() if 2 <= n <= max_chunks)
+            result.seconds["match"] = round(time.perf_counter() - started, 3)
+            if not write:
+                return
+            started = time.perf_counter()
+            # 3. the vocabulary's counts, then each chunk's words (their leads need the words)
+            _sync_words(graph, writes, vocabulary, lead_words, batch)
+            del lead_words
+            for page in _spilled(words_file):
+                first = [(cid, lower, leads) for cid, lower, leads, new in page if new]
+                if first:
+                    writes.write(
+                        "phrases/create_chunk_words",
+                        rows=[{"id": cid, "lower": lower} for cid, lower, _ in first],
+                        leads=[{"c": cid, "w": w} for cid, _, leads in first for w in leads],
+                    )
+                changed = [{"id": cid, "lower": lower, "leads": leads} for cid, lower, leads, new in page if not new]
+                if changed:
+                    writes.write("phrases/set_chunk_words", rows=changed, words=[])
+            # 4. terms: counts, names, :Phrase labels
+            _sync_terms(graph, writes, df, names, max_chunks, batch, result)
+            del names
+            progress(f"phrases: {result.phrases} phrase(s), {result.phrases_found} term(s)")
+            # 5. each chunk's pairs against what it has now
+            done = 0
+
+            def created(row: dict) -> None:
+                result.created += row["created"]
+
+            def removed(row: dict) -> None:
+                result.removed += row["removed"]
+
+            for page in _spilled(found_file):
+                ids = [cid for cid, _ in page]
+                stored = (
+                    {}
+                    if result.fresh
+                    else {r["chunkId"]: r["terms"] for r in graph.read("phrases/chunk_terms", ids=ids)}
+                )
+                add, remove = [], []
+                for cid, found in page:
+                    have = {term: (surface, link) for term, surface, link in stored.get(cid, [])}
+                    for k, s in found.items():
+                        link = 2 <= df[k] <= max_chunks
+                        if have.get(k) != (s, link):
+                            add.append({"c": cid, "t": k, "type": "HAS_PHRASE" if link else "HAS_TERM", "surface": s})
+                    remove += [
+                        {"c": cid, "t": k}
+                        for k, (s, link) in have.items()
+                        if k not in found or (found[k], 2 <= df[k] <= max_chunks) != (s, link)
+                    ]
+                if remove:
+                    writes.write("phrases/delete_pairs", removed, pairs=remove)
+                for start in range(0, len(add), batch * 10):
+                    writes.write("phrases/create_pairs", created, pairs=add[start : start + batch * 10])
+                done += len(page)
+                progress(f"phrases: {done}/{result.chunks} chunks linked")
+            writes.drain()
+        finally:
+            writes.close()
+    while graph.write("phrases/clear_marks", limit=batch)[0]["cleared"]:
+        pass
+    graph.write("phrases/set_state", version=VERSION, maxChunks=max_chunks, minLength=min_length)
     result.seconds["write"] = round(time.perf_counter() - started, 3)
-    return result
+
+
+def _sync_words(graph: Graph, writes: _Writes, vocabulary: Counter[str], leads: set[str], batch: int) -> None:
+    """The :Word nodes a full run wants: every lower-case word (its count) and every lead."""
+    seen: set[str] = set()
+    rows, gone = [], []
+    for page in _pages(graph, "phrases/words_page"):
+        for word in page:
+            wid, n = word["id"], vocabulary.get(word["id"], 0)
+            if n or wid in leads:
+                seen.add(wid)
+                if word["lower"] != n or word["known"] is not (n > 0):
+                    rows.append({"id": wid, "lower": n})
+            else:
+                gone.append(wid)
+    for start in range(0, len(gone), batch):
+        writes.write("phrases/delete_words", ids=gone[start : start + batch])
+    for start in range(0, len(rows), batch):
+        writes.write("phrases/write_words", rows=rows[start : start + batch])
+    new = [{"id": w, "lower": vocabulary.get(w, 0)} for w in sorted(vocabulary.keys() | leads) if w not in seen]
+    for start in range(0, len(new), batch * 5):
+        writes.write("phrases/create_words", rows=new[start : start + batch * 5])
+
+
+def _sync_terms(
+    graph: Graph,
+    writes: _Writes,
+    df: Counter[str],
+    names: dict[str, tuple[str, str]],
+    max_chunks: int,
+    batch: int,
+    result: PhraseLinkResult,
+) -> None:
+    """The :Term nodes a full run wants, with their counts, names and :Phrase labels."""
+    seen: set[str] = set()
+    rows, gone = [], []
+
+    def row(key: str) -> dict:
+        name, chunk = names[key]
+        return {"id": key, "name": name, "chunks": df[key], "nameChunk": chunk, "phrase": 2 <= df[key] <= max_chunks}
+
+    for page in _pages(graph, "phrases/terms_page"):
+        for term in page:
+            if term["id"] not in df:
+                gone.append(term["id"])
+                result.phrases_removed += bool(term["phrase"])
+                continue
+            seen.add(term["id"])
+            want = row(term["id"])
+            if {k: term[k] for k in want} != want:
+                rows.append(want)
+                result.phrases_written += want["phrase"] and not term["phrase"]
+                result.phrases_removed += term["phrase"] and not want["phrase"]
+    result.fresh = not seen
+    for start in range(0, len(gone), batch):
+        writes.write("phrases/delete_terms", ids=gone[start : start + batch])
+    for start in range(0, len(rows), batch):
+        writes.write("phrases/write_terms", rows=rows[start : start + batch])
+    new = []
+    for key in sorted(df):
+        if key not in seen:
+            new.append({**row(key), "labels": ["Phrase"] if 2 <= df[key] <= max_chunks else []})
+            result.phrases_written += new[-1]["phrase"]
+        if len(new) >= batch * 5:
+            writes.write("phrases/create_terms", rows=new)
+            new = []
+    if new:
+        writes.write("phrases/create_terms", rows=new)

@@ -479,12 +479,9 @@ class SyncRun:
     def prune(self, options) -> dict:
         """Delete documents this wiki's earlier loads made whose pages are gone (only after a
         complete run: a resumed or limited run has not seen every page)."""
-        return self.graph.write(  # type: ignore[attr-defined]
-            "ingest/prune_documents",
-            sourceRoot=options.source_root,
-            corpus=options.corpus,
-            keep=sorted(self.listed_ids),
-        )[0]
+        from graphrag_cypher.ingest import prune_documents
+
+        return prune_documents(self.graph, options.source_root, options.corpus, self.listed_ids)  # type: ignore[arg-type]
 
     def _save(self, cont: str | None, **props) -> None:
         self.graph.write(  # type: ignore[attr-defined]

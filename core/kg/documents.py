@@ -300,7 +300,10 @@ def run(
         return stats
     stale = stale_documents(graph, selection, set(keep))
     for start in range(0, len(stale), PAGE):
-        result = graph.write("kg/delete_entity_documents", ids=stale[start : start + PAGE])[0]
+        ids = stale[start : start + PAGE]
+        result = graph.write_steps(
+            ("phrases/release_documents", {"ids": ids}), ("kg/delete_entity_documents", {"ids": ids})
+        )[-1][0]
         stats.pruned_documents += result["documents"]
         stats.pruned_chunks += result["chunks"] or 0
     return stats

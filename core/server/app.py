@@ -522,7 +522,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
     @app.delete("/documents/{document_id:path}", summary="Forget a document completely (needs the key)")
     def forget(document_id: str):
-        return documents.forget(state.graph, document_id)
+        return engine.forget(state.graph, document_id)
 
     @app.post("/documents", status_code=202, summary="Upload files to learn (a job; needs the key)")
     async def upload(

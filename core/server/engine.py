@@ -237,6 +237,17 @@ def learn(
     return learned.to_dict()
 
 
+def forget(graph, document_id: str) -> dict:
+    """Forget a document completely (`graphrag forget`, DELETE /documents/{id}) and re-link what
+    its chunks shared: `phrases` counts the phrases that no longer join two chunks."""
+    from graphrag_cypher.documents import forget as forget_document
+    from graphrag_cypher.linkers.phrases import link_phrases
+
+    result = forget_document(graph, document_id)
+    result["phrases"] = link_phrases(graph).phrases_removed
+    return result
+
+
 def parse_learn(text: str):
     """The chat's `learn:` syntax: topics, paths and URLs."""
     from graphrag_cypher.loaders.learn import parse_learn as parse

@@ -1,5 +1,7 @@
-// Forget one document completely: its chunks (and with them their MENTIONS, HAS_PHRASE and
-// NEXT links), phrases that no longer join two chunks, and entities left with no source (no
+// Forget one document completely: its chunks (and with them their MENTIONS and NEXT links;
+// phrases/release_documents has given their phrase counts back first, in the same transaction:
+// `phrases` counts the phrases now joining fewer than two chunks, which the next phrase run
+// un-links), and entities left with no source (no
 // chunk mentions them, no document describes them, no chunk is theirs). Gazetteer places
 // (they carry their own contentHash) are sources of their own and stay. An entity document
 // (`graphrag entity-docs`) is no source: its chunks keep no entity alive, and forgetting one
@@ -11,10 +13,10 @@ CALL (d) {
   OPTIONAL MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d)
   RETURN collect(c) AS chunks
 }
-CALL (chunks) {
-  UNWIND chunks AS c
-  MATCH (c)-[:HAS_PHRASE]->(p:Phrase)
-  RETURN collect(DISTINCT p) AS phrases
+CALL () {
+  MATCH (p:Phrase:StaleTerm)
+  WHERE p.chunks < 2
+  RETURN count(p) AS phrasesRemoved
 }
 CALL (d, chunks) {
   UNWIND chunks AS c
@@ -25,17 +27,11 @@ CALL (d) {
   OPTIONAL MATCH (d)-[:DESCRIBES]->(e:__Entity__)
   RETURN collect(DISTINCT e) AS described
 }
-WITH d, chunks, phrases,
+WITH d, chunks, phrasesRemoved,
      [e IN mentioned + described WHERE e.contentHash IS NULL AND NOT d:EntityDocument] AS candidates
 FOREACH (c IN chunks | DETACH DELETE c)
 DETACH DELETE d
-WITH size(chunks) AS chunkCount, phrases, candidates
-CALL (phrases) {
-  UNWIND phrases AS p
-  WITH p WHERE COUNT { (p)<-[:HAS_PHRASE]-(:Chunk) } < 2
-  DETACH DELETE p
-  RETURN count(p) AS phrasesRemoved
-}
+WITH size(chunks) AS chunkCount, phrasesRemoved, candidates
 CALL (candidates) {
   UNWIND candidates AS e
   WITH DISTINCT e

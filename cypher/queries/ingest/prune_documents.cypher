@@ -1,8 +1,10 @@
-// Documents loaded earlier from the same source root and corpus whose item is gone.
-// params: $sourceRoot, $corpus, $keep
+// Delete the documents prunable_documents found (still from this source root and corpus),
+// with their chunks; phrases/release_documents runs first in the same transaction.
+// params: $ids, $sourceRoot, $corpus
 // returns: documents, chunks
-MATCH (d:Document {sourceRoot: $sourceRoot})
-WHERE coalesce(d.corpus, '') = coalesce($corpus, '') AND NOT d.id IN $keep
+UNWIND $ids AS id
+MATCH (d:Document {id: id, sourceRoot: $sourceRoot})
+WHERE coalesce(d.corpus, '') = coalesce($corpus, '')
 OPTIONAL MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d)
 WITH d, collect(c) AS chunks
 FOREACH (c IN chunks | DETACH DELETE c)

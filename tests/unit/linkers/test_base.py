@@ -85,6 +85,8 @@ def test_a_common_option_a_linker_cannot_honour_is_one_line():
             PhraseLinkResult(found=3, created=2, removed=1),
             {
                 "chunks",
+                "full",
+                "max_chunks",
                 "phrases_found",
                 "phrases",
                 "too_common",
