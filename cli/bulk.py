@@ -301,10 +301,6 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
 
 def _link_all(graph) -> dict:
     """Phrases linked from scratch: the imported chunks are all new."""
-    import dataclasses
-
     from graphrag_cypher.linkers.phrases import PhraseLinkOptions, link_phrases
 
-    # `full` comes with the incremental phrase linker; before it every run is a full one
-    full = {"full": True} if "full" in {f.name for f in dataclasses.fields(PhraseLinkOptions)} else {}
-    return link_phrases(graph, PhraseLinkOptions(**full)).to_dict()
+    return link_phrases(graph, PhraseLinkOptions(full=True)).to_dict()
