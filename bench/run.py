@@ -112,6 +112,7 @@ def main() -> None:
     import ingest
     import linking
     import query
+    import scale
     import search_procedure
     import serve
 
@@ -130,6 +131,7 @@ def main() -> None:
         "cold_ask": cold_ask.main(),
         "global_search": global_search.main([]),
         "communities": communities.main([]),
+        "scale": scale.main(["--sizes", "100k"]),  # the 100k row of bench/scale.py
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -147,6 +149,7 @@ def main() -> None:
         + cold_ask.rows(results["cold_ask"])
         + global_search.rows(results["global_search"])
         + communities.rows(results["communities"])
+        + scale.rows(results["scale"])
     )
     width = max(len(r[0]) for r in rows)
     value_width = max(14, *(len(r[1]) for r in rows))
