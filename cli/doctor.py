@@ -23,6 +23,9 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
 
     "Queries" says what embeds questions: the ONNX export of the default model, or
     sentence-transformers and why (no export yet, a changed model, another embedder).
+    "Documents" says how documents are embedded (load, embed, export): the device
+    (GRAPHRAG_EMBED_DEVICE=auto picks a CUDA GPU when there is one) and GRAPHRAG_EMBED_BATCH, or
+    for an openai/ embedder its endpoint, texts a request and requests in parallel.
 
     "Communities" says whether `graphrag communities build` ran: its levels, communities per
     level, when it ran, and whether the graph changed since (stale).
@@ -78,6 +81,14 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     embedder = result["embedder"]
     line("Embedder", f"{embedder['name']} ({embedder['dimensions']} dimensions)")
     line("Queries ", f"{embedder['queries']}: {embedder['queries_reason']}")
+    plan = embedder.get("documents") or {}
+    if plan.get("backend") == "openai":
+        line(
+            "Documents",
+            f"endpoint {plan['endpoint']}, {plan['batch']} texts a request, {plan['concurrency']} in parallel",
+        )
+    elif plan:
+        line("Documents", f"{plan['backend']} on {plan['device']} ({plan['device_setting']}), batch {plan['batch']}")
     line("LLM    ", _llm_text(result["llm"]))
     line("Communities", _communities_text(result["communities"]))
     rows = []

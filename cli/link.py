@@ -191,34 +191,58 @@ def link_places(
     show_default=True,
     help="Shortest title (folded) that is looked for in text.",
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Match every chunk against every title (default: only chunks and titles new or changed since the last run).",
+)
 @dry_run_option
 @json_option
 @with_graph
-def link_titles_cmd(graph, corpus, min_length, dry_run, as_json) -> None:
+def link_titles_cmd(graph, corpus, min_length, full, dry_run, as_json) -> None:
     """Register document titles as :Topic entities and link the chunks that name them.
 
     For encyclopedic corpora (wiki pages, QA passages): each title becomes a topic its own
     chunks are about, and every chunk naming another title (word boundaries, capitalised,
     accents folded) mentions that topic. The graph retrieval mode follows these links.
 
+    A run works on what changed since the last one: the chunks loaded or changed since are
+    matched against every title, and the titles that are new are looked for in the other
+    chunks (a full-text shortlist, then the same exact matcher); topics whose title no
+    document carries any more are removed. --full matches everything again (the same
+    edges); the first run, and a run with another --min-length, is a full one.
+
     \b
     Example:
       graphrag load qa-corpus musique_train_corpus.json --corpus musique
       graphrag link titles --corpus musique
+      graphrag load files new-article.md --corpus musique && graphrag link titles --corpus musique
+      graphrag link titles --full --json
     """
     from graphrag_cypher.linkers.titles import TitleLinkOptions, link_titles
 
     with progress_shown(as_json) as progress:
         result = link_titles(
-            graph, TitleLinkOptions(corpus=corpus, min_length=min_length, dry_run=dry_run, progress=progress)
+            graph,
+            TitleLinkOptions(corpus=corpus, min_length=min_length, full=full, dry_run=dry_run, progress=progress),
         ).to_dict()
     if as_json:
         print_json(result)
     else:
+        scope = (
+            "all chunks"
+            if result["full"]
+            else f"{result['chunks_scanned']} new or changed chunk(s), {result['new_titles']} new title(s)"
+        )
         click.echo(
-            f"{result['topics']} topic(s) from {result['documents']} document(s); "
+            f"{result['topics']} topic(s) from {result['documents']} document(s) ({scope}); "
             f"{result['title_mentions_found']} title mention(s) found"
-            + ("" if dry_run else f", {result['mentions_created']} link(s) created")
+            + (
+                ""
+                if dry_run
+                else f", {result['mentions_created']} link(s) created, {result['mentions_removed']} removed, "
+                f"{result['topics_removed']} topic(s) removed"
+            )
         )
 
 
@@ -363,10 +387,16 @@ def link_wikidata(graph, endpoint, batch, delay, timeout, retries, recheck, limi
     help="At most this many entities of one chunk count towards CO_OCCURS.",
 )
 @click.option("--corpus", default=None, help="Only chunks of documents of this corpus.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Decide every document again (default: only documents with new or changed chunks, "
+    "or naming entities new or changed since the last run).",
+)
 @dry_run_option
 @json_option
 @with_graph
-def link_entities(graph, min_length, any_case, max_per_chunk, corpus, dry_run, as_json) -> None:
+def link_entities(graph, min_length, any_case, max_per_chunk, corpus, full, dry_run, as_json) -> None:
     """Link chunks to the known entities they mention, by name and aliases; count co-occurrences.
 
     Uses the place linker's matcher (folded, word boundaries, capital letter, longest
@@ -375,10 +405,18 @@ def link_entities(graph, min_length, any_case, max_per_chunk, corpus, dry_run, a
     only looked for in that document. Entities mentioned in the same chunk get
     (a)-[:CO_OCCURS {count}]->(b).
 
+    A run works on what changed since the last one: documents with chunks loaded or changed
+    since, and documents naming an entity that is new or changed (a full-text shortlist of
+    its names, then the same matcher) are decided again, whole; CO_OCCURS is counted again
+    for their pairs. --full decides every document (the same edges); the first run, a run
+    after an entity was deleted or with other rules, is a full one. A --corpus run does not
+    remember the entities it linked, so the next run without --corpus looks for them again.
+
     \b
     Example:
       graphrag link entities
-      graphrag link entities --corpus tales --json
+      graphrag extract --schema got --extractor infobox && graphrag link entities
+      graphrag link entities --full --corpus tales --json
     """
     from graphrag_cypher.linkers.entities import EntityLinkOptions
     from graphrag_cypher.linkers.entities import link_entities as run
@@ -391,6 +429,7 @@ def link_entities(graph, min_length, any_case, max_per_chunk, corpus, dry_run, a
                 require_capital=not any_case,
                 max_per_chunk=max_per_chunk,
                 corpus=corpus,
+                full=full,
                 dry_run=dry_run,
                 progress=progress,
             ),
@@ -398,8 +437,9 @@ def link_entities(graph, min_length, any_case, max_per_chunk, corpus, dry_run, a
     if as_json:
         print_json(result)
         return
+    scope = "all documents" if result["full"] else f"{result['documents']} document(s) new or affected"
     click.echo(
-        f"entities: {result['names']} names, {result['chunks_scanned']} chunks; {result['mentions']} links "
+        f"entities: {result['names']} names, {result['chunks_scanned']} chunks of {scope}; {result['mentions']} links "
         f"({result['mentions_created']} created, {result['mentions_removed']} removed); CO_OCCURS: "
         f"{result['co_occurs']} pairs ({result['co_occurs_created']} created)"
     )

@@ -164,21 +164,26 @@ def load_files(graph, config, paths, max_depth, extensions, follow_symlinks, **k
       graphrag load files docs/ notes.md --corpus handbook
       graphrag load files src/ --ext .py,.md --max-depth 3 --prune
     """
-    from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS, parse_folder
+    from graphrag_cypher.loaders.files import parse_folder
 
-    exts = (
-        DEFAULT_EXTENSIONS
-        if not extensions
-        else frozenset(
-            e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e
-        )
-    )
+    exts = parse_extensions(extensions)
 
     def items():
         for path in paths:
             yield from parse_folder(path, max_depth=max_depth, extensions=exts, follow_symlinks=follow_symlinks)
 
     run_load(graph, config, "files", _root(paths), items(), **kw)
+
+
+def parse_extensions(extensions: str | None) -> frozenset[str]:
+    """--ext as a set of ".ext" names (default: what `load files` reads)."""
+    from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS
+
+    if not extensions:
+        return DEFAULT_EXTENSIONS
+    return frozenset(
+        e if e.startswith(".") else f".{e}" for e in (x.strip().lower() for x in extensions.split(",")) if e
+    )
 
 
 def fetch_options(func):

@@ -94,4 +94,6 @@ LAZY_COMMANDS = {
     "serve": "serve:serve",
     "mcp": "serve:mcp",
     "forget": "forget:forget",
+    "export": "bulk:export_group",
+    "import": "bulk:import_cmd",
 }

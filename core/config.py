@@ -72,15 +72,32 @@ class Settings:
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key_set: bool = False
+    # Embedding documents (load, embed, export): the device of a sentence-transformers model
+    # ("auto": a CUDA GPU when there is one, else the CPU; or "cpu", "cuda", "cuda:1", "mps"),
+    # texts per model batch or per endpoint request (None: the backend's default), and for an
+    # `openai/<model>` embedder its endpoint (TEI, vLLM, Ollama: ".../v1"; None: OPENAI_BASE_URL),
+    # requests in flight at once and retries of a 429/5xx answer (exponential backoff).
+    embed_device: str = "auto"
+    embed_batch: int | None = None
+    embed_base_url: str | None = None
+    embed_api_key: str | None = field(default=None, repr=False)
+    embed_concurrency: int = 4
+    embed_retries: int = 5
     extra: dict = field(default_factory=dict)
 
     @property
     def bolt_port(self) -> int:
+        """The port of NEO4J_URI, whatever its scheme (bolt://, neo4j://, neo4j+s://...); 7687 when none."""
         return urlparse(self.neo4j_uri).port or 7687
 
     @property
     def is_local_uri(self) -> bool:
         return urlparse(self.neo4j_uri).hostname in {"127.0.0.1", "localhost", "::1"}
+
+    @property
+    def is_routing_uri(self) -> bool:
+        """``neo4j://``, ``neo4j+s://``, ``neo4j+ssc://``: the driver routes (a cluster, Aura)."""
+        return urlparse(self.neo4j_uri).scheme.split("+", 1)[0] == "neo4j"
 
     @property
     def local_model_path(self) -> Path | None:
@@ -130,6 +147,35 @@ def _int_or_none(value: str | None, default: int | None) -> int | None:
     return int(value)
 
 
+def _positive(name: str, value: str | None, default: int | None, most: int) -> int | None:
+    """A whole number from 1 to `most` for setting `name` (unset or empty: `default`)."""
+    if value is None or not value.strip():
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= most:
+        from .errors import GraphragError
+
+        raise GraphragError(f"{name}={value!r}: give a whole number from 1 to {most}")
+    return number
+
+
+EMBED_DEVICES = ("auto", "cpu", "cuda", "mps")
+
+
+def _device(value: str | None) -> str:
+    """GRAPHRAG_EMBED_DEVICE: auto, cpu, cuda, cuda:N or mps."""
+    device = (value or "auto").strip().lower() or "auto"
+    base, _, number = device.partition(":")
+    if base not in EMBED_DEVICES or (number and (base != "cuda" or not number.isdigit())):
+        from .errors import GraphragError
+
+        raise GraphragError(f"GRAPHRAG_EMBED_DEVICE={value!r}: use auto, cpu, cuda, cuda:N or mps")
+    return device
+
+
 def load_settings(environ: dict[str, str] | None = None) -> Settings:
     """Build settings from ``environ`` (default: the process environment plus `.env`)."""
     if environ is None:
@@ -160,4 +206,21 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         llm_base_url=env("OPENAI_BASE_URL") or None,
         llm_model=env("GRAPHRAG_LLM_MODEL") or None,
         llm_api_key_set=bool(env("OPENAI_API_KEY")),
+        embed_device=_device(env("GRAPHRAG_EMBED_DEVICE")),
+        embed_batch=_positive("GRAPHRAG_EMBED_BATCH", env("GRAPHRAG_EMBED_BATCH"), None, 65536),
+        embed_base_url=env("GRAPHRAG_EMBED_BASE_URL") or env("OPENAI_BASE_URL") or None,
+        embed_api_key=env("GRAPHRAG_EMBED_API_KEY") or env("OPENAI_API_KEY") or None,
+        embed_concurrency=_positive("GRAPHRAG_EMBED_CONCURRENCY", env("GRAPHRAG_EMBED_CONCURRENCY"), 4, 256) or 4,
+        embed_retries=_retries(env("GRAPHRAG_EMBED_RETRIES")),
     )
+
+
+def _retries(value: str | None) -> int:
+    """GRAPHRAG_EMBED_RETRIES: 0 to 20 (default 5)."""
+    if value is None or not value.strip():
+        return 5
+    if not value.strip().isdigit() or int(value) > 20:
+        from .errors import GraphragError
+
+        raise GraphragError(f"GRAPHRAG_EMBED_RETRIES={value!r}: give a whole number from 0 to 20")
+    return int(value)

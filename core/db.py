@@ -6,6 +6,12 @@ by name (:func:`query`); ``graph.read("retrieval/vector", ...)`` runs one.
 Reads that answer questions run in read transactions (:meth:`Graph.read`); writes in
 write transactions (:meth:`Graph.write`); schema statements, which Neo4j cannot mix
 with data writes, run as auto-commit statements (:meth:`Graph.run_schema`).
+
+Any URI the driver takes works: ``bolt://`` (one server), ``neo4j://`` (routing: a cluster,
+or one server, asked for its routing table), and ``+s`` / ``+ssc`` for TLS (Aura is
+``neo4j+s://``). Read sessions are opened in read access mode, so a cluster routes them to
+its secondaries (or followers); all sessions of a Graph share one bookmark manager, so a
+read sees every write the same Graph made before it (causal consistency across members).
 """
 
 from __future__ import annotations
@@ -53,6 +59,8 @@ def _unavailable(settings: Settings, exc: Exception) -> Neo4jUnavailable:
         )
     if isinstance(exc, ServiceUnavailable):
         hint = "start it with `graphrag neo4j start`" if settings.is_local_uri else "check that it is running"
+        if settings.is_routing_uri and "routing" in str(exc).lower():
+            hint += " (a server that gives no routing table takes bolt:// instead of neo4j://)"
         return Neo4jUnavailable(f"cannot reach Neo4j at {where}: {hint}, or set NEO4J_URI")
     if isinstance(exc, (ConfigurationError, ValueError)):
         return Neo4jUnavailable(f"invalid NEO4J_URI {where!r}: {exc}")
@@ -111,6 +119,8 @@ class Graph:
         _quiet_driver_logs()
         from neo4j import GraphDatabase
 
+        # One bookmark manager for every session: reads after writes see them, on any member.
+        self.bookmarks = GraphDatabase.bookmark_manager()
         started = time.perf_counter()
         try:
             self.driver = GraphDatabase.driver(
@@ -148,6 +158,7 @@ class Graph:
                 database=self.database,
                 default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS,
                 max_transaction_retry_time=retry,
+                bookmark_manager=self.bookmarks,
             ) as session:
                 yield session
         except Exception as exc:

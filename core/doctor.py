@@ -61,6 +61,13 @@ def server_info(graph) -> dict:
     return {"version": row["version"], "edition": row["edition"]}
 
 
+def embedding_plan(settings: Settings) -> dict:
+    """How documents are embedded: the device and batch, or the endpoint and its concurrency."""
+    from .embedder import embedding_plan as plan
+
+    return plan(settings)
+
+
 def _query_embedder(settings: Settings) -> dict:
     """Which library embeds questions (onnx or sentence-transformers) and why."""
     from .embedder import query_backend
@@ -102,6 +109,7 @@ def report(settings: Settings, migrations_dir=None) -> dict:
             "name": settings.embedder,
             "dimensions": settings.embedding_dimensions,
             **_query_embedder(settings),
+            "documents": embedding_plan(settings),
         },
         "llm": _llm(settings),
         "communities": None,

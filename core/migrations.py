@@ -289,8 +289,12 @@ def apply(
     lock_timeout: float = 120.0,
     index_timeout: int = 300,
     on_apply: Callable[[Migration], None] | None = None,
+    wait: bool = True,
 ) -> dict:
-    """Apply pending migrations; returns {"applied": [...], "pending": [...]}."""
+    """Apply pending migrations; returns {"applied": [...], "pending": [...]}. With ``wait=False``
+    it returns once the statements ran, while indexes may still be populating (constraints are
+    in place: creating one validates the data): a bulk import links phrases meanwhile, then
+    calls :func:`await_indexes`."""
     migrations = discover(directory)
     if dry_run:
         before = plan(graph, migrations, values)
@@ -329,8 +333,14 @@ def apply(
                 appliedBy=lock.owner,
             )
             applied.append(migration.to_dict())
-    graph.run_schema(_query_text("admin/await_indexes"), seconds=index_timeout)
+    if wait:
+        await_indexes(graph, index_timeout)
     return {"applied": applied, "pending": []}
+
+
+def await_indexes(graph: Graph, seconds: int = 300) -> None:
+    """Wait until every index is ONLINE; raises when `seconds` pass first."""
+    graph.run_schema(_query_text("admin/await_indexes"), seconds=seconds)
 
 
 def validate(graph: Graph, values: dict[str, str], directory: Path | None = None) -> dict:

@@ -42,6 +42,7 @@ __all__ = [
     "status",
     "log_path",
     "versions",
+    "admin_import",
     "JVM_FLAGS",
 ]
 
@@ -519,6 +520,73 @@ def _set_initial_password(inst: LocalInstance, java: Path, home: Path, dist: Pat
     if res.returncode != 0:
         detail = " ".join((res.stderr or res.stdout).split())[:300]
         raise GraphragError(f"setting the initial Neo4j password failed: {detail}")
+
+
+def admin_import(
+    inst: LocalInstance,
+    arguments: list[str],
+    *,
+    database: str = "neo4j",
+    echo: Callable[[str], object] = print,
+    timeout: float | None = None,
+) -> dict:
+    """``neo4j-admin database import full`` into `database` of the stopped instance `inst`, which
+    it replaces (Community has one user database). `arguments` are the importer's input options
+    (--nodes=..., --relationships=..., --input-type ...). Output goes to logs/import.log; a failure
+    is one line with the importer's reason. Returns {"seconds", "log"}."""
+    home = inst.home_dir
+    if _alive(_read_pid(home), home):
+        raise GraphragError(f"Neo4j at {home} is running: `neo4j-admin database import` needs it stopped")
+    dist = ensure_built(echo=echo)
+    java = _find_java()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _private(home)
+    for sub in ("conf", "data", "logs", "run", "import"):
+        (home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+    _write_conf(inst, home, dist)
+    log = home / "logs" / "import.log"
+    cmd = [
+        str(java),
+        f"-Xmx{inst.heap}",
+        "-Dfile.encoding=UTF-8",
+        "-cp",
+        str(dist / "lib" / "*"),
+        ADMIN_TOOL,
+        "database",
+        "import",
+        "full",
+        database,
+        "--overwrite-destination=true",
+        f"--report-file={home / 'logs' / 'import.report'}",
+        *arguments,
+    ]
+    env = dict(os.environ, NEO4J_HOME=str(home), NEO4J_CONF=str(home / "conf"))
+    env.pop("JAVA_OPTS", None)
+    started = time.monotonic()
+    with open(log, "w", opener=lambda path, flags: os.open(path, flags, 0o600)) as out:
+        out.write("$ " + " ".join(cmd) + "\n")
+        out.flush()
+        try:
+            rc = subprocess.call(
+                cmd, cwd=home, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            raise GraphragError(f"neo4j-admin database import ran over {timeout:.0f}s; see {log}") from None
+    if rc != 0:
+        raise GraphragError(f"neo4j-admin database import failed (exit {rc}): {_import_error(log)}; see {log}")
+    return {"seconds": round(time.monotonic() - started, 1), "log": str(log)}
+
+
+def _import_error(log: Path) -> str:
+    """The importer's reason: the last "Caused by:" of its output, else its last line."""
+    try:
+        lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return "no output"
+    causes = [line[len("Caused by:") :].strip() for line in lines if line.startswith("Caused by:")]
+    told = [line for line in lines if not line.startswith(("at ", "...", "$ "))]
+    text = causes[-1] if causes else (told[-1] if told else "no output")
+    return " ".join(text.split())[:300]
 
 
 # --------------------------------------------------------------------------- processes

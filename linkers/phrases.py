@@ -45,9 +45,10 @@ import marshal
 import re
 import tempfile
 import time
-from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from graphrag_cypher.db import Graph
@@ -95,6 +96,7 @@ class PhraseLinkResult(LinkResult):
     chunks: int = 0  # chunks read (a full run: all of them; else the pending ones)
     full: bool = False  # whether this run re-read every chunk
     max_chunks: int = MAX_CHUNKS  # the bound it linked by
+    fresh: bool = field(default=False, repr=False)  # a full run into a graph with no terms: nothing to compare
     phrases_found: int = 0
     phrases: int = 0
     too_common: int = 0
@@ -219,7 +221,9 @@ def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **field
     else:
         _incremental(graph, options, result)
     if not options.dry_run:
+        clock = time.perf_counter()
         counts = graph.read("phrases/counts", maxChunks=options.max_chunks)[0]
+        result.seconds["count"] = round(time.perf_counter() - clock, 3)
         result.phrases, result.found = counts["phrases"], counts["links"]
         result.phrases_found, result.too_common = counts["terms"], counts["tooCommon"]
     result.seconds["total"] = round(time.perf_counter() - started, 3)
@@ -232,15 +236,25 @@ def link_phrases(graph: Graph, options: PhraseLinkOptions | None = None, **field
 def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) -> None:
     batch, progress = options.batch, options.progress
     max_chunks, min_length = result.max_chunks, options.min_length or MIN_LENGTH
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        result.seconds[name] = round(now - clock, 3)
+        clock = now
+
     # 1. new chunks give their words to the vocabulary (before any is decided on: the rule
     #    reads the whole corpus's vocabulary, theirs included)
     while rows := graph.read("phrases/pending_words", limit=batch):
         _write_words(graph, rows, counted=True)
         progress(f"phrases: vocabulary of {len(rows)} new chunk(s)")
+    lap("words")
     # 2. words that entered or left the vocabulary send the chunks they start a clause of back
     while (settled := graph.write("phrases/settle_words", limit=batch)[0])["words"]:
         if settled["requeued"]:
             progress(f"phrases: {settled['requeued']} chunk(s) re-read for a vocabulary change")
+    lap("vocabulary")
     # 3. pending chunks: their terms, against what they have now
     while rows := graph.read("phrases/pending_chunks", limit=batch):
         changes = []
@@ -260,12 +274,14 @@ def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkRes
         result.created += done["created"]
         result.removed += done["removed"]
         progress(f"phrases: {result.chunks} chunk(s) linked")
+    lap("link")
     # 4. terms whose count moved: label, link type, name
     while (settled := graph.write("phrases/settle_terms", limit=batch, maxChunks=max_chunks)[0])["terms"]:
         result.phrases_written += settled["phrasesAdded"]
         result.phrases_removed += settled["phrasesRemoved"]
         result.created += settled["created"]
         result.removed += settled["removed"]
+    lap("settle")
 
 
 def _write_words(graph: Graph, rows: list[dict], counted: bool) -> None:
@@ -303,6 +319,35 @@ def _spilled(spill) -> Iterator:
             return
 
 
+class _Writes:
+    """Write statements run in order on one background thread while the caller reads and
+    extracts the next page (at most `depth` waiting); the first failure is raised."""
+
+    def __init__(self, graph: Graph, depth: int = 4):
+        self.graph, self.depth = graph, depth
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphrag-phrases")
+        self.pending: deque[tuple[Future, Callable[[dict], None]]] = deque()
+
+    def write(self, name: str, on_row: Callable[[dict], None] = lambda row: None, **params) -> None:
+        self.pending.append((self.pool.submit(self.graph.write, name, **params), on_row))
+        while len(self.pending) > self.depth:
+            self._settle()
+
+    def _settle(self) -> None:
+        future, on_row = self.pending.popleft()
+        on_row(future.result()[0])
+
+    def drain(self) -> None:
+        while self.pending:
+            self._settle()
+
+    def close(self) -> None:
+        try:
+            self.drain()
+        finally:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) -> None:
     batch, progress, write = options.batch, options.progress, not options.dry_run
     max_chunks, min_length = result.max_chunks, options.min_length or MIN_LENGTH
@@ -312,103 +357,156 @@ def _full(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkResult) ->
             pass
     started = time.perf_counter()
     vocabulary: Counter[str] = Counter()
-    with tempfile.TemporaryFile() as texts, tempfile.TemporaryFile() as found_file:
-        # 1. the vocabulary, and each chunk's words as stored
-        for page in _pages(graph, "phrases/chunks"):
-            stale = []
-            for row in page:
-                text = chunk_text(row)
-                lower, leads = chunk_words(text)
-                vocabulary.update(lower)
-                if row["lowerWords"] != " ".join(lower) or sorted(row["leads"]) != leads:
-                    stale.append(row)
-            marshal.dump([(row["id"], chunk_text(row)) for row in page], texts)
-            if write and stale:
-                _write_words(graph, stale, counted=False)
-            result.chunks += len(page)
-            progress(f"phrases: reading {result.chunks} chunks")
-        # 2. each chunk's terms with the whole vocabulary; counts and names in id order
-        common = frozenset(vocabulary)
-        df: Counter[str] = Counter()
-        names: dict[str, tuple[str, str]] = {}
-        for page in _spilled(texts):
-            per = []
-            for cid, text in page:
-                found = extract_phrases(text, common, min_length)
-                df.update(found.keys())
-                for key, surface in found.items():
-                    names.setdefault(key, (surface, cid))
-                per.append((cid, found))
-            marshal.dump(per, found_file)
-        result.phrases_found = len(df)
-        result.phrases = sum(1 for n in df.values() if 2 <= n <= max_chunks)
-        result.too_common = sum(1 for n in df.values() if n > max_chunks)
-        result.found = sum(n for n in df.values() if 2 <= n <= max_chunks)
-        result.seconds["match"] = round(time.perf_counter() - started, 3)
-        if not write:
-            return
-        started = time.perf_counter()
-        _sync_words(graph, vocabulary, batch)
-        _sync_terms(graph, df, names, max_chunks, batch, result)
-        progress(f"phrases: {result.phrases} phrase(s), {result.phrases_found} term(s)")
-        # 3. each chunk's pairs against what it has now
-        done = 0
-        for page in _spilled(found_file):
-            stored = {r["chunkId"]: r["terms"] for r in graph.read("phrases/chunk_terms", ids=[c for c, _ in page])}
-            rows = []
-            for cid, found in page:
-                have = {term: (surface, link) for term, surface, link in stored.get(cid, [])}
-                want = {k: (s, 2 <= df[k] <= max_chunks) for k, s in found.items()}
-                rows.append(
-                    {
-                        "chunkId": cid,
-                        "add": [
-                            {"id": k, "surface": s, "link": ln}
-                            for k, (s, ln) in sorted(want.items())
-                            if have.get(k) != (s, ln)
-                        ],
-                        "remove": sorted(k for k in have if have[k] != want.get(k)),
-                    }
+    lead_words: set[str] = set()
+    writes = _Writes(graph)
+    with (
+        tempfile.TemporaryFile() as texts,
+        tempfile.TemporaryFile() as words_file,
+        tempfile.TemporaryFile() as found_file,
+    ):
+        try:
+            # 1. the vocabulary, and each chunk's words where they differ from what it stores
+            for page in _pages(graph, "phrases/chunks"):
+                stale = []
+                for row in page:
+                    text = chunk_text(row)
+                    lower, leads = chunk_words(text)
+                    vocabulary.update(lower)
+                    lead_words.update(leads)
+                    joined = " ".join(lower)
+                    if row["lowerWords"] != joined or sorted(row["leads"]) != leads:
+                        fresh = row["lowerWords"] is None and not row["leads"]
+                        stale.append((row["id"], joined, leads, fresh))
+                marshal.dump([(row["id"], chunk_text(row)) for row in page], texts)
+                marshal.dump(stale, words_file)
+                result.chunks += len(page)
+                progress(f"phrases: reading {result.chunks} chunks")
+            # 2. each chunk's terms with the whole vocabulary; counts and names in id order
+            common = frozenset(vocabulary)
+            df: Counter[str] = Counter()
+            names: dict[str, tuple[str, str]] = {}
+            for page in _spilled(texts):
+                per = []
+                for cid, text in page:
+                    found = extract_phrases(text, common, min_length)
+                    df.update(found.keys())
+                    for key, surface in found.items():
+                        names.setdefault(key, (surface, cid))
+                    per.append((cid, found))
+                marshal.dump(per, found_file)
+            result.phrases_found = len(df)
+            result.phrases = sum(1 for n in df.values() if 2 <= n <= max_chunks)
+            result.too_common = sum(1 for n in df.values() if n > max_chunks)
+            result.found = sum(n for n in df.values() if 2 <= n <= max_chunks)
+            result.seconds["match"] = round(time.perf_counter() - started, 3)
+            if not write:
+                return
+            started = time.perf_counter()
+            # 3. the vocabulary's counts, then each chunk's words (their leads need the words)
+            _sync_words(graph, writes, vocabulary, lead_words, batch)
+            del lead_words
+            lap = time.perf_counter()
+            for page in _spilled(words_file):
+                first = [(cid, lower, leads) for cid, lower, leads, new in page if new]
+                if first:
+                    writes.write(
+                        "phrases/create_chunk_words",
+                        rows=[{"id": cid, "lower": lower} for cid, lower, _ in first],
+                        leads=[{"c": cid, "w": w} for cid, _, leads in first for w in leads],
+                    )
+                changed = [{"id": cid, "lower": lower, "leads": leads} for cid, lower, leads, new in page if not new]
+                if changed:
+                    writes.write("phrases/set_chunk_words", rows=changed, words=[])
+            # 4. terms: counts, names, :Phrase labels
+            writes.drain()
+            result.seconds["words"] = round(time.perf_counter() - lap, 3)
+            lap = time.perf_counter()
+            _sync_terms(graph, writes, df, names, max_chunks, batch, result)
+            del names
+            writes.drain()
+            result.seconds["terms"] = round(time.perf_counter() - lap, 3)
+            lap = time.perf_counter()
+            progress(f"phrases: {result.phrases} phrase(s), {result.phrases_found} term(s)")
+            # 5. each chunk's pairs against what it has now
+            done = 0
+
+            def created(row: dict) -> None:
+                result.created += row["created"]
+
+            def removed(row: dict) -> None:
+                result.removed += row["removed"]
+
+            for page in _spilled(found_file):
+                ids = [cid for cid, _ in page]
+                stored = (
+                    {}
+                    if result.fresh
+                    else {r["chunkId"]: r["terms"] for r in graph.read("phrases/chunk_terms", ids=ids)}
                 )
-            for start in range(0, len(rows), batch):
-                wrote = graph.write("phrases/write_links", rows=rows[start : start + batch])[0]
-                result.created += wrote["created"]
-                result.removed += wrote["removed"]
-            done += len(page)
-            progress(f"phrases: {done}/{result.chunks} chunks linked")
+                links: dict[str, list[list[str]]] = {}
+                pairs: dict[str, list[list[str]]] = {}
+                remove = []
+                for cid, found in page:
+                    have = {term: (surface, link) for term, surface, link in stored.get(cid, [])}
+                    for k, s in found.items():
+                        link = 2 <= df[k] <= max_chunks
+                        if have.get(k) != (s, link):
+                            (links if link else pairs).setdefault(cid, []).append([k, s])
+                    remove += [
+                        {"c": cid, "t": k}
+                        for k, (s, link) in have.items()
+                        if k not in found or (found[k], 2 <= df[k] <= max_chunks) != (s, link)
+                    ]
+                if remove:
+                    writes.write("phrases/delete_pairs", removed, pairs=remove)
+                if links:
+                    writes.write("phrases/create_links", created, rows=[{"c": c, "t": t} for c, t in links.items()])
+                if pairs:
+                    writes.write("phrases/create_term_pairs", rows=[{"c": c, "t": t} for c, t in pairs.items()])
+                done += len(page)
+                progress(f"phrases: {done}/{result.chunks} chunks linked")
+            writes.drain()
+            result.seconds["pairs"] = round(time.perf_counter() - lap, 3)
+        finally:
+            writes.close()
     while graph.write("phrases/clear_marks", limit=batch)[0]["cleared"]:
         pass
     graph.write("phrases/set_state", version=VERSION, maxChunks=max_chunks, minLength=min_length)
     result.seconds["write"] = round(time.perf_counter() - started, 3)
 
 
-def _sync_words(graph: Graph, vocabulary: Counter[str], batch: int) -> None:
+def _sync_words(graph: Graph, writes: _Writes, vocabulary: Counter[str], leads: set[str], batch: int) -> None:
+    """The :Word nodes a full run wants: every lower-case word (its count) and every lead."""
     seen: set[str] = set()
     rows, gone = [], []
     for page in _pages(graph, "phrases/words_page"):
         for word in page:
-            n = vocabulary.get(word["id"], 0)
-            if n:
-                seen.add(word["id"])
-                if word["lower"] != n or word["known"] is not True:
-                    rows.append({"id": word["id"], "lower": n})
-            elif word["lower"] != 0 or word["known"] is not False or not word["leads"]:
-                gone.append(word["id"])
-    rows += [{"id": w, "lower": n} for w, n in sorted(vocabulary.items()) if w not in seen]
-    for start in range(0, len(rows), batch):
-        graph.write("phrases/write_words", rows=rows[start : start + batch])
+            wid, n = word["id"], vocabulary.get(word["id"], 0)
+            if n or wid in leads:
+                seen.add(wid)
+                if word["lower"] != n or word["known"] is not (n > 0):
+                    rows.append({"id": wid, "lower": n})
+            else:
+                gone.append(wid)
     for start in range(0, len(gone), batch):
-        graph.write("phrases/delete_words", ids=gone[start : start + batch])
+        writes.write("phrases/delete_words", ids=gone[start : start + batch])
+    for start in range(0, len(rows), batch):
+        writes.write("phrases/write_words", rows=rows[start : start + batch])
+    new = [{"id": w, "lower": vocabulary.get(w, 0)} for w in sorted(vocabulary.keys() | leads) if w not in seen]
+    for start in range(0, len(new), batch * 5):
+        writes.write("phrases/create_words", rows=new[start : start + batch * 5])
 
 
 def _sync_terms(
     graph: Graph,
+    writes: _Writes,
     df: Counter[str],
     names: dict[str, tuple[str, str]],
     max_chunks: int,
     batch: int,
     result: PhraseLinkResult,
 ) -> None:
+    """The :Term nodes a full run wants, with their counts, names and :Phrase labels."""
     seen: set[str] = set()
     rows, gone = [], []
 
@@ -428,11 +526,24 @@ def _sync_terms(
                 rows.append(want)
                 result.phrases_written += want["phrase"] and not term["phrase"]
                 result.phrases_removed += term["phrase"] and not want["phrase"]
+    result.fresh = not seen
+    for start in range(0, len(gone), batch):
+        writes.write("phrases/delete_terms", ids=gone[start : start + batch])
+    for start in range(0, len(rows), batch):
+        writes.write("phrases/write_terms", rows=rows[start : start + batch])
+    fresh: dict[bool, list[dict]] = {True: [], False: []}
+
+    def create(phrase: bool) -> None:
+        writes.write("phrases/create_phrases" if phrase else "phrases/create_terms", rows=fresh[phrase])
+        fresh[phrase] = []
+
     for key in sorted(df):
         if key not in seen:
-            rows.append(row(key))
-            result.phrases_written += rows[-1]["phrase"]
-    for start in range(0, len(gone), batch):
-        graph.write("phrases/delete_terms", ids=gone[start : start + batch])
-    for start in range(0, len(rows), batch):
-        graph.write("phrases/write_terms", rows=rows[start : start + batch])
+            want = row(key)
+            fresh[want["phrase"]].append(want)
+            result.phrases_written += want["phrase"]
+            if len(fresh[want["phrase"]]) >= batch * 5:
+                create(want["phrase"])
+    for phrase in (True, False):
+        if fresh[phrase]:
+            create(phrase)

@@ -67,7 +67,9 @@ class LearnResult:
     def to_dict(self) -> dict:
         result = self.stats.to_dict()
         if self.phrases is not None:
-            result["phrases"] = {k: self.phrases[k] for k in ("phrases", "links", "links_created", "links_removed")}
+            found = self.phrases.to_dict() if hasattr(self.phrases, "to_dict") else dict(self.phrases)
+            keys = ("phrases", "links", "links_created", "links_removed", "chunks", "full")
+            result["phrases"] = {k: found[k] for k in keys if k in found}
         return result
 
 

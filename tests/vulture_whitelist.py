@@ -7,6 +7,7 @@ field is output (--json), though no code reads it by name.
 
 _ = object()
 _.matches, _.co_occurs, _.co_occurs_created, _.co_occurs_removed  # linkers/entities.py results
+_.entities_changed, _.chunks_shortlisted, _.new_titles, _.topics_created, _.topics_removed  # entities, titles results
 _.phrases_found, _.phrases_written, _.phrases_removed  # linkers/phrases.py results
 _.mentions_total, _.names_searched, _.entities_created  # places (a --json key), titles, wikidata
 _.embedded_text  # websearch.WebChunk: what was embedded, kept for --json traces and learning

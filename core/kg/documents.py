@@ -61,6 +61,7 @@ HIDDEN = frozenset(
         "embedding",
         "embeddingModel",
         "title",
+        "linkedAs",  # what `link entities` last linked it as (linkers/entities.py)
     }
 )
 _HIDDEN_SUFFIX = re.compile(r"(?:Id|Ids|Hash|At|Checksum)$")

@@ -65,3 +65,35 @@ def test_removed_entity_links_drop_their_co_occurrences(entities, run_cli):
     out = json.loads(run_cli("link", "entities", "--json").stdout)
     assert out["mentions_removed"] == 1 and out["co_occurs_removed"] == 2
     assert query(entities, "MATCH ()-[r:CO_OCCURS]->() RETURN count(r) AS n")[0]["n"] == 1
+
+
+def test_incremental_runs_match_full_ones(entities, run_cli, tmp_path):
+    def run(*extra):
+        result = run_cli("link", "entities", *extra, "--json")
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    def unchanged(out):
+        return out["mentions_created"] == out["mentions_removed"] == out["mentions_updated"] == 0
+
+    assert run()["full"], "the first run is a full one"
+    nothing = run()
+    assert not nothing["full"] and nothing["documents"] == 0 and unchanged(nothing)
+    # A second Arsinoe makes the name ambiguous where it was not: its documents are decided again.
+    query(entities, "CREATE (:__Entity__:Person {id: 'person:arsinoe-ii', name: 'Arsinoe', aliases: []})")
+    dry = run("--dry-run")
+    assert dry["entities_changed"] == 1 and dry["documents"] >= 1
+    out = run()
+    assert not out["full"] and out["entities_changed"] == 1 and out["documents"] >= 1
+    assert unchanged(run("--full")), "the incremental run made what a full one makes"
+    # A new document naming Cleopatra is linked without --full, and only it is decided.
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "queen.md").write_text("# The queen\n\nCleopatra ruled from Alexandria.\n", "utf-8")
+    assert run_cli("load", "files", str(tmp_path / "new"), "--no-embed").exit_code == 0
+    added = run()
+    assert not added["full"] and added["documents"] == 1 and added["mentions_created"] == 1
+    assert unchanged(run("--full"))
+    query(entities, "MATCH (e:__Entity__ {id: 'person:arsinoe-ii'}) DETACH DELETE e")
+    after = run()
+    assert after["full"], "an entity linked before is gone: a full run"
+    assert unchanged(run("--full")) and unchanged(run())

@@ -224,3 +224,22 @@ def test_parity_on_real_passages(schema, run_cli, tmp_path):
     rebuilt = link(run_cli, "--full")
     assert rebuilt["links_created"] == rebuilt["links_removed"] == 0
     assert state(schema) == after
+
+
+def test_learn_links_only_what_it_learned(schema, run_cli, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "ports.md").write_text("# Ports\n\nOstia was the harbour of Rome. Grain came from Alexandria to Ostia.\n")
+    (notes / "grain.md").write_text("# Grain\n\nAlexandria shipped grain to Rome every summer.\n")
+    first = run_cli("learn", f"trade | path: {notes}", "--no-embed", "--json")
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["phrases"]["full"] is True  # the graph's first phrase run
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "fleet.md").write_text("# Fleet\n\nThe fleet of Misenum guarded Ostia and Rome.\n")
+    second = run_cli("learn", f"trade | path: {more}", "--no-embed", "--json")
+    assert second.exit_code == 0, second.output
+    phrases = json.loads(second.stdout)["phrases"]
+    assert phrases["full"] is False and phrases["chunks"] == 1 and phrases["links_created"] >= 2
+    check_counts(schema)
+    assert links(schema) == reference_links(schema)

@@ -1,5 +1,5 @@
 // Chunks of freshly upserted documents, linked to their document and to each other in order,
-// each :PendingPhrases until `graphrag link phrases` (or a learn) has read it;
+// each :PendingPhrases / :PendingTitles / :PendingEntities until that linker has read it;
 // vectors are written with db.create.setNodeVectorProperty (stored as a float array).
 // params: $docs
 // returns: chunks
@@ -7,7 +7,7 @@ UNWIND $docs AS doc
 MATCH (d:Document {id: doc.id})
 CALL (d, doc) {
   UNWIND doc.chunks AS ch
-  CREATE (c:Chunk:PendingPhrases {id: ch.id})
+  CREATE (c:Chunk:PendingPhrases:PendingTitles:PendingEntities {id: ch.id})
   SET c += ch.props
   CREATE (c)-[:FROM_DOCUMENT]->(d)
   RETURN collect(c) AS chunks

@@ -71,11 +71,19 @@ def test_a_common_option_a_linker_cannot_honour_is_one_line():
         (
             TitleLinkResult(found=3, created=2, total=4),
             {
+                "full",
                 "documents",
                 "topics",
                 "names_searched",
+                "chunks_scanned",
+                "new_titles",
+                "chunks_shortlisted",
+                "topics_created",
+                "topics_removed",
                 "title_mentions_found",
                 "mentions_created",
+                "mentions_updated",
+                "mentions_removed",
                 "mentions_total",
                 "dry_run",
                 "seconds",
@@ -102,8 +110,13 @@ def test_a_common_option_a_linker_cannot_honour_is_one_line():
         (
             EntityLinkResult(found=3, created=2, updated=1, removed=1, total=4),
             {
+                "full",
                 "names",
                 "entities",
+                "entities_changed",
+                "names_searched",
+                "chunks_shortlisted",
+                "documents",
                 "chunks_scanned",
                 "matches",
                 "mentions",

@@ -1,0 +1,176 @@
+"""The bulk path: `graphrag export` + `graphrag import` (neo4j-admin database import full) make
+the graph `graphrag load` makes, and a Parquet file of vectors written outside graphrag (plain
+pyarrow, as Spark or Ray would write it) imports unchanged.
+
+The import runs into its own Neo4j home (the importer needs the database stopped), never the
+session's server; the online load runs on the session's server.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+ARTICLES = REPO / "loaders" / "sample" / "articles"
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+PASSAGES = [
+    {"title": "Carrow", "text": "Carrow is a harbour town on the Vell estuary. The Salt Road ends at Carrow."},
+    {"title": "Vell", "text": "The Vell rises in the Amber Hills and reaches the sea at Carrow."},
+    {"title": "Salt Road", "text": "The Salt Road joined the Amber Hills to the harbour of Carrow."},
+    {"title": "Carrow", "text": "Carrow, a second passage with the same title: the Lantern Fair is held there."},
+    {"title": "Vell", "text": "The Vell rises in the Amber Hills and reaches the sea at Carrow."},  # a repeat: once
+    {"title": "Lantern Fair", "text": 'The Lantern Fair of Carrow "lights" the Vell;\nit has, so they say, 3 nights.'},
+]
+
+
+@pytest.fixture(scope="module")
+def import_home(tmp_path_factory):
+    """Its own Neo4j home and ports for `graphrag import`; stopped at the end."""
+    from graphrag_cypher import neo4j_local
+
+    home = tmp_path_factory.mktemp("bulk-neo4j")
+    port = neo4j_local.free_port()
+    env = {
+        "NEO4J_URI": f"bolt://127.0.0.1:{port}",
+        "NEO4J_USERNAME": "neo4j",
+        "NEO4J_PASSWORD": "bulk-test-password",
+        "GRAPHRAG_NEO4J_HOME": str(home),
+        "GRAPHRAG_NEO4J_HTTP_PORT": "0",
+    }
+    yield env
+    neo4j_local.stop(neo4j_local.LocalInstance(home=home, bolt_port=port, http_port=None))
+
+
+def settings_of(env: dict):
+    from graphrag_cypher.config import load_settings
+
+    return load_settings(dict(env))
+
+
+def summary(env: dict) -> dict:
+    from graphrag_cypher.bulk import graph_summary
+    from graphrag_cypher.db import connect
+
+    with connect(settings_of(env)) as graph:
+        return graph_summary(graph, sample=500)
+
+
+def passages(tmp_path: Path) -> Path:
+    path = tmp_path / "passages.json"
+    path.write_text(json.dumps(PASSAGES), encoding="utf-8")
+    return path
+
+
+def test_export_and_import_make_the_graph_load_makes(schema, run_cli, import_home, tmp_path):
+    corpus = passages(tmp_path)
+    # online: load files and a passage corpus, link phrases
+    for args in (["files", str(ARTICLES), "--corpus", "ancient"], ["qa-corpus", str(corpus), "--corpus", "qa"]):
+        result = run_cli("load", *args, "--json")
+        assert result.exit_code == 0, result.output
+    assert run_cli("link", "phrases", "--json").exit_code == 0
+    online = summary(schema.env())
+
+    # bulk: export the same sources (vectors by the same model), import both folders, link
+    for kind, source, corpus_name in (("files", ARTICLES, "ancient"), ("qa-corpus", corpus, "qa")):
+        result = run_cli("export", kind, str(source), "--corpus", corpus_name, "--out", str(tmp_path / kind), "--json")
+        assert result.exit_code == 0, result.output
+    exported = json.loads(result.stdout)
+    assert exported["documents"] == 5 and exported["duplicates"] == 0 and exported["embeddingModel"] == MODEL
+    result = run_cli(
+        "import", str(tmp_path / "files"), str(tmp_path / "qa-corpus"), "--overwrite", "--json", env=import_home
+    )
+    assert result.exit_code == 0, result.output
+    imported = json.loads(result.stdout)
+    assert imported["embeddingModel"] == MODEL and imported["counts"]["chunks"] == online["labels"]["Chunk"]
+    bulk = summary(import_home)
+
+    from graphrag_cypher.bulk import summary_differences
+
+    assert online["labels"]["Chunk"] == len(online["chunks"]) > 20  # every chunk compared
+    assert {"Document", "Chunk", "Passage", "Phrase"} <= set(online["labels"])
+    assert {"FROM_DOCUMENT", "NEXT_CHUNK", "HAS_PHRASE"} <= set(online["relationships"])
+    # the same model in other batches may differ in the last bits of a vector
+    assert summary_differences(online, bulk, vector_tolerance=1e-5) == []
+
+    # a later online load of the same source finds every imported document unchanged
+    result = run_cli("load", "qa-corpus", str(corpus), "--corpus", "qa", "--no-embed", "--json", env=import_home)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["documents"]["unchanged"] == 5
+
+
+def test_a_parquet_file_of_vectors_written_outside_graphrag_imports_unchanged(run_cli, import_home, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "export"
+    result = run_cli("export", "files", str(ARTICLES), "--no-embed", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    # what a Spark or Ray job does: read chunks/, embed title + text, write chunks/ back with
+    # `embedding` (here list<double>) and `embeddingModel`, rows and columns in another order,
+    # its own file names and a _SUCCESS marker
+    chunks = pa.concat_tables(pq.read_table(p) for p in sorted((out / "chunks").glob("*.parquet")))
+    rng = random.Random(7)
+    vectors = {cid: [rng.uniform(-1, 1) for _ in range(384)] for cid in chunks.column("id").to_pylist()}
+    rows = chunks.drop_columns(["embedding", "embeddingModel"]).to_pylist()
+    rng.shuffle(rows)
+    for row in rows:
+        row["embedding"], row["embeddingModel"], row["__index_level_0__"] = vectors[row["id"]], MODEL, 0
+    names = list(reversed(list(rows[0])))
+    table = pa.table({name: [row[name] for row in rows] for name in names})
+    for path in (out / "chunks").glob("*.parquet"):
+        path.unlink()
+    half = len(rows) // 2
+    pq.write_table(table.slice(0, half), out / "chunks" / "part-00000-5e1f.c000.snappy.parquet", compression="snappy")
+    pq.write_table(table.slice(half), out / "chunks" / "part-00001-5e1f.c000.snappy.parquet", compression="snappy")
+    (out / "chunks" / "_SUCCESS").write_text("")
+
+    result = run_cli("import", str(out), "--overwrite", "--no-link", "--json", env=import_home)
+    assert result.exit_code == 0, result.output
+    imported = json.loads(result.stdout)
+    assert imported["counts"]["chunks"] == len(rows) and imported["embeddingModel"] == MODEL
+    assert imported["ignored_columns"] == ["__index_level_0__"]
+
+    from graphrag_cypher.db import connect
+
+    with connect(settings_of(import_home)) as graph:
+        stored = {r["id"]: r for r in graph.read("bulk/chunk_properties", ids=sorted(vectors))}
+    assert len(stored) == len(rows)
+    for cid, vector in vectors.items():
+        props = stored[cid]["properties"]
+        assert props["embedding"] == pa.array(vector, pa.float32()).to_pylist()  # float32, every bit kept
+        assert props["embeddingModel"] == MODEL and "__index_level_0__" not in props
+    # the ones the export wrote: text, positions and the chain of chunks are the export's
+    first = next(r for r in rows if r["index"] == 1)
+    assert stored[first["id"]]["properties"]["text"] == first["text"]
+    assert stored[first["id"]]["next"] is not None and stored[first["id"]]["document"]
+
+
+def test_import_refuses_without_overwrite_and_vectors_of_another_size(run_cli, import_home, tmp_path):
+    result = run_cli("import", str(tmp_path), env=import_home)
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: import replaces the database neo4j (Community has one user database): pass --overwrite to replace it"
+    ]
+    out = tmp_path / "export"
+    assert run_cli("export", "files", str(ARTICLES), "--out", str(out), "--json").exit_code == 0
+    result = run_cli("export", "files", str(ARTICLES), "--out", str(out), "--json")
+    assert result.exit_code == 1 and "not empty" in result.output
+    env = dict(import_home, GRAPHRAG_EMBEDDING_DIMENSIONS="768")
+    result = run_cli("import", str(out), "--overwrite", env=env)
+    assert result.exit_code == 1 and "a vector has 384 dimensions but the vector index holds 768" in result.output
+    env = dict(import_home, GRAPHRAG_EMBEDDER="openai/nomic-embed-text", GRAPHRAG_EMBEDDING_DIMENSIONS="384")
+    result = run_cli("import", str(out), "--overwrite", env=env)
+    assert result.exit_code == 1 and f"embedded with {MODEL} but GRAPHRAG_EMBEDDER is openai/nomic" in result.output
+
+
+def test_chunk_labels_are_the_online_loaders():
+    from graphrag_cypher.bulk import chunk_labels
+
+    assert chunk_labels()[0] == "Chunk"
