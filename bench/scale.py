@@ -1,9 +1,10 @@
 """Learning at scale: load, `link phrases`, retrieval, `learn` and `forget` on 10k / 100k / 1M chunks.
 
-    python bench/scale.py [--sizes 10k,100k,1m] [--json] [--heap 3g] [--pagecache 1g] [--seed 7]
+    python bench/scale.py [--sizes 10k,100k,1m] [--json] [--heap SIZE] [--pagecache SIZE] [--seed 7]
                           [--questions 100] [--home DIR] [--out FILE] [--no-forget]
 
-For each size, in a fresh bench Neo4j (heap --heap, page cache --pagecache; --home DIR puts its
+For each size, in a fresh bench Neo4j (heap --heap, default 3g, 4g from 300k chunks; page cache
+--pagecache, default what holds the store: 1g at 10k, 2g at 100k, 6g at 1M; --home DIR puts its
 throw-away folder under DIR instead of the temporary folder, for a disk with room: the store is about
 1.2 GB per 100k chunks with the phrase terms, 0.7 GB without; --out FILE rewrites
 the JSON of the rows so far after every step, so a long run keeps what it measured; a step that fails
@@ -45,7 +46,7 @@ seed (--seed). Chunks are full (1,000 characters, against the passages' 600 or s
 about 30 phrase links where a load of the same passages one per chunk has 10 (the same links per
 character of text).
 
-For the 1M row on a 24 GB machine: `--sizes 1m --heap 4g --pagecache 4g --out scale-1m.json`.
+For the 1M row on a 24 GB machine: `--sizes 1m --out scale-1m.json` (heap 4g, page cache 6g).
 
 Goals (issue 27): at 100k, learn of a one-chunk file <= 3 s end to end and <= 1 GB RSS, forget leaves
 every Phrase.chunks right; incremental link at 1M <= 2x its cost at 10k; full link at 1M <= 4 GB RSS and
@@ -684,6 +685,14 @@ def growth(sizes: list[dict]) -> dict:
     return out
 
 
+def sized(args: dict, chunks: int) -> dict:
+    """--heap and --pagecache where given, else sized for `chunks`: a page cache that holds the store
+    (about 1.2 GB per 100k chunks; 1g at 10k, 2g at 100k, at most 6g), heap 3g (4g from 300k chunks)."""
+    heap = args["heap"] or ("4g" if chunks >= 300_000 else "3g")
+    pagecache = args["pagecache"] or f"{min(6, max(1, math.ceil(chunks * 1.5 / 100_000)))}g"
+    return {**args, "heap": heap, "pagecache": pagecache}
+
+
 def parse_args(argv: list[str]) -> dict:
     def value(flag, default):
         return argv[argv.index(flag) + 1] if flag in argv else default
@@ -694,8 +703,8 @@ def parse_args(argv: list[str]) -> dict:
         raise SystemExit(f"unknown size(s) {unknown}: use {', '.join(SIZES)} or a number of chunks")
     return {
         "sizes": sizes,
-        "heap": value("--heap", "3g"),
-        "pagecache": value("--pagecache", "1g"),
+        "heap": value("--heap", None),
+        "pagecache": value("--pagecache", None),
         "seed": int(value("--seed", "7")),
         "questions": int(value("--questions", "100")),
         "home": value("--home", None),
@@ -722,7 +731,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     for label in args["sizes"]:
         chunks = SIZES.get(label) or int(label)
-        results.append(run_size(label, chunks, args, echo, save))
+        results.append(run_size(label, chunks, sized(args, chunks), echo, save))
         if "--json" not in argv and __name__ == "__main__":
             for row in rows({"sizes": results[-1:]}):
                 print("  ".join(row), flush=True)
