@@ -147,7 +147,7 @@ def main() -> None:
         GRAPHRAG_NEO4J_HTTP_PORT="0",
     )
     try:
-        import_s, imported = run_graphrag(env, "import", str(out), "--overwrite")
+        _, imported = run_graphrag(env, "import", str(out), "--overwrite")
         t = imported["timings"]
         # end to end, both sides: the graph written, every index ONLINE and phrases linked (the
         # import links while its indexes populate)
