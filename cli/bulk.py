@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from .load import shaping_options
 from .output import info, print_json
 from .params import json_option, local_instance_options
 
@@ -27,24 +28,7 @@ def export_options(func):
             help="Folder to write (empty, or an earlier export with --overwrite).",
         ),
         click.option("--overwrite", is_flag=True, help="Replace an earlier export in --out."),
-        click.option(
-            "--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."
-        ),
-        click.option(
-            "--chunk-size",
-            type=click.IntRange(100, 20000),
-            default=1000,
-            show_default=True,
-            help="Chunk size in characters.",
-        ),
-        click.option(
-            "--overlap",
-            type=click.IntRange(0, 5000),
-            default=100,
-            show_default=True,
-            help="Overlap between chunks in characters.",
-        ),
-        click.option("--semantic", is_flag=True, help="Split where adjacent-sentence similarity drops (slower)."),
+        *shaping_options(),
         click.option(
             "--no-embed",
             is_flag=True,

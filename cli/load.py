@@ -13,9 +13,9 @@ from .params import json_option
 EXIT_SOME_FAILED = 3  # the load finished, but some items could not be loaded
 
 
-def load_options(func):
-    """Options every `load` kind shares."""
-    decorators = [
+def shaping_options() -> list:
+    """The options of `load` that shape the graph (corpus and chunking); `export` takes them too."""
+    return [
         click.option(
             "--corpus", default=None, help="Corpus name stored on documents and chunks (a filter for questions)."
         ),
@@ -34,6 +34,13 @@ def load_options(func):
             help="Overlap between chunks in characters.",
         ),
         click.option("--semantic", is_flag=True, help="Split where adjacent-sentence similarity drops (slower)."),
+    ]
+
+
+def load_options(func):
+    """Options every `load` kind shares."""
+    decorators = [
+        *shaping_options(),
         click.option("--no-embed", is_flag=True, help="Store chunks without vectors (run `graphrag embed` later)."),
         click.option(
             "--prune", is_flag=True, help="Delete documents loaded earlier from the same source that are gone now."

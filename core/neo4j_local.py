@@ -522,6 +522,19 @@ def _set_initial_password(inst: LocalInstance, java: Path, home: Path, dist: Pat
         raise GraphragError(f"setting the initial Neo4j password failed: {detail}")
 
 
+def _prepare_home(inst, echo) -> tuple[Path, Path]:
+    """The built distribution and Java, with `inst`'s home folders (private) and config written."""
+    home = inst.home_dir
+    dist = ensure_built(echo=echo)
+    java = _find_java()
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _private(home)
+    for sub in ("conf", "data", "logs", "run", "import"):
+        (home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+    _write_conf(inst, home, dist)
+    return dist, java
+
+
 def admin_import(
     inst: LocalInstance,
     arguments: list[str],
@@ -537,13 +550,7 @@ def admin_import(
     home = inst.home_dir
     if _alive(_read_pid(home), home):
         raise GraphragError(f"Neo4j at {home} is running: `neo4j-admin database import` needs it stopped")
-    dist = ensure_built(echo=echo)
-    java = _find_java()
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _private(home)
-    for sub in ("conf", "data", "logs", "run", "import"):
-        (home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
-    _write_conf(inst, home, dist)
+    dist, java = _prepare_home(inst, echo)
     log = home / "logs" / "import.log"
     cmd = [
         str(java),
@@ -801,13 +808,7 @@ def start(inst: LocalInstance, timeout: float = 120, echo: Callable[[str], objec
                 f"{name} port {port} is already in use by another process; stop it or choose another port"
             )
 
-    dist = ensure_built(echo=echo)
-    java = _find_java()
-    home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    _private(home)
-    for sub in ("conf", "data", "logs", "run", "import"):
-        (home / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
-    _write_conf(inst, home, dist)
+    dist, java = _prepare_home(inst, echo)
     if fresh:
         _set_initial_password(inst, java, home, dist)
 
