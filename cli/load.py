@@ -102,6 +102,7 @@ def print_load(result: dict, as_json: bool) -> None:
             p = result["phrases"]
             click.echo(
                 f"phrases: {p['phrases']} shared, {p['links_created']} link(s) created, {p['links_removed']} removed"
+                + (f" ({p['chunks']} chunk(s) read{', a full run' if p.get('full') else ''})" if "chunks" in p else "")
             )
     if result["documents"]["failed"]:
         raise SystemExit(EXIT_SOME_FAILED)
