@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .context import with_graph
-from .output import info, print_json, print_kg_summary
+from .output import info, print_json, print_kg_summary, print_ner_summary
 from .params import dry_run_option, json_option
 
 
@@ -15,16 +15,23 @@ from .params import dry_run_option, json_option
     "schema_name",
     default=None,
     help="Built-in schema (folktale, got, ancient-world, generic) or a path to a schema YAML file. "
-    "Default: folktale for --extractor llm, got for infobox.",
+    "Default: folktale for --extractor llm, got for infobox, generic for ner.",
 )
 @click.option(
     "--extractor",
-    type=click.Choice(["infobox", "llm"]),
+    type=click.Choice(["infobox", "llm", "ner"]),
     default="infobox",
     show_default=True,
-    help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story.",
+    help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story; "
+    "ner: spaCy's named-entity recogniser reads the chunks of any documents (no LLM).",
 )
 @click.option("--corpus", default=None, help="Only documents of this corpus.")
+@click.option("--kind", default=None, help="ner: only documents of this kind (file, article, story, wiki, ...).")
+@click.option(
+    "--model",
+    default=None,
+    help="ner: the spaCy pipeline (default GRAPHRAG_NER_MODEL, else en_core_web_sm).",
+)
 @click.option(
     "--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text."
 )
@@ -44,7 +51,9 @@ from .params import dry_run_option, json_option
 )
 @json_option
 @with_graph(config=True)
-def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_chars, validate, as_json) -> None:
+def extract(
+    graph, config, schema_name, extractor, corpus, kind, model, resume, limit, max_chars, validate, as_json
+) -> None:
     """Build typed entities and relations from loaded documents, checked against a schema.
 
     The infobox extractor types each wiki page with an infobox by scoring its template,
@@ -53,16 +62,39 @@ def extract(graph, config, schema_name, extractor, corpus, resume, limit, max_ch
     The llm extractor sends each story (or chunk of a long one) to the configured LLM
     (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) and keeps what the schema allows; progress is
     checkpointed on the story, so an interrupted run continues with --resume.
+    The ner extractor runs spaCy's recogniser (no LLM) over the chunks of any documents and
+    maps its labels by the schema's `ner:` section (PERSON -> Person, GPE/LOC -> Place, ORG ->
+    Organization, ...); each chunk MENTIONS the names it holds and they point back (FROM_CHUNK).
+    It reads only chunks it has not read in their current text: a second run does nothing.
 
     \b
     Example:
       graphrag load mediawiki wiki.xml --no-embed
       graphrag extract --schema got --extractor infobox
       graphrag extract --schema folktale --extractor llm --resume
+      graphrag extract --extractor ner --corpus notes
     """
     from graphrag_cypher.schema import load_schema
 
-    schema = load_schema(schema_name or ("folktale" if extractor == "llm" else "got"))
+    schema = load_schema(schema_name or {"llm": "folktale", "ner": "generic"}.get(extractor, "got"))
+    if extractor == "ner":
+        from graphrag_cypher.kg import ner
+
+        from .progress import CountProgress
+
+        with CountProgress("extract ner", "chunks", enabled=not as_json) as progress:
+            result = ner.run(
+                graph,
+                schema,
+                ner.Selection(corpus=corpus, kind=kind),
+                model=model or config.ner_model,
+                progress=progress.update,
+            )
+        if as_json:
+            print_json(result)
+        else:
+            print_ner_summary(result)
+        return
     if extractor == "infobox":
         from graphrag_cypher.kg import infobox
 

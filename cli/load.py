@@ -104,6 +104,20 @@ def print_load(result: dict, as_json: bool) -> None:
                 f"phrases: {p['phrases']} shared, {p['links_created']} link(s) created, {p['links_removed']} removed"
                 + (f" ({p['chunks']} chunk(s) read{', a full run' if p.get('full') else ''})" if "chunks" in p else "")
             )
+        if "extraction" in result:
+            x = result["extraction"]
+            if x.get("error"):
+                from graphrag_cypher.terminal import safe_text
+
+                click.echo(f"error: extraction ({x.get('extractor')}): {safe_text(x['error'])}", err=True)
+            elif x.get("extractor") == "ner":
+                kinds = ", ".join(f"{t} {n}" for t, n in x.get("mentionsByType", {}).items()) or "none"
+                click.echo(
+                    f"entities ({x['model']}): {x['chunks']} chunk(s) read, {x['entitiesCreated']} created, "
+                    f"{x['mentionsCreated']} mention(s) created ({kinds})"
+                )
+            else:
+                click.echo(f"entities (llm): {x.get('entities', 0)} extracted, {x.get('edgesBuilt', 0)} relation(s)")
     if result["documents"]["failed"]:
         raise SystemExit(EXIT_SOME_FAILED)
 
@@ -718,6 +732,7 @@ def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bo
     display, re-link shared phrases when anything changed, print the summary (what `learn` and
     chat's `learn:` do). Exit code 3 (SystemExit) when some items failed."""
     from graphrag_cypher.ingest import LoadInterrupted
+    from graphrag_cypher.kg.auto import extractor
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.learn import learn
 
@@ -734,6 +749,7 @@ def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bo
                 relink=link_phrases,
                 on_error=progress.error,
                 on_progress=progress.update,
+                extract=extractor(config),
             )
         except LoadInterrupted as exc:
             print_interrupted(exc, as_json)

@@ -103,3 +103,25 @@ def print_kg_summary(result: dict) -> None:
         f"written: {written.get('nodesCreated', 0)} nodes and "
         f"{written.get('relationshipsCreated', 0)} relationships created"
     )
+
+
+def print_ner_summary(result: dict) -> None:
+    """What `extract --extractor ner` read and wrote, one line each."""
+    from graphrag_cypher.terminal import safe_text
+
+    click.echo(
+        f"ner {safe_text(result['model'])} (schema {safe_text(result['schema'])}): {result['chunks']} chunk(s) read "
+        f"in {result['seconds']} s; {result['entitiesCreated']} entities created, "
+        f"{result['mentionsCreated']} mentions created, {result['mentionsRemoved']} removed"
+    )
+    if result.get("mentionsByType"):
+        click.echo("mentions found by type: " + ", ".join(f"{t} {n}" for t, n in result["mentionsByType"].items()))
+    if result.get("entitiesByType"):
+        click.echo("entities by type: " + ", ".join(f"{t} {n}" for t, n in result["entitiesByType"].items()))
+    if result.get("skippedLabels"):
+        click.echo(
+            "labels not in the schema (skipped): "
+            + ", ".join(f"{safe_text(t)} {n}" for t, n in result["skippedLabels"].items())
+        )
+    if not result["chunks"]:
+        click.echo("nothing to read: every chunk was read in its current text already")

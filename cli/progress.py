@@ -54,3 +54,42 @@ class LoadProgress:
             from graphrag_cypher.terminal import safe_text
 
             click.echo(f"error: {safe_text(line)}", err=True)
+
+
+class CountProgress:
+    """A bar for work counted in items (chunks, requests): done / total, rate and time left, on
+    stderr at a terminal; nothing elsewhere (the summary line after the run says it whole)."""
+
+    def __init__(self, title: str, unit: str, enabled: bool = True):
+        self.title, self.unit, self.enabled = title, unit, enabled
+        self._progress = None
+        self._task = None
+
+    def __enter__(self) -> CountProgress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            console = Console(stderr=True)
+            if not console.is_terminal:
+                return self
+            self._progress = Progress(
+                TextColumn(f"{self.title}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(self.unit),
+                TimeRemainingColumn(),
+                console=console,
+                transient=False,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task(self.title, total=None)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._progress:
+            self._progress.stop()
+
+    def update(self, done: int, total: int | None) -> None:
+        if self._progress:
+            self._progress.update(self._task, completed=done, total=total or None)

@@ -83,6 +83,11 @@ class Settings:
     embed_api_key: str | None = field(default=None, repr=False)
     embed_concurrency: int = 4
     embed_retries: int = 5
+    # What `learn`, chat `learn:`, uploads and crawls extract from what they added
+    # (GRAPHRAG_EXTRACT: off, ner or llm), with which schema, and the spaCy pipeline of `ner`
+    extract: str = "off"
+    extract_schema: str = "generic"
+    ner_model: str = "en_core_web_sm"
     extra: dict = field(default_factory=dict)
 
     @property
@@ -212,7 +217,23 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         embed_api_key=env("GRAPHRAG_EMBED_API_KEY") or env("OPENAI_API_KEY") or None,
         embed_concurrency=_positive("GRAPHRAG_EMBED_CONCURRENCY", env("GRAPHRAG_EMBED_CONCURRENCY"), 4, 256) or 4,
         embed_retries=_retries(env("GRAPHRAG_EMBED_RETRIES")),
+        extract=_extract(env("GRAPHRAG_EXTRACT")),
+        extract_schema=(env("GRAPHRAG_EXTRACT_SCHEMA") or "generic").strip(),
+        ner_model=(env("GRAPHRAG_NER_MODEL") or "en_core_web_sm").strip(),
     )
+
+
+EXTRACTORS = ("off", "ner", "llm")
+
+
+def _extract(value: str | None) -> str:
+    """GRAPHRAG_EXTRACT: off (default), ner or llm."""
+    chosen = (value or "off").strip().lower()
+    if chosen not in EXTRACTORS:
+        from .errors import GraphragError
+
+        raise GraphragError(f"GRAPHRAG_EXTRACT={value!r}: use off, ner or llm")
+    return chosen
 
 
 def _retries(value: str | None) -> int:

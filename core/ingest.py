@@ -75,6 +75,7 @@ class LoadStats:
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)  # loaded, but cut by a budget or a cap
     cancelled: bool = False  # stopped when asked, before the end of its items
+    changed_ids: list[str] = field(default_factory=list)  # documents created or updated (not in the summary)
     # while it runs (not in the summary): items read, the one worked on and what is done with it
     # (reading, chunking, embedding), the chunks of the batch being embedded
     read: int = 0
@@ -251,6 +252,7 @@ class _Writer(threading.Thread):
 
                 with self.graph.session() as session:
                     rows, made = session.execute_write(work)
+                self.stats.changed_ids.extend(doc["id"] for doc in batch)
                 for row in rows:
                     if row["created"]:
                         self.stats.created += 1

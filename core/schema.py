@@ -104,6 +104,9 @@ class KGSchema:
     description: str = ""
     infobox: dict = field(default_factory=dict)
     path: str = ""
+    # `extract --extractor ner`: a named-entity label of the spaCy pipeline (PERSON, GPE, ...) ->
+    # the schema's entity type; labels not listed are skipped and counted
+    ner_labels: dict[str, str] = field(default_factory=dict)
 
     # --- the allowlist -------------------------------------------------------------------
     def entity_type(self, value) -> str | None:
@@ -247,6 +250,7 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
             raise SchemaError(f"schema {where}: relation {spec_.name} is the inverse of unknown {spec_.inverse_of!r}")
     infobox = data.get("infobox") or {}
     _check_infobox(infobox, entity_types, relation_types, where)
+    ner_labels = _ner_labels(data.get("ner"), entity_types, where)
     prefix = str(data.get("id_prefix") or name)
     if not re.match(r"^[A-Za-z0-9_\-]+$", prefix):
         raise SchemaError(f"schema {where}: id_prefix {prefix!r} must be letters, digits, '-' and '_'")
@@ -259,7 +263,25 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
         description=data.get("description", ""),
         infobox=infobox,
         path=where,
+        ner_labels=ner_labels,
     )
+
+
+def _ner_labels(spec, entity_types: dict, where: str) -> dict[str, str]:
+    """The schema's `ner: {labels: {PERSON: Person, GPE: Place, ...}}` mapping, checked."""
+    if spec is None:
+        return {}
+    labels = spec.get("labels") if isinstance(spec, dict) else None
+    if not isinstance(labels, dict) or not labels:
+        raise SchemaError(f"schema {where}: ner must be a mapping with `labels: {{NER label: entity type}}`")
+    out = {}
+    for label, type_name in labels.items():
+        if not re.match(r"^[A-Z][A-Z0-9_]*$", str(label)):
+            raise SchemaError(f"schema {where}: ner label {label!r} must be upper case (PERSON, GPE, WORK_OF_ART)")
+        if type_name not in entity_types:
+            raise SchemaError(f"schema {where}: ner label {label} maps to unknown entity type {type_name!r}")
+        out[str(label)] = str(type_name)
+    return out
 
 
 def _phrases(spec, rel: str, where: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -63,6 +63,7 @@ def parse_learn(text: str) -> LearnRequest:
 class LearnResult:
     stats: LoadStats
     phrases: dict | None = None  # what `relink` reported, when it ran
+    extraction: dict | None = None  # what `extract` reported, when it ran (GRAPHRAG_EXTRACT)
 
     def to_dict(self) -> dict:
         result = self.stats.to_dict()
@@ -70,6 +71,8 @@ class LearnResult:
             found = self.phrases.to_dict() if hasattr(self.phrases, "to_dict") else dict(self.phrases)
             keys = ("phrases", "links", "links_created", "links_removed", "chunks", "full")
             result["phrases"] = {k: found[k] for k in keys if k in found}
+        if self.extraction is not None:
+            result["extraction"] = self.extraction
         return result
 
 
@@ -110,6 +113,7 @@ def learn(
     relink: Callable[[Graph], Any] | None = None,
     on_error: Callable[[str], None] = lambda line: None,
     on_progress: Callable[[LoadStats], None] = lambda stats: None,
+    extract: Callable[[Graph, list[str]], dict] | None = None,
 ) -> LearnResult:
     """Load the folders and sites `request` names, its topics (and `options.topics`) on every document.
 
@@ -129,6 +133,7 @@ def learn(
         relink,
         on_error=on_error,
         on_progress=on_progress,
+        extract=extract,
     )
 
 
@@ -141,11 +146,16 @@ def learn_items(
     on_error: Callable[[str], None] = lambda line: None,
     on_progress: Callable[[LoadStats], None] = lambda stats: None,
     should_stop: Callable[[], bool] = lambda: False,
+    extract: Callable[[Graph, list[str]], dict] | None = None,
 ) -> LearnResult:
     """Load parsed items (``ParsedDocument`` or ``ItemError``: uploads, pages fetched elsewhere)
     as `learn` does: incremental, one line per bad item, `relink` run when anything changed.
     A load stopped early (`should_stop`) keeps whole documents, and `relink` still runs for
-    them: the graph is then the one a load of just those documents leaves."""
+    them: the graph is then the one a load of just those documents leaves. `extract` (the
+    entity extractor GRAPHRAG_EXTRACT names, see `graphrag_cypher.kg.auto`) then reads the
+    documents created or updated."""
     stats = load(graph, embedder, options, items, on_error=on_error, on_progress=on_progress, should_stop=should_stop)
     changed = stats.created or stats.updated or stats.pruned_documents
-    return LearnResult(stats, relink(graph) if relink is not None and changed else None)
+    phrases = relink(graph) if relink is not None and changed else None
+    extraction = extract(graph, stats.changed_ids) if extract is not None and stats.changed_ids else None
+    return LearnResult(stats, phrases, extraction)

