@@ -27,6 +27,10 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     (GRAPHRAG_EMBED_DEVICE=auto picks a CUDA GPU when there is one) and GRAPHRAG_EMBED_BATCH, or
     for an openai/ embedder its endpoint, texts a request and requests in parallel.
 
+    "Entities" says what learn, uploads and crawls extract from what they add
+    (GRAPHRAG_EXTRACT: off, ner or llm) and which spaCy pipeline `extract --extractor ner`
+    loads (GRAPHRAG_NER_MODEL; en_core_web_sm, or its pinned re-upload), or how to install one.
+
     "Communities" says whether `graphrag communities build` ran: its levels, communities per
     level, when it ran, and whether the graph changed since (stale).
 
@@ -90,6 +94,12 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     elif plan:
         line("Documents", f"{plan['backend']} on {plan['device']} ({plan['device_setting']}), batch {plan['batch']}")
     line("LLM    ", _llm_text(result["llm"]))
+    extraction = result["extraction"]
+    line(
+        "Entities",
+        f"learn extracts: {extraction['auto']} (GRAPHRAG_EXTRACT); ner pipeline: "
+        + (extraction["ner"] or extraction.get("ner_error", "none")),
+    )
     line("Communities", _communities_text(result["communities"]))
     rows = []
     for index in result["indexes"]:

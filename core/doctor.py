@@ -93,6 +93,35 @@ def _llm(settings: Settings) -> dict:
     return found
 
 
+def _extraction(settings: Settings) -> dict:
+    """What learn extracts (GRAPHRAG_EXTRACT) and which spaCy pipeline `extract --extractor ner`
+    would load, found without loading it: the named one, or the pinned re-upload of the default."""
+    import importlib.metadata
+    import importlib.util
+
+    from .config import NER_DEFAULT_MODEL, NER_PINNED_FALLBACK
+
+    found: dict = {"auto": settings.extract, "schema": settings.extract_schema, "ner_model": settings.ner_model}
+    candidates = [settings.ner_model] + ([NER_PINNED_FALLBACK] if settings.ner_model == NER_DEFAULT_MODEL else [])
+    if importlib.util.find_spec("spacy") is None:
+        found["ner"] = None
+        found["ner_error"] = "spaCy is not installed: pip install 'spacy>=3.8,<3.9'"
+        return found
+    for name in candidates:
+        if importlib.util.find_spec(name) is not None:
+            try:
+                version = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                version = "?"
+            found["ner"] = f"{name} {version}" + (
+                " (the pinned re-upload of en_core_web_sm)" if name == NER_PINNED_FALLBACK else ""
+            )
+            return found
+    found["ner"] = None
+    found["ner_error"] = f"no spaCy pipeline {settings.ner_model!r}: python -m spacy download {settings.ner_model}"
+    return found
+
+
 def report(settings: Settings, migrations_dir=None) -> dict:
     """A JSON-ready report; `neo4j.reachable` is False (with `error`) when Neo4j is down."""
     from . import migrations, plugin
@@ -112,9 +141,12 @@ def report(settings: Settings, migrations_dir=None) -> dict:
             "documents": embedding_plan(settings),
         },
         "llm": _llm(settings),
+        "extraction": _extraction(settings),
         "communities": None,
         "warnings": [],
     }
+    if settings.extract == "ner" and result["extraction"].get("ner_error"):
+        result["warnings"].append(f"GRAPHRAG_EXTRACT=ner, but {result['extraction']['ner_error']}")
     if (result["llm"].get("local") or {}).get("error"):
         result["warnings"].append(result["llm"]["local"]["error"])
     try:

