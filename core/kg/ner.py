@@ -37,7 +37,7 @@ from ..errors import GraphragError
 from ..schema import KGSchema
 from .names import norm_name
 
-RULES_VERSION = "ner-1"  # bump when the name rules below change: every chunk is read again
+RULES_VERSION = "ner-2"  # bump when the name rules below change: every chunk is read again
 PAGE = 256  # chunks per read, recognition batch and write transaction
 MAX_WORDS = 8
 MAX_CHARS = 80
@@ -58,10 +58,13 @@ class Pipeline:
     nlp: object
     name: str  # "en_core_web_sm-3.8.0": what the graph records as the source
 
-    def entities(self, texts: list[str], batch_size: int = 64) -> Iterable[list[tuple[str, str, int]]]:
-        """Per text: (surface, label, start offset) of each entity span, in order."""
+    def entities(self, texts: list[str], batch_size: int = 64) -> Iterable[list[tuple[str, str, int, int]]]:
+        """Per text: (name, label, start offset, vote weight) of each name, in order, after graphrag's rules
+        (:mod:`ner_rules`: lists split, titles, citations, the parse's subjects and places)."""
+        from .ner_rules import mentions
+
         for doc in self.nlp.pipe(texts, batch_size=batch_size):  # type: ignore[attr-defined]
-            yield [(span_name(ent), ent.label_, ent.start_char) for ent in doc.ents]
+            yield [(m.name, m.label, m.start, m.weight) for m in mentions(doc)]
 
 
 def span_name(ent) -> str:
@@ -89,6 +92,7 @@ def clean_name(text: str) -> str | None:
     letter = first.group(0)
     if letter.lower() != letter.upper() and not letter.isupper():  # a cased script: names start upper case
         return None
+    name = _POSSESSIVE.sub("", name).strip(_EDGE) if len(name) > 3 else name
     if sum(ch.isdigit() for ch in name) > len(name) // 3:  # "1997", "fig. 12", "AE 1998, 282"
         return None
     return name
@@ -110,10 +114,11 @@ def load_pipeline(name: str | None = None) -> Pipeline:
             continue
         if "ner" not in nlp.pipe_names:
             raise GraphragError(f"spaCy pipeline {candidate!r} has no named-entity recogniser (ner)")
-        keep = {"ner"} | {
+        wanted = {"ner", "parser"} & set(nlp.pipe_names)  # the parse: subjects, prepositions, sentences
+        keep = wanted | {
             pipe
             for pipe, component in nlp.pipeline
-            if "ner" in (getattr(component, "listening_components", None) or [])
+            if wanted & set(getattr(component, "listening_components", None) or [])
         }
         nlp.select_pipes(enable=[pipe for pipe in nlp.pipe_names if pipe in keep])
         meta = nlp.meta
@@ -171,22 +176,40 @@ class NerStats:
 
 
 def chunk_rows(
-    schema: KGSchema, chunks: list[dict], found: Iterable[list[tuple[str, str, int]]], stats: NerStats
+    schema: KGSchema, chunks: list[dict], found: Iterable[list[tuple[str, str, int, int]]], stats: NerStats
 ) -> tuple[dict[str, dict], list[dict]]:
-    """Entity rows (by id) and per-chunk mention rows from what the recogniser found."""
-    entities: dict[str, dict] = {}
-    rows = []
+    """Entity rows (by id) and per-chunk mention rows from what the recogniser found; within one
+    document (the chunks of a page that share it) a name takes the type most of its mentions got."""
+    from .ner_rules import vote
+
+    typed: list[tuple[dict, list[tuple[str, str, str, str, int]]]] = []  # chunk, (name, norm, type, label, start)
+    by_document: dict[str, list[tuple[str, str, int]]] = {}
     for chunk, spans in zip(chunks, found, strict=True):
-        mentions: dict[str, dict] = {}
-        for surface, label, start in spans:
+        kept = []
+        for surface, label, start, weight in spans:
             type_name = schema.ner_labels.get(label)
-            if type_name is None:
-                stats.skipped_labels[label] += 1
-                continue
             name = clean_name(surface)
             norm = norm_name(name) if name else ""
-            if not name or not norm:
+            if type_name is not None and (not name or not norm):
                 stats.rejected += 1
+                continue
+            if not norm:
+                stats.skipped_labels[label] += 1
+                continue
+            kept.append((name, norm, type_name, label, start))  # type None: a label the schema does not map
+            if type_name is not None:
+                by_document.setdefault(chunk["id"].rsplit("::", 1)[0], []).append((norm, type_name, weight))
+        typed.append((chunk, kept))
+    decided = {doc: vote(found) for doc, found in by_document.items()}
+    entities: dict[str, dict] = {}
+    rows = []
+    for chunk, kept in typed:
+        types = decided.get(chunk["id"].rsplit("::", 1)[0], {})
+        mentions: dict[str, dict] = {}
+        for name, norm, type_name, label, start in kept:
+            type_name = types.get(norm, type_name)  # an unmapped label takes the document's type of the name
+            if type_name is None:
+                stats.skipped_labels[label] += 1
                 continue
             key = entity_id(type_name, norm)
             entities.setdefault(key, {"id": key, "name": name, "normName": norm, "type": type_name})

@@ -1,0 +1,365 @@
+"""What graphrag adds to spaCy's recogniser so that its names mean what the text means.
+
+A small pipeline such as ``en_core_web_sm`` finds most name spans but often gives them the
+wrong label on text unlike its training news: a fantasy character who "asks" becomes an
+organisation, a castle someone marches to a person, the surname of a cited author a place.
+These rules read the span and its parse (the recogniser and the dependency parser run; no
+tagger, lemmatizer or LLM) and decide, in order:
+
+* lists inside one span are split ("Tyrion and Varys", "Freeth, Jones, Steele, & Bitsakis"),
+  trailing years and numbers dropped ("Bitsakis 2008"), a leading title removed ("Ser Jaime
+  Lannister" → Jaime Lannister) and the title makes the name a person;
+* author-year citations ("Gadotti 2011: 196", "(Smith-Yoshimura and Michelson 2013)",
+  "Mittermayer (2009: 376)") and bibliography entries ("Farber, Walter. 2014.") name people;
+* a name that is the subject of a verb of saying, thinking or doing with the body ("Catelyn
+  asks", "Viserys grabs") is a person, unless the recogniser called it a person or a place;
+* a name after a preposition of place, governed by a verb of motion or a noun of place
+  ("marching north to Harrenhal", "the harbour of Ostia", "settled on Delos"), is a place;
+* celestial bodies are not places; single common words at the start of a sentence
+  ("Library name authorities ...") and reference words (Fig., Table, Vol.) are not names.
+
+Then :func:`vote` makes one document consistent: a name keeps the type most of its mentions
+there were given ("Daenerys" three times a person, once an organisation: a person).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+# --- word lists (lower case) ---------------------------------------------------------------
+
+TITLES = {
+    "ser", "sir", "lord", "lady", "lords", "ladies", "maester", "khal", "king", "queen", "prince", "princess",
+    "septon", "septa", "dr", "mr", "mrs", "ms", "miss", "professor", "prof", "saint", "st", "father", "mother",
+    "brother", "sister", "uncle", "aunt", "captain", "general", "emperor", "empress", "pope", "bishop", "archbishop",
+    "abbot", "duke", "duchess", "count", "countess", "baron", "earl", "sultan", "caliph", "pharaoh", "consul",
+    "senator", "president", "governor", "commander", "admiral", "colonel", "major", "sergeant", "rev", "reverend",
+    "grand", "magister", "khaleesi",
+}  # fmt: skip
+PLURAL_TITLES = {"lords", "ladies", "kings", "queens", "sers", "brothers", "sisters", "saints"}
+_VERB_STEMS = """
+say tell ask answer reply declare explain think believe know wonder realize realise remember forget
+imagine show note propose conclude observe describe suggest argue maintain assume contend
+presume misspeak misspoke arrive hate despair dress braid ridicule sneer apologize invite instruct
+change beg nod refuse meet execute behead hang summon dismiss accuse swear vow boast mock tease
+decide refuse agree promise insist suggest argue claim admit deny warn urge beg order command shout cry
+scream whisper call name laugh smile frown nod sigh weep sob grin sneer scoff curse pray thank greet
+see watch look hear feel fear hope want wish love hate like prefer need try intend plan mean dare
+write read sing speak talk mutter murmur mumble respond inform remind tell confess confirm recall notice
+grab seize take give hand offer send bring carry hold lift throw push pull strike slap hit kill slay
+stab behead marry wed kiss embrace hug meet visit arrive return leave flee escape ride walk run sail
+march travel go come enter climb kneel sit stand rise wake sleep eat drink die live dwell sit lie
+reveal discover find lose win fight attack defend rule reign serve obey betray rescue save help
+demand plead protest complain object accuse blame forgive apologize apologise yield surrender
+become grow begin continue stop attempt manage fail succeed seem appear turn move stay wait
+"""
+PLACE_NOUNS = {
+    "city", "town", "village", "island", "isle", "region", "province", "harbour", "harbor", "port", "castle",
+    "fortress", "keep", "kingdom", "realm", "river", "sea", "coast", "shore", "valley", "mountain", "mountains",
+    "hill", "hills", "land", "lands", "territory", "site", "district", "quarter", "capital", "country", "state",
+    "county", "peninsula", "bay", "gulf", "lake", "desert", "forest", "wood", "plain", "plains", "road", "streets",
+    "street", "gate", "gates", "walls", "tower", "temple", "sanctuary", "necropolis", "colony", "settlement",
+    "area", "north", "south", "east", "west", "ruins", "excavations", "excavation", "inhabitants", "people",
+    "citizens", "outskirts", "empire", "lordship", "seat", "hall", "halls",
+}  # fmt: skip
+_MOTION_STEMS = """
+go come march ride sail travel return arrive flee escape head move journey walk run fly send lead bring
+carry reach enter leave depart land settle live dwell stay remain camp rest hide retreat advance press
+push lie stand sit build found rule reign winter summer visit excavate excavated
+"""
+LOCATIVE_PREPS = {
+    "to", "at", "in", "into", "from", "toward", "towards", "near", "across", "through", "beyond", "on", "onto",
+    "around", "past", "outside", "inside", "within", "of", "upon", "behind", "north", "south", "east", "west",
+}  # fmt: skip
+# Spans after these prepositions may be re-read as places even when the recogniser says person
+# ("await the army at Moat Cailin"); "to", "from", "of" and "on" take people as often as places.
+PERSON_TO_PLACE_PREPS = {"at", "in", "into", "near", "across", "through", "beyond", "toward", "towards", "within"}
+# nouns whose "at X", "in X" is where they are ("the army at Moat Cailin", "the battle at Delium")
+GATHERING_NOUNS = {"army", "host", "camp", "battle", "siege", "garrison", "fleet", "council", "feast", "wedding"}
+NOT_PLACES = {"sun", "moon", "mercury", "venus", "mars", "jupiter", "saturn", "uranus", "neptune", "pluto"}
+REFERENCE_WORDS = {
+    "fig", "figs", "figure", "figures", "table", "tables", "plate", "plates", "chapter", "vol", "no", "ed", "eds",
+    "trans", "ibid", "id", "op", "cit", "pl", "pls", "cat", "inv",
+}  # fmt: skip
+# words that make a name an organisation's, never re-read as a person's
+ORG_WORDS = {
+    "association", "press", "university", "institute", "institut", "museum", "library", "society", "company",
+    "inc", "ltd", "corporation", "foundation", "council", "department", "school", "college", "academy", "center",
+    "centre", "project", "church", "party", "bank", "group", "agency", "office", "club", "league", "union",
+    "committee", "army", "navy", "order", "brotherhood", "guild", "ministry", "service", "trust",
+    "archive", "archives", "collection", "network", "initiative", "program", "programme", "survey", "team",
+}  # fmt: skip
+MONTHS_DAYS = {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "god", "heaven",
+    "i", "christmas", "easter",
+}  # fmt: skip
+NOT_SURNAMES = {
+    "in", "on", "at", "by", "from", "since", "until", "till", "before", "after", "during", "between", "of", "for",
+    "the", "a", "an", "and", "or", "circa", "ca", "c", "summer", "spring", "autumn", "fall", "winter", "year",
+    "years", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "ad", "bc", "bce", "ce", "see", "cf", "also", "fig", "figure", "table", "paper",
+    "papers", "volume", "vol", "issue", "no", "plate", "note", "notes", "chapter", "page", "pp", "p", "ed", "eds",
+    "trans", "edition", "press", "university", "isaw", "appendix", "catalogue", "inv", "inventory", "ms", "mss",
+    "law", "act", "census", "season", "seasons", "campaign", "report", "ii", "iii", "iv", "vi", "vii", "viii",
+}  # fmt: skip
+# labels the rules may turn into a person or a place (the recogniser's person and place labels
+# stay, but for the place rule's person case above)
+RELABEL = {"ORG", "PRODUCT", "NORP", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}
+PLACE_LABELS = {"GPE", "LOC", "FAC"}
+
+
+def _forms(stems: str) -> set[str]:
+    """A verb's common forms from its stem: say → say, says, said?, saying, sayed (close enough)."""
+    out = set()
+    for stem in stems.split():
+        out |= {stem, stem + "s", stem + "es", stem + "ed", stem + "d", stem + "ing"}
+        if stem.endswith("e"):
+            out |= {stem[:-1] + "ing", stem + "d"}
+        if stem.endswith("y"):
+            out |= {stem[:-1] + "ies", stem[:-1] + "ied"}
+    # irregular past forms of the stems above
+    out |= set(
+        "said told asked thought knew saw heard felt wrote read sang spoke took gave held threw struck slew "
+        "met left fled rode ran came went sat stood rose woke slept ate drank found lost won fought became "
+        "grew began drove flew lay built led brought sent spent kept hid meant understood forgot".split()
+    )
+    return out
+
+
+PERSON_VERBS = _forms(_VERB_STEMS) | {"understand", "understands"}
+MOTION_VERBS = _forms(_MOTION_STEMS)
+PLAIN_SURNAME = r"[A-Z][^\W\d_][\w’'\-]*"
+# "Gadotti 2011", "Bitsakis & Jones 2016a", "Evans, Carman, & Thorndike 2010", "Mittermayer (2009",
+# "Smith et al. 1999": names, then a year with no comma before it (a place of publication has one:
+# "Utrecht, 2003")
+CITATION = re.compile(
+    rf"(?P<names>{PLAIN_SURNAME}(?:(?:,\s*|\s+(?:and|&)\s+|,\s*(?:and|&)\s+){PLAIN_SURNAME})*)"
+    r"(?:\s+et\s+al\.?)?\s+\(?(?:1[5-9]\d\d|20\d\d)[a-z]?\b"
+)
+# "Farber, Walter. 2014." / "Edzard, Dietz Otto. 1972–1975." at the start of a line or after a full stop
+BIBLIOGRAPHY = re.compile(
+    rf"(?:^|(?<=\n)|(?<=\.\s))(?P<last>{PLAIN_SURNAME}),\s+(?P<given>(?:[A-Z][^\W\d_]*\.?\s?){{1,3}}?)\.?\s+"
+    r"(?:1[5-9]\d\d|20\d\d)\b"
+)
+# a footnote that starts with its author: "7 Bruno Faidutti, “Postcolonial Catan,”", "9 Faidutti, “..."
+NOTE_AUTHOR = re.compile(
+    rf"(?m)^\s*\d{{1,3}}\s+(?P<name>{PLAIN_SURNAME}(?:\s+(?:[A-Z]\.|{PLAIN_SURNAME})){{0,3}}),\s+[“\"]"
+)
+# verbs of saying and arguing: their subject is a person even when the recogniser says place
+# ("As Iversen has shown", "Gadotti argues")
+SAYING_VERBS = _forms(
+    "say tell ask answer reply argue show suggest note write claim propose conclude observe describe believe "
+    "think explain insist maintain contend assert deny admit"
+)
+TIME_WORDS = {"year", "years", "month", "months", "day", "days", "era", "period", "calendar", "century", "age"}
+# a quoted title ("“Forms of Time and of the Chronotope in the Novel”"): the names in it are the
+# title's words, not places or organisations of the text
+QUOTED = re.compile(r"“([^”]{3,200})”")
+RULED = 10  # a label a rule of the text gave outweighs ten the recogniser gave alone
+_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+)\s*")
+
+
+@dataclass
+class Mention:
+    name: str
+    label: str
+    start: int  # character offset of the name in the text
+    end: int = -1  # for a citation: where the names it covers end
+    weight: int = 1  # in the document's vote: RULED when a rule of the text decided the label
+
+
+def _is_name_token(text: str) -> bool:
+    return bool(text) and text[0].isupper() and text.lower() not in NOT_SURNAMES
+
+
+def citation_people(text: str) -> list[Mention]:
+    """People named by author-year citations and bibliography entries."""
+    found: list[Mention] = []
+    for match in CITATION.finditer(text):
+        base, end = match.start("names"), match.end("names")
+        for part in re.finditer(PLAIN_SURNAME, match.group("names")):
+            if _is_name_token(part.group(0)) and not part.group(0).isupper():
+                found.append(Mention(part.group(0), "PERSON", base + part.start(), end, RULED))
+    for match in BIBLIOGRAPHY.finditer(text):
+        last, given = match.group("last"), " ".join(match.group("given").split()).rstrip(".")
+        if _is_name_token(last) and given and all(_is_name_token(w.rstrip(".")) for w in given.split()):
+            found.append(Mention(f"{given} {last}", "PERSON", match.start("last"), match.end("given"), RULED))
+    for match in NOTE_AUTHOR.finditer(text):
+        words = match.group("name").split()
+        if all(_is_name_token(w.rstrip(".")) for w in words):
+            found.append(Mention(match.group("name"), "PERSON", match.start("name"), match.end("name"), RULED))
+    return found
+
+
+def _tokens_of(span) -> list:
+    tokens = list(span)
+    while len(tokens) > 1 and tokens[0].lower_ in {"the", "a", "an"}:
+        tokens = tokens[1:]
+    while len(tokens) > 1 and (tokens[-1].text in ("'s", "’s", "'", "’") or tokens[-1].like_num or tokens[-1].is_punct):
+        tokens = tokens[:-1]
+    return tokens
+
+
+def _text_of(tokens) -> str:
+    if not tokens:
+        return ""
+    doc = tokens[0].doc
+    return doc.text[tokens[0].idx : tokens[-1].idx + len(tokens[-1].text)]
+
+
+def _parts(span) -> list[tuple[list, bool]]:
+    """The names in a span: (tokens, titled) each; a list span split at its commas and ands."""
+    tokens = _tokens_of(span)
+    titled = False
+    while len(tokens) > 1 and tokens[0].lower_.rstrip(".") in TITLES | PLURAL_TITLES and tokens[1].text[:1].isupper():
+        titled = True
+        tokens = tokens[1:]
+        if tokens and tokens[0].lower_ == "commander":  # "Lord Commander Mormont"
+            tokens = tokens[1:]
+    text = _text_of(tokens)
+    pieces = [p for p in _SPLIT.split(text) if p] if _SPLIT.search(text) else [text]
+    if len(pieces) < 2 or not all(p[0].isupper() and len(p.split()) <= 4 for p in pieces):
+        return [(tokens, titled)]
+    out, i = [], 0
+    for piece in pieces:  # the tokens of each piece, in order
+        words = piece.split()
+        while i < len(tokens) and tokens[i].text != words[0].rstrip(",&"):
+            i += 1
+        chosen = tokens[i : i + len(piece.split())] if i < len(tokens) else []
+        chosen = [t for t in chosen if not t.is_punct and t.lower_ not in ("and", "&")]
+        if chosen:
+            out.append((chosen, titled))
+        i += len(words)
+    return out or [(tokens, titled)]
+
+
+def _title_case(text: str) -> bool:
+    """Most of the longer words capitalised: a title, not a quoted sentence."""
+    words = [w for w in re.findall(r"[^\W\d_][\w’'\-]*", text) if len(w) > 3]
+    return len(words) >= 2 and sum(w[0].isupper() for w in words) >= 0.6 * len(words)
+
+
+def _head_word(token):
+    head = token.head
+    return head.lower_ if head is not token else ""
+
+
+def relabel(span, tokens, label: str) -> tuple[str, bool]:
+    """The label the parse gives the name, or the recogniser's; and whether a rule decided it."""
+    root = tokens[-1] if tokens else span.root
+    for t in tokens:  # the token of the name that the rest of the sentence hangs on
+        if t.head not in tokens or t.head is t:
+            root = t
+            break
+    doc = tokens[0].doc
+    before = doc[tokens[0].i - 1] if tokens[0].i > 0 else None
+    org_like = any(t.lower_.rstrip(".") in ORG_WORDS for t in tokens)
+    if before is not None and before.lower_.rstrip(".") in TITLES and before.text[:1].isupper() and not org_like:
+        return "PERSON", True  # "Lord Commander Mormont", "Maester Aemon" with the title outside the span
+    articled = before is not None and before.lower_ == "the" or span[0].lower_ == "the"
+    if label in RELABEL and not org_like and root.dep_ in ("nsubj", "nsubjpass") and root.head.lower_ in PERSON_VERBS:
+        return "PERSON", True
+    if label in PLACE_LABELS and root.dep_ == "nsubj" and root.head.lower_ in SAYING_VERBS and not org_like:
+        return "PERSON", True
+    if label in PLACE_LABELS and org_like:  # "the Golden Company", "the British Museum": the organisation
+        return "ORG", True
+    if (label in RELABEL or label == "PERSON") and not org_like:
+        if root.dep_ == "pobj":
+            prep = root.head
+            governor = prep.head
+            preps = PERSON_TO_PLACE_PREPS if label == "PERSON" and not articled else LOCATIVE_PREPS
+            if prep.lower_ in preps and (
+                governor.lower_ in MOTION_VERBS or governor.lower_ in PLACE_NOUNS | GATHERING_NOUNS
+            ):
+                return "GPE", True
+        if label == "PERSON" and articled:  # "the Wall", "the Blackwater": not a person's name
+            return "FAC", False
+    return label, False
+
+
+def _possessive_place(span, tokens):
+    """ "Griffin's Roost", "King's Landing": a name, 's and a capitalised word make one place name."""
+    doc = tokens[0].doc
+    last = tokens[-1]
+    if last.i + 2 < len(doc) + 1 and last.i + 2 <= len(doc) - 1:
+        apostrophe, word = doc[last.i + 1], doc[last.i + 2]
+        if apostrophe.text in ("'s", "’s") and word.is_title and word.lower_ not in TITLES and not word.is_sent_start:
+            return list(tokens) + [apostrophe, word]
+    return None
+
+
+def _lone_names(doc, taken: set[int]) -> list[Mention]:
+    """A capitalised word in mid-sentence that the recogniser missed, the subject of a verb of
+    saying or doing: a character's name ("Chanticleer got upon the box", "Heinel bore all")."""
+    found = []
+    for token in doc:
+        if token.i in taken or token.is_sent_start or not token.is_title or not token.is_alpha or len(token) < 3:
+            continue
+        if token.lower_ in NOT_SURNAMES | TITLES | MONTHS_DAYS | ORG_WORDS | PLACE_NOUNS or token.ent_type_:
+            continue
+        neighbours = [doc[j] for j in (token.i - 1, token.i + 1) if 0 <= j < len(doc)]
+        if any(n.is_title and not n.is_sent_start for n in neighbours):
+            continue  # a word of a longer name ("the Golden Company")
+        if token.dep_ in ("nsubj", "nsubjpass") and token.head.lower_ in PERSON_VERBS:
+            found.append(Mention(token.text, "PERSON", token.idx, weight=RULED))
+    return found
+
+
+def mentions(doc) -> list[Mention]:
+    """The names of one parsed chunk, after the rules above."""
+    cited = citation_people(doc.text)
+    ranges = [(m.start, m.end) for m in cited]
+    titles = [(m.start(1), m.end(1)) for m in QUOTED.finditer(doc.text) if _title_case(m.group(1))]
+    out: list[Mention] = []
+    taken: set[int] = set()
+    for span in doc.ents:
+        taken.update(t.i for t in span)
+        for tokens, titled in _parts(span):
+            name = _text_of(tokens)
+            if not name:
+                continue
+            start = tokens[0].idx
+            low = name.lower()
+            if any(a <= start < b for a, b in ranges):
+                continue  # inside a citation: the citation rule names its people below
+            if titled:
+                label, ruled = "PERSON", True
+            else:
+                label, ruled = relabel(span, tokens, span.label_)
+            longer = _possessive_place(span, tokens) if label in PLACE_LABELS else None
+            if longer is not None:
+                name, label, ruled = _text_of(longer), "FAC", True
+                taken.update(t.i for t in longer)
+            if label in PLACE_LABELS and (low in NOT_PLACES or tokens[-1].lower_ in TIME_WORDS):
+                continue
+            if label != "PERSON" and any(a <= start < b for a, b in titles):
+                continue  # a word of a quoted title
+            if len(tokens) == 1 and low.rstrip(".") in REFERENCE_WORDS:
+                continue
+            if len(tokens) == 1 and tokens[0].is_sent_start and label in RELABEL:
+                continue  # "Library name authorities ...": a common word that starts a sentence
+            out.append(Mention(name, label, start, weight=RULED if ruled else 1))
+    out += cited
+    out += [m for m in _lone_names(doc, taken) if not any(a <= m.start < b for a, b in ranges)]
+    out.sort(key=lambda m: m.start)
+    return out
+
+
+def vote(found: list[tuple[str, str, int]]) -> dict[str, str]:
+    """(normName, type, weight) of every mention in one document → the type each name takes
+    there: the one with the most weight (a mention a rule of the text typed counts RULED, one
+    the recogniser alone typed 1; ties: person, then place, then the first seen). A one-word name
+    that starts or ends a person's name there ("Jaime" beside "Jaime Lannister") is that person,
+    unless its mentions make it a place."""
+    counts: dict[str, Counter] = {}
+    order: dict[str, list[str]] = {}
+    for norm, type_name, weight in found:
+        counts.setdefault(norm, Counter())[type_name] += weight
+        order.setdefault(norm, [])
+        if type_name not in order[norm]:
+            order[norm].append(type_name)
+    rank = {"Person": 0, "Place": 1}
+    return {norm: min(c, key=lambda t: (-c[t], rank.get(t, 2), order[norm].index(t))) for norm, c in counts.items()}
