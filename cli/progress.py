@@ -54,3 +54,36 @@ class LoadProgress:
             from graphrag_cypher.terminal import safe_text
 
             click.echo(f"error: {safe_text(line)}", err=True)
+
+
+class RequestProgress(LoadProgress):
+    """Requests to an LLM on stderr: units done of all, requests sent, cache hits, time left;
+    error lines above it (as a load's)."""
+
+    def __enter__(self) -> RequestProgress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            console = Console(stderr=True)
+            if console.is_terminal:  # off a terminal the summary after the run says it all
+                self._progress = Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("ETA"),
+                    TimeRemainingColumn(),
+                    console=console,
+                )
+                self._progress.start()
+                self._task = self._progress.add_task(self.title, total=None)
+        return self
+
+    def requests(self, done: int, total: int, requests: int, cached: int) -> None:
+        if self._progress:
+            self._progress.update(
+                self._task,
+                completed=done,
+                total=total,
+                description=f"{self.title}: {requests} request(s), {cached} from the cache",
+            )
