@@ -600,3 +600,26 @@ def _merge(total: Extraction, part: Extraction) -> None:
     total.relations.update(part.relations)
     total.skipped.update(part.skipped)
     total.skipped_examples.extend(part.skipped_examples[: max(0, 20 - len(total.skipped_examples))])
+
+
+def graph_fingerprint(graph) -> str:
+    """A sha256 of every node and relationship with its properties, times left out (a checkpoint's
+    `extractedAt`, a mention's `at`): equal for two runs that left the same graph."""
+    import neo4j.time
+
+    def kept(props: dict) -> dict:
+        temporal = (neo4j.time.DateTime, neo4j.time.Date, neo4j.time.Time, neo4j.time.Duration)
+        return {k: v for k, v in props.items() if not isinstance(v, temporal)}
+
+    rows = sorted(
+        json.dumps(
+            [r["kind"], sorted(r["labels"]), kept(r["props"]), r["start"], r["end"]], sort_keys=True, default=str
+        )
+        for r in graph.read("kg/extract_graph_rows")
+    )
+    return hashlib.sha256("\n".join(rows).encode("utf-8")).hexdigest()
+
+
+def reset(graph, settings) -> int:
+    """Remove this model's extraction (entities and checkpoints); the documents it had read."""
+    return graph.write("kg/extract_reset", source=f"llm:{settings.llm_label}")[0]["documents"]
