@@ -108,6 +108,7 @@ def main() -> None:
     import cold_ask
     import communities
     import evaluation
+    import extract
     import global_search
     import ingest
     import linking
@@ -132,6 +133,7 @@ def main() -> None:
         "global_search": global_search.main([]),
         "communities": communities.main([]),
         "scale": scale.main(["--sizes", "100k"]),  # the 100k row of bench/scale.py
+        "extract": extract.main([]),
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -150,6 +152,7 @@ def main() -> None:
         + global_search.rows(results["global_search"])
         + communities.rows(results["communities"])
         + scale.rows(results["scale"])
+        + extract.rows(results["extract"])
     )
     width = max(len(r[0]) for r in rows)
     value_width = max(14, *(len(r[1]) for r in rows))

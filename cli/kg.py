@@ -22,26 +22,48 @@ from .params import dry_run_option, json_option
     type=click.Choice(["infobox", "llm", "ner"]),
     default="infobox",
     show_default=True,
-    help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each story; "
+    help="infobox: heuristics over loaded wiki pages; llm: an LLM reads each document; "
     "ner: spaCy's named-entity recogniser reads the chunks of any documents (no LLM).",
 )
 @click.option("--corpus", default=None, help="Only documents of this corpus.")
-@click.option("--kind", default=None, help="ner: only documents of this kind (file, article, story, wiki, ...).")
 @click.option(
     "--model",
     default=None,
     help="ner: the spaCy pipeline (default GRAPHRAG_NER_MODEL, else en_core_web_sm).",
 )
 @click.option(
-    "--resume", is_flag=True, help="llm: skip stories already extracted with the same model, schema and text."
+    "--kind",
+    "kinds",
+    multiple=True,
+    help="Documents of this kind (story, file, pdf, web, wiki, passage, article, feed...); repeatable; "
+    "`all`: every kind but entity documents. Default for llm: story (with --document: any); for ner: all.",
 )
-@click.option("--limit", type=int, default=None, help="llm: at most this many stories in this run.")
+@click.option("--document", "document_ids", multiple=True, help="llm, ner: only the document with this id; repeatable.")
+@click.option(
+    "--resume", is_flag=True, help="llm: skip documents already extracted with the same model, schema and text."
+)
+@click.option("--limit", type=int, default=None, help="llm: at most this many documents in this run.")
 @click.option(
     "--max-chars",
     type=int,
     default=12000,
     show_default=True,
-    help="llm: stories longer than this are extracted chunk by chunk.",
+    help="llm: documents longer than this are sent in runs of chunks, each under it.",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    envvar="GRAPHRAG_EXTRACT_CONCURRENCY",
+    default=4,
+    show_default=True,
+    help="LLM requests in flight at once (llm and --validate); 1: one after the other. "
+    "Env: GRAPHRAG_EXTRACT_CONCURRENCY.",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="llm: ask again for text already answered (replies are cached in GRAPHRAG_CACHE_DIR, "
+    "default .graphrag/cache).",
 )
 @click.option(
     "--validate",
@@ -52,29 +74,51 @@ from .params import dry_run_option, json_option
 @json_option
 @with_graph(config=True)
 def extract(
-    graph, config, schema_name, extractor, corpus, kind, model, resume, limit, max_chars, validate, as_json
+    graph,
+    config,
+    schema_name,
+    extractor,
+    corpus,
+    kinds,
+    document_ids,
+    model,
+    resume,
+    limit,
+    max_chars,
+    concurrency,
+    no_cache,
+    validate,
+    as_json,
 ) -> None:
     """Build typed entities and relations from loaded documents, checked against a schema.
 
     The infobox extractor types each wiki page with an infobox by scoring its template,
     fields, title and categories (type_scores, confidence, reason are kept on the node)
     and maps fields to relations; relations the schema forbids are skipped and counted.
-    The llm extractor sends each story (or chunk of a long one) to the configured LLM
-    (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) and keeps what the schema allows; progress is
-    checkpointed on the story, so an interrupted run continues with --resume.
-    The ner extractor runs spaCy's recogniser (no LLM) over the chunks of any documents and
-    maps its labels by the schema's `ner:` section (PERSON -> Person, GPE/LOC -> Place, ORG ->
-    Organization, ...); each chunk MENTIONS the names it holds and they point back (FROM_CHUNK).
-    It reads only chunks it has not read in their current text: a second run does nothing.
+    The llm extractor sends each document (stories by default; --kind, --corpus and
+    --document choose others), or runs of chunks of a long one, to the configured LLM
+    (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL), --concurrency requests at a time, and keeps what
+    the schema allows. Replies are cached on disk, so running it again asks nothing twice;
+    progress is checkpointed on each document, so an interrupted run continues with --resume.
+    The ner extractor runs spaCy's recogniser and parser (no LLM) over the chunks of any
+    documents (--corpus, --kind, --document; default all), reads what each name means with
+    graphrag's rules (titles, citations, subjects of verbs, places after prepositions, one type
+    per name in a document) and maps it by the schema's `ner:` section (PERSON -> Person,
+    GPE/LOC/FAC -> Place, ORG -> Organization, ...); each chunk MENTIONS the names it holds and
+    they point back (FROM_CHUNK). It reads only chunks it has not read in their current text.
 
     \b
     Example:
       graphrag load mediawiki wiki.xml --no-embed
       graphrag extract --schema got --extractor infobox
       graphrag extract --schema folktale --extractor llm --resume
+      graphrag load files ./notes --corpus notes --no-embed
+      graphrag extract --extractor llm --schema generic --corpus notes --kind all --concurrency 8
       graphrag extract --extractor ner --corpus notes
     """
     from graphrag_cypher.schema import load_schema
+
+    from .progress import RequestProgress
 
     schema = load_schema(schema_name or {"llm": "folktale", "ner": "generic"}.get(extractor, "got"))
     if extractor == "ner":
@@ -82,14 +126,13 @@ def extract(
 
         from .progress import CountProgress
 
-        with CountProgress("extract ner", "chunks", enabled=not as_json) as progress:
-            result = ner.run(
-                graph,
-                schema,
-                ner.Selection(corpus=corpus, kind=kind),
-                model=model or config.ner_model,
-                progress=progress.update,
-            )
+        selection = ner.Selection(
+            corpus=corpus,
+            kinds=None if not kinds or "all" in kinds else list(kinds),
+            document_ids=list(document_ids) or None,
+        )
+        with CountProgress("extract ner: chunks", enabled=not as_json) as progress:
+            result = ner.run(graph, schema, selection, model=model or config.ner_model, progress=progress.update)
         if as_json:
             print_json(result)
         else:
@@ -102,7 +145,8 @@ def extract(
         if validate:
             from graphrag_cypher.kg import validate as validation
 
-            checked = validation.run(graph, config, schema, progress=None if as_json else info)
+            with RequestProgress("validate", enabled=not as_json) as progress:
+                checked = validation.run(graph, config, schema, concurrency=concurrency, on_progress=progress.requests)
             if checked["retyped"]:  # edges follow the validated types: build them again
                 first = result["written"]
                 result = infobox.run(graph, schema, corpus=corpus)
@@ -111,23 +155,37 @@ def extract(
     else:
         from graphrag_cypher.kg import llm_extract
 
-        result = llm_extract.run(
-            graph,
-            config,
-            schema,
-            corpus=corpus,
-            resume=resume,
-            limit=limit,
-            max_chars=max_chars,
-            progress=None if as_json else info,
-        )
+        if "all" in kinds:
+            chosen = None
+        else:
+            chosen = tuple(kinds) or (None if document_ids else ("story",))
+        selection = llm_extract.Selection(corpus=corpus, kinds=chosen, ids=tuple(document_ids) or None)
+        with RequestProgress("extract llm", enabled=not as_json) as progress:
+            result = llm_extract.run(
+                graph,
+                config,
+                schema,
+                selection,
+                resume=resume,
+                limit=limit,
+                max_chars=max_chars,
+                concurrency=concurrency,
+                cache=None if no_cache else llm_extract.ReplyCache(llm_extract.cache_path()),
+                on_progress=progress.requests,
+                on_error=progress.error,
+            )
     if as_json:
         print_json(result)
     else:
         print_kg_summary(result)
         if result.get("stories"):
             s = result["stories"]
-            click.echo(f"stories: {s['extracted']} extracted, {s['skipped']} already done, {s['failed']} failed")
+            noun = "stories" if result["kinds"] == ["story"] else "documents"
+            click.echo(f"{noun}: {s['extracted']} extracted, {s['skipped']} already done, {s['failed']} failed")
+            click.echo(
+                f"requests: {result['requests']} sent, {result['cacheHits']} answered from the cache, "
+                f"{result['concurrency']} at a time"
+            )
         if result.get("validation"):
             v = result["validation"]
             click.echo(

@@ -56,40 +56,42 @@ class LoadProgress:
             click.echo(f"error: {safe_text(line)}", err=True)
 
 
-class CountProgress:
-    """A bar for work counted in items (chunks, requests): done / total, rate and time left, on
-    stderr at a terminal; nothing elsewhere (the summary line after the run says it whole)."""
+class RequestProgress(LoadProgress):
+    """Requests to an LLM on stderr: units done of all, requests sent, cache hits, time left;
+    error lines above it (as a load's)."""
 
-    def __init__(self, title: str, unit: str, enabled: bool = True):
-        self.title, self.unit, self.enabled = title, unit, enabled
-        self._progress = None
-        self._task = None
-
-    def __enter__(self) -> CountProgress:
+    def __enter__(self) -> RequestProgress:
         if self.enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             console = Console(stderr=True)
-            if not console.is_terminal:
-                return self
-            self._progress = Progress(
-                TextColumn(f"{self.title}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn(self.unit),
-                TimeRemainingColumn(),
-                console=console,
-                transient=False,
-            )
-            self._progress.start()
-            self._task = self._progress.add_task(self.title, total=None)
+            if console.is_terminal:  # off a terminal the summary after the run says it all
+                self._progress = Progress(
+                    TextColumn("{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("ETA"),
+                    TimeRemainingColumn(),
+                    console=console,
+                )
+                self._progress.start()
+                self._task = self._progress.add_task(self.title, total=None)
         return self
 
-    def __exit__(self, *exc) -> None:
+    def requests(self, done: int, total: int, requests: int, cached: int) -> None:
         if self._progress:
-            self._progress.stop()
+            self._progress.update(
+                self._task,
+                completed=done,
+                total=total,
+                description=f"{self.title}: {requests} request(s), {cached} from the cache",
+            )
 
-    def update(self, done: int, total: int | None) -> None:
+
+class CountProgress(RequestProgress):
+    """Work counted in items (chunks): done of all and the time left, as RequestProgress shows it."""
+
+    def update(self, done: int, total: int | None) -> None:  # type: ignore[override]
         if self._progress:
             self._progress.update(self._task, completed=done, total=total or None)

@@ -10,11 +10,15 @@ client; every failure that is left becomes one line naming the endpoint.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import GraphragError
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class LLMError(GraphragError):
@@ -130,3 +134,27 @@ def describe(settings) -> dict:
     if loaded is None:
         return {"backend": "llama.cpp", "device": None, "gpu_layers": None, "device_reason": "not loaded"}
     return loaded.describe()
+
+
+def map_ordered(func: Callable[[T], R], items: Iterable[T], concurrency: int) -> Iterator[R]:
+    """`func` over `items`, up to `concurrency` calls in flight, results yielded in the items' order.
+
+    The caller consumes (and writes) in order while later requests are under way; at most
+    `4 * concurrency` results wait ahead of it. An error is raised where its item comes, and
+    requests not yet started are dropped. With `concurrency` 1 it is a plain loop in this thread."""
+    if concurrency <= 1:
+        yield from map(func, items)
+        return
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="graphrag-llm")
+    pending: deque[Future] = deque()
+    try:
+        for item in items:
+            pending.append(pool.submit(func, item))
+            while len(pending) > 4 * concurrency:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

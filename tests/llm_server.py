@@ -1,23 +1,43 @@
 """A small OpenAI-compatible chat-completions server for tests: real HTTP on 127.0.0.1.
 
-It records every request and answers with a scripted reply (streamed as server-sent events
-when asked), so tests can check what the prompt carried and what the CLI did with the reply.
+It records every request (with the time it came and the status it got) and answers with a
+scripted reply (streamed as server-sent events when asked), so tests can check what the prompt
+carried and what the CLI did with the reply. `delay` holds each reply back (requests in flight
+at once are counted in `most_in_flight`); the first `fail_first` requests get `fail_status`
+with a Retry-After of `retry_after` seconds.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 64  # many clients connecting at once (a --concurrency run) are all accepted
+    daemon_threads = True
+
+
 class LLMServer:
-    def __init__(self, reply: Callable[[dict], str] | str = "OK", fail_first: int = 0, fail_status: int = 429):
+    def __init__(
+        self,
+        reply: Callable[[dict], str] | str = "OK",
+        fail_first: int = 0,
+        fail_status: int = 429,
+        delay: float = 0.0,
+        retry_after: str = "0",
+    ):
         self.requests: list[dict] = []
         self.reply = reply
         self.fail_first = fail_first
         self.fail_status = fail_status
+        self.delay = delay
+        self.retry_after = retry_after
+        self.in_flight = self.most_in_flight = 0
+        lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -26,12 +46,27 @@ class LLMServer:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                server.requests.append({"path": self.path, "body": body})
-                if server.fail_first > 0:
-                    server.fail_first -= 1
+                with lock:
+                    fail = server.fail_first > 0
+                    server.fail_first -= int(fail)
+                    record = {"path": self.path, "body": body, "at": time.monotonic(), "status": 200}
+                    server.requests.append(record)
+                    server.in_flight += 1
+                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                try:
+                    if server.delay:
+                        time.sleep(server.delay)
+                    self.answer(body, fail, record)
+                finally:
+                    with lock:
+                        server.in_flight -= 1
+
+            def answer(self, body: dict, fail: bool, record: dict) -> None:
+                if fail:
+                    record["status"] = server.fail_status
                     self.send_response(server.fail_status)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Retry-After", "0")
+                    self.send_header("Retry-After", server.retry_after)
                     self.end_headers()
                     self.wfile.write(json.dumps({"error": {"message": "slow down", "type": "rate_limit"}}).encode())
                     return
@@ -75,7 +110,7 @@ class LLMServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 

@@ -38,9 +38,20 @@ def extractor(settings) -> Callable[[Graph, list[str]], dict] | None:
                 return ner.run(
                     graph, schema, ner.Selection(document_ids=document_ids), pipeline=_pipeline(settings.ner_model)
                 )
+            import os
+
             from . import llm_extract
 
-            return llm_extract.run(graph, settings, schema, document_ids=document_ids, resume=True)
+            concurrency = int(os.environ.get("GRAPHRAG_EXTRACT_CONCURRENCY") or 4)
+            return llm_extract.run(
+                graph,
+                settings,
+                schema,
+                llm_extract.Selection(kinds=None, ids=tuple(document_ids)),
+                resume=True,
+                concurrency=max(1, min(concurrency, 64)),
+                cache=llm_extract.ReplyCache(llm_extract.cache_path()),
+            )
         except GraphragError as exc:
             return {"extractor": settings.extract, "error": str(exc)}
 

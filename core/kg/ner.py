@@ -140,11 +140,11 @@ def entity_id(type_name: str, norm: str) -> str:
 @dataclass
 class Selection:
     corpus: str | None = None
-    kind: str | None = None
+    kinds: list[str] | None = None
     document_ids: list[str] | None = None
 
     def params(self) -> dict:
-        return {"corpus": self.corpus, "kind": self.kind, "documentIds": self.document_ids}
+        return {"corpus": self.corpus, "kinds": self.kinds, "documentIds": self.document_ids}
 
 
 @dataclass

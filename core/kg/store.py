@@ -111,15 +111,26 @@ def entity_rows(extraction: Extraction) -> list[dict]:
 
 def write(graph: Graph, extraction: Extraction, schema_labels: list[str], batch: int = BATCH) -> WriteStats:
     """Entities first (relations and provenance need both ends), then everything else."""
+    return write_in_order(graph, [extraction], schema_labels, batch)
+
+
+def write_in_order(
+    graph: Graph, extractions: list[Extraction], schema_labels: list[str], batch: int = BATCH
+) -> WriteStats:
+    """Several extractions in few transactions, their rows in the given order: the graph is the
+    one writing them one after the other would leave (a later row's SET wins, aliases add up)."""
     stats = WriteStats()
-    run_batched(graph, "kg/merge_entities", entity_rows(extraction), stats, batch, schemaLabels=schema_labels)
-    run_batched(graph, "kg/merge_relations", list(extraction.relations.values()), stats, batch)
-    if extraction.describes:
-        run_batched(graph, "kg/merge_describes", extraction.describes, stats, batch)
-    if extraction.mentions:
-        run_batched(graph, "kg/merge_mentions", extraction.mentions, stats, batch)
-    if extraction.instance_of:
-        run_batched(graph, "kg/merge_instance_of", extraction.instance_of, stats, batch)
+    entities = [row for part in extractions for row in entity_rows(part)]
+    run_batched(graph, "kg/merge_entities", entities, stats, batch, schemaLabels=schema_labels)
+    run_batched(graph, "kg/merge_relations", [r for part in extractions for r in part.relations.values()], stats, batch)
+    for name, attr in (
+        ("kg/merge_describes", "describes"),
+        ("kg/merge_mentions", "mentions"),
+        ("kg/merge_instance_of", "instance_of"),
+    ):
+        rows = [row for part in extractions for row in getattr(part, attr)]
+        if rows:
+            run_batched(graph, name, rows, stats, batch)
     return stats
 
 

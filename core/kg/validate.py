@@ -4,13 +4,16 @@ Candidates are wiki-page entities (typed from an infobox or from the page's titl
 categories and first sentence) with low confidence, a tie, a close runner-up, or the
 schema's fallback type (``needsReview``). They go to the LLM in batches; each answer is checked against the
 schema (an unknown type is ignored), applied, and recorded on the entity
-(``validatedBy``), which is this step's own checkpoint: a second run asks nothing.
+(``validatedBy``), which is this step's own checkpoint: a second run asks nothing. Batches
+go ``concurrency`` at a time; answers are applied in batch order.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
+from .. import llm as endpoint
 from ..errors import GraphragError
 from ..schema import KGSchema
 from .llm_extract import LLM, parse_reply
@@ -69,18 +72,32 @@ def _messages(schema: KGSchema, batch: list[dict]) -> list[dict]:
     ]
 
 
-def run(graph, settings, schema: KGSchema, progress=None) -> dict:
+def run(
+    graph,
+    settings,
+    schema: KGSchema,
+    concurrency: int = 1,
+    on_progress: Callable[[int, int, int, int], None] | None = None,
+) -> dict:
+    """Validate this schema's doubtful types; `on_progress(batches done, batches, requests, 0)`."""
     if not settings.llm_configured:
         raise GraphragError("--validate needs an LLM: set GRAPHRAG_LLM_MODEL and OPENAI_BASE_URL (or OPENAI_API_KEY)")
     validated_by = f"llm:{settings.llm_label}"
     todo = graph.read("kg/validation_candidates", schema=schema.name, validatedBy=validated_by)
     llm = LLM(settings, schema, _json_schema(schema))
     counts = {"checked": 0, "confirmed": 0, "retyped": 0, "unanswered": 0, "batches": 0}
-    for start in range(0, len(todo), BATCH):
-        batch = todo[start : start + BATCH]
+    batches = [todo[start : start + BATCH] for start in range(0, len(todo), BATCH)]
+
+    def ask(batch: list[dict]) -> dict | None:
         try:
-            reply = parse_reply(llm.complete(_messages(schema, batch)))
+            return parse_reply(llm.complete(_messages(schema, batch)))
         except ValueError:
+            return None
+
+    for done, (batch, reply) in enumerate(endpoint.map_ordered(lambda b: (b, ask(b)), batches, concurrency), 1):
+        if on_progress:
+            on_progress(done, len(batches), llm.calls, 0)
+        if reply is None:
             counts["unanswered"] += len(batch)
             continue
         answers = {a.get("id"): a for a in reply.get("results") or [] if isinstance(a, dict)}
@@ -106,6 +123,6 @@ def run(graph, settings, schema: KGSchema, progress=None) -> dict:
             graph.write("kg/set_validation", rows=rows, schemaLabels=schema.labels)
         counts["checked"] += len(batch)
         counts["batches"] += 1
-        if progress:
-            progress(f"validate: {counts['checked']}/{len(todo)} checked")
+    counts["requests"] = llm.calls
+    counts["concurrency"] = concurrency
     return counts

@@ -8,8 +8,9 @@ cosine is under the threshold (`DEFAULT_THRESHOLDS`, calibrated per embedder wit
 
 - Weak evidence, or any evidence with `judge="always"` (`--judge`), goes to the LLM when one is
   configured: it judges each piece relevant or not (structured output, up to `JUDGE_BATCH`
-  pieces per request), and what it calls irrelevant is dropped. Verdicts are cached on disk
-  by model, question and chunk text, so asking again costs no request.
+  pieces per request, `GRAPHRAG_JUDGE_CONCURRENCY` requests at once, default 4), and what it
+  calls irrelevant is dropped. Verdicts are cached on disk by model, question and chunk text,
+  so asking again costs no request.
 - Without an LLM the gate alone applies: evidence whose best cosine is under the lower drop
   threshold is dropped whole (a wrong drop costs the answer, a wrong judge call one request).
 - Evidence whose chunks have no vectors cannot be gated (`similarity` null): it is kept.
@@ -172,6 +173,14 @@ def _verdict(ev: Evidence, sims: dict, relevant: bool, reason: str, by: str) -> 
     }
 
 
+def judge_concurrency() -> int:
+    """GRAPHRAG_JUDGE_CONCURRENCY: judge requests in flight at once, 1 to 64 (default 4)."""
+    value = (os.environ.get("GRAPHRAG_JUDGE_CONCURRENCY") or "4").strip()
+    if not value.isdigit() or not 1 <= int(value) <= 64:
+        raise GraphragError(f"GRAPHRAG_JUDGE_CONCURRENCY={value!r}: give a whole number from 1 to 64")
+    return int(value)
+
+
 class _Judge:
     """LLM verdicts in batches, through a cache on disk (GRAPHRAG_CACHE_DIR, default .graphrag/cache)."""
 
@@ -200,9 +209,9 @@ class _Judge:
                 trace.cached += 1
             else:
                 todo.append(ev)
-        for start in range(0, len(todo), JUDGE_BATCH):
-            batch = todo[start : start + JUDGE_BATCH]
-            verdicts = self._ask(question, batch)
+        batches = [todo[start : start + JUDGE_BATCH] for start in range(0, len(todo), JUDGE_BATCH)]
+        asked = llm.map_ordered(lambda b: (b, self._ask(question, b)), batches, judge_concurrency())
+        for batch, verdicts in asked:  # the cache is written here, in this thread
             trace.requests += 1
             for i, ev in enumerate(batch, 1):
                 relevant, reason = verdicts.get(f"P{i}", (True, "no verdict from the judge: kept"))

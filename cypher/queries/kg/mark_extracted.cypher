@@ -1,5 +1,5 @@
-// The extraction checkpoint of a story: set only after its entities and relations are
-// written, so an interrupted run redoes at most the story it was writing.
+// The extraction checkpoint of a document: set only after its entities and relations are
+// written, so an interrupted run redoes at most the batch it was writing.
 // params: $rows
 // returns: stories
 UNWIND $rows AS row
