@@ -182,10 +182,12 @@ def chunk_rows(
     document (the chunks of a page that share it) a name takes the type most of its mentions got."""
     from .ner_rules import vote
 
-    typed: list[tuple[dict, list[tuple[str, str, str, str, int]]]] = []  # chunk, (name, norm, type, label, start)
+    typed: list[
+        tuple[dict, list[tuple[str, str, str | None, str, int]]]
+    ] = []  # chunk, (name, norm, type, label, start)
     by_document: dict[str, list[tuple[str, str, int]]] = {}
     for chunk, spans in zip(chunks, found, strict=True):
-        kept = []
+        kept: list[tuple[str, str, str | None, str, int]] = []
         for surface, label, start, weight in spans:
             type_name = schema.ner_labels.get(label)
             name = clean_name(surface)
@@ -193,7 +195,7 @@ def chunk_rows(
             if type_name is not None and (not name or not norm):
                 stats.rejected += 1
                 continue
-            if not norm:
+            if not name or not norm:
                 stats.skipped_labels[label] += 1
                 continue
             kept.append((name, norm, type_name, label, start))  # type None: a label the schema does not map
