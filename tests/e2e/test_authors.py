@@ -210,3 +210,30 @@ def test_isaw_sebastian_heath(schema, run_cli, tmp_path):
     assert out["structured"]["family"] == "authored", out["structured"]
     assert len(out["citations"]) == 5
     assert any("Towards a Journal as Linked Open Data" in c["title"] for c in out["citations"])
+
+
+def test_the_evidence_graph_draws_mentioned_entities_and_authors(schema, run_cli, folder):
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.server.engine import evidence_graph
+
+    load(run_cli, str(folder))
+    assert run_cli("link", "entities").exit_code == 0
+    chunks = rows(
+        schema,
+        "MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d:Document) WHERE d.title IN ['Amphorae of Carrow', 'Linked Coins'] "
+        "RETURN c.id AS id, d.id AS doc, d.title AS title",
+    )
+    with connect(load_settings()) as graph:
+        drawn = evidence_graph(graph, {"evidence": [{"chunk_id": c["id"]} for c in chunks]})
+    nodes = {n["id"]: n for n in drawn["nodes"]}
+    assert nodes["person:bo chen"] == {"id": "person:bo chen", "label": "Person", "name": "Bo Chen"}
+    doc = {c["title"]: c["doc"] for c in chunks}
+    coins = next(c["id"] for c in chunks if c["title"] == "Linked Coins")
+    edges = {(e["source"], e["type"], e["target"]) for e in drawn["edges"]}
+    assert {
+        ("person:ana lima", "AUTHORED", doc["Amphorae of Carrow"]),
+        ("person:bo chen", "AUTHORED", doc["Amphorae of Carrow"]),
+        ("person:ana lima", "AUTHORED", doc["Linked Coins"]),
+        (coins, "MENTIONS", "person:ana lima"),  # the entity the evidence chunk names, beside it
+    } <= edges
