@@ -1480,7 +1480,8 @@ def answer(graph, p: Plan, rows: list[Row], total: int | float, language: str) -
     zh = language == "zh"
     if p.family in AUTHORED_FAMILIES:
         cited = [c for c in dict.fromkeys(cites) if c]
-        return Structured(p, rows, total, cites, _authored_text(p, rows, cites), "", cited=cited), sources
+        titled = _authored_text(p, rows, [None] * len(rows))  # the titles are in the text already
+        return Structured(p, rows, total, cites, _authored_text(p, rows, cites), titled, cited=cited), sources
     documents = p.family in ("documents", "count_documents")
 
     def listed(with_titles: bool) -> str:
