@@ -153,7 +153,8 @@ def write_authored(tx, docs: list[dict]) -> dict:
     their authors say, stale ones dropped. Returns counts (persons, created, removed)."""
     from .db import query
 
-    known = [r.data() for r in tx.run(query("authors/known_persons"), surnames=surnames(docs))]
+    keys = surnames(docs)
+    known = [r.data() for r in tx.run(query("authors/known_persons"), surnames=keys)] if keys else []
     rows = authored_rows(known, docs)
     if not rows:
         return {"persons": 0, "created": 0, "removed": 0}
