@@ -164,6 +164,8 @@ def test_ask_who_wrote_a_document(schema, run_cli, folder):
     assert out["route"] == "structured" and out["structured"]["family"] == "authors_of", out["structured"]
     assert {r["name"] for r in out["rows"]} == {"Ana Lima", "Bo Chen"}
     assert [c["title"] for c in out["citations"]] == ["Amphorae of Carrow"]
+    assert out["answer"] == f"“Amphorae of Carrow” [{out['rows'][0]['cite']}] was written by Ana Lima and Bo Chen."
+    assert out["answer_with_titles"] == "“Amphorae of Carrow” was written by Ana Lima and Bo Chen."
     # an unknown author or title is not answered from AUTHORED
     other = ask(run_cli, "Which articles did Zed Quill write?")
     assert (other["structured"] or {}).get("family") not in ("authored", "count_authored", "authors_of")
