@@ -412,9 +412,14 @@ def link_entities(graph, min_length, any_case, max_per_chunk, corpus, full, dry_
     after an entity was deleted or with other rules, is a full one. A --corpus run does not
     remember the entities it linked, so the next run without --corpus looks for them again.
 
+    Authors are people: a document's authors (from its metadata) are linked where its text
+    names them in full. A graph loaded before that gets its (:Person)-[:AUTHORED]->(:Document)
+    edges from the documents' stored `authors` lists on the first run.
+
     \b
     Example:
       graphrag link entities
+      graphrag load files papers/ && graphrag link entities && graphrag ask "Which papers did Ana Lima write?"
       graphrag extract --schema got --extractor infobox && graphrag link entities
       graphrag link entities --full --corpus tales --json
     """
@@ -442,6 +447,7 @@ def link_entities(graph, min_length, any_case, max_per_chunk, corpus, full, dry_
         f"entities: {result['names']} names, {result['chunks_scanned']} chunks of {scope}; {result['mentions']} links "
         f"({result['mentions_created']} created, {result['mentions_removed']} removed); CO_OCCURS: "
         f"{result['co_occurs']} pairs ({result['co_occurs_created']} created)"
+        + (f"; AUTHORED: {result['authored']} edges from documents' authors" if result["authored"] else "")
     )
 
 

@@ -30,9 +30,14 @@ def get_document(graph, document_id: str, max_chunks: int = MAX_CHUNKS) -> dict:
 
 def forget(graph, document_id: str) -> dict:
     """Delete the document and everything only it gave a source to; counts of what went."""
-    rows = graph.write_steps(
-        ("phrases/release_documents", {"ids": [document_id]}), ("documents/forget", {"id": document_id})
-    )[-1]
+    steps = graph.write_steps(
+        ("phrases/release_documents", {"ids": [document_id]}),
+        ("authors/release_documents", {"ids": [document_id]}),  # its authors no other document has go
+        ("documents/forget", {"id": document_id}),
+    )
+    rows = steps[-1]
     if not rows:
         raise DocumentNotFound(f"no document with id {document_id!r}: nothing forgotten")
-    return {"document_id": document_id, **{k: rows[0][k] for k in ("documents", "chunks", "phrases", "entities")}}
+    counts = {k: rows[0][k] for k in ("documents", "chunks", "phrases", "entities")}
+    counts["entities"] += steps[1][0]["persons"]
+    return {"document_id": document_id, **counts}

@@ -230,6 +230,7 @@ class _Writer(threading.Thread):
         self.error: BaseException | None = None
 
     def run(self) -> None:
+        from .authors import write_authored
         from .db import query
 
         release = query("phrases/release_documents")
@@ -248,6 +249,7 @@ class _Writer(threading.Thread):
                     tx.run(release, ids=[doc["id"] for doc in batch]).consume()  # old chunks give counts back
                     rows = tx.run(upsert, docs=batch).data()
                     made = tx.run(create, docs=batch).single()["chunks"]
+                    write_authored(tx, [{"id": doc["id"], "authors": doc["props"].get("authors")} for doc in batch])
                     return rows, made
 
                 with self.graph.session() as session:
@@ -394,6 +396,7 @@ class Loader:
                 continue
             notes: list[str] = []
             props = document_props(doc, self.options, notes)
+            props.setdefault("authors", None)  # a document that names no author now keeps no old list
             for note in notes:
                 self._warn(doc.source, note)
             rows.append({"id": doc.id, "labels": list(doc.labels), "props": props, "chunks": chunks})
@@ -553,7 +556,9 @@ def prune_documents(graph: Graph, source_root: str, corpus: str | None, keep: It
     if not ids:
         return {"documents": 0, "chunks": 0}
     return graph.write_steps(
-        ("phrases/release_documents", {"ids": ids}), ("ingest/prune_documents", {"ids": ids, **params})
+        ("phrases/release_documents", {"ids": ids}),
+        ("authors/release_documents", {"ids": ids}),
+        ("ingest/prune_documents", {"ids": ids, **params}),
     )[-1][0]
 
 

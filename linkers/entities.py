@@ -1,6 +1,7 @@
 """`graphrag link entities`: chunks -[:MENTIONS]-> known entities, and CO_OCCURS between them.
 
-The names are every non-place ``__Entity__``'s name and aliases; the matching is the place
+The names are every non-place ``__Entity__``'s name and aliases (a document's author, a
+``Person`` from its metadata, is one by full name only: no surname alone); the matching is the place
 linker's (:class:`.matcher.Matcher`: folded, word boundaries, a capital letter), and so is
 the decision (:mod:`.disambiguation`): of overlapping names the longest wins, and a name
 shared by several entities links the one the document names unambiguously elsewhere, or
@@ -17,6 +18,9 @@ is or was named: a full-text shortlist on `chunk_text` per name, then the same e
 and the documents with edges to it. Documents are read, decided and written a page at a
 time; CO_OCCURS is counted again for the pairs of the chunks decided again (all of it when
 chunks were deleted since). ``full=True`` decides every document; both make the same edges.
+
+A run first gives documents loaded before authors were people (an ``authors`` list, no
+AUTHORED edge) their ``(:Person)-[:AUTHORED]->`` edges, as a load writes them today.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from graphrag_cypher.authors import backfill
 from graphrag_cypher.db import Graph
 from graphrag_cypher.text import fold
 
@@ -81,6 +86,7 @@ class EntityLinkResult(LinkResult):
     co_occurs: int = 0
     co_occurs_created: int = 0
     co_occurs_removed: int = 0
+    authored: int = 0  # AUTHORED edges made for documents loaded before authors were people
 
     @property
     def skipped(self) -> dict[str, int]:
@@ -132,6 +138,8 @@ def link_entities(graph: Graph, options: EntityLinkOptions | None = None, **fiel
     """Link the chunks to the known entities they mention: read → match → decide → write, then CO_OCCURS."""
     options = options_for(EntityLinkOptions, options, fields)
     started = time.perf_counter()
+    # documents whose `authors` list predates AUTHORED get their people first, so they are names too
+    authored = 0 if options.dry_run else backfill(graph)["created"]
     names = _read_names(graph, options)
     state = graph.read("linkers/entity_state")
     counts = graph.read("linkers/chunk_counts")[0]
@@ -151,6 +159,7 @@ def link_entities(graph: Graph, options: EntityLinkOptions | None = None, **fiel
         entities=len(names.rows),
         entities_changed=len(changed),
         dry_run=options.dry_run,
+        authored=authored,
     )
     if full:
         docs: Iterator[list[str]] = _document_pages(graph, options)

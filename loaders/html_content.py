@@ -141,6 +141,48 @@ def _title(soup, metas) -> str | None:
     return collapse_whitespace(title) if title else None
 
 
+_CREATOR = re.compile(r"(?:^|\s)(?:dcterms|dc):creator(?:\s|$)")
+_NAME_PROPERTY = re.compile(r"(?:^|\s)(?:foaf:name|(?:dcterms|dc):creator)(?:\s|$)")
+_CITED = re.compile(r"references|citation|bibliograph|work-cited", re.I)
+
+
+def _attr(element, name: str) -> str:
+    value = element.get(name)
+    return " ".join(value) if isinstance(value, list) else (value or "")
+
+
+def _is_creator(element) -> bool:
+    return bool(getattr(element, "get", None)) and bool(
+        _CREATOR.search(_attr(element, "rel")) or _CREATOR.search(_attr(element, "property"))
+    )
+
+
+def _in_citation(element) -> bool:
+    """Inside a work cited (RDFa `dcterms:references`, a bibliography entry): its creators are
+    the cited work's, not this page's."""
+    return any(
+        _CITED.search(" ".join(_attr(a, k) for k in ("rel", "property", "typeof", "class"))) for a in element.parents
+    )
+
+
+def _rdfa_creators(soup) -> list[str]:
+    """The page's authors from RDFa (`rel="dcterms:creator"` around a `foaf:name`, or
+    `property="dcterms:creator"`), as scholarly XHTML without author meta tags writes them; a
+    creator element holding more than a name (an affiliation after a comma) is left out."""
+    names: list[str] = []
+    for element in soup.find_all(_is_creator):
+        if _in_citation(element) or any(_is_creator(a) for a in element.parents):
+            continue
+        named = element.find(attrs={"property": _NAME_PROPERTY}) if _CREATOR.search(_attr(element, "rel")) else None
+        source = named or element
+        name = collapse_whitespace(source.get("content") or source.get_text(" ", strip=True))
+        if named is None and not _CREATOR.search(_attr(element, "property")):
+            continue  # a bare rel="dcterms:creator" around a whole byline ("A, Oxford and B, Leeds")
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
 def _metadata(soup, metas) -> dict:
     metadata: dict = {}
     authors: list[str] = []
@@ -148,6 +190,7 @@ def _metadata(soup, metas) -> dict:
         for author in metas.get(name, []):
             if author not in authors:
                 authors.append(author)
+    authors = authors or _rdfa_creators(soup)
     if authors:
         metadata["authors"] = authors
     date = iso_date(_first(metas, DATE_NAMES))

@@ -1,5 +1,6 @@
 // The evidence subgraph of an answer, for drawing: its chunks, their documents, the entities
-// the chunks mention (at most $limit) and the typed relations among those entities.
+// the chunks mention (at most $limit), the documents' authors (AUTHORED, at most $limit) and
+// the typed relations among those entities.
 // params: $chunkIds, $limit
 // returns: nodes, edges
 UNWIND $chunkIds AS chunkId
@@ -13,12 +14,19 @@ CALL (chunks) {
   WITH collect(DISTINCT e)[0..$limit] AS entities, collect({source: c.id, target: e.id, type: 'MENTIONS'}) AS mentions
   RETURN entities, [m IN mentions WHERE m.target IN [x IN entities | x.id]] AS mentions
 }
+CALL (docs, entities) {
+  UNWIND docs AS d
+  MATCH (p:Person)-[:AUTHORED]->(d)
+  WITH p, d ORDER BY p.id
+  WITH collect(DISTINCT p)[0..$limit] AS people, collect({source: p.id, target: d.id, type: 'AUTHORED'}) AS authored
+  RETURN [p IN people WHERE NOT p IN entities] AS authors, [a IN authored WHERE a.source IN [p IN people | p.id]] AS authored
+}
 CALL (entities) {
   UNWIND entities AS e
   MATCH (e)-[r]->(x:__Entity__)
   WHERE x IN entities AND NOT type(r) IN ['MENTIONS', 'CO_OCCURS']
   RETURN collect({source: e.id, target: x.id, type: type(r)}) AS relations
 }
-WITH docs + chunks + entities AS nodes, fromDoc + mentions + relations AS edges
+WITH docs + chunks + entities + authors AS nodes, fromDoc + mentions + authored + relations AS edges
 RETURN [x IN nodes | {id: x.id, label: head([l IN labels(x) WHERE l <> '__Entity__'] + ['Node']),
                       name: coalesce(x.name, x.title, x.id)}] AS nodes, edges

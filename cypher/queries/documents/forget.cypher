@@ -6,6 +6,8 @@
 // (they carry their own contentHash) are sources of their own and stay. An entity document
 // (`graphrag entity-docs`) is no source: its chunks keep no entity alive, and forgetting one
 // removes no entity (the next entity-docs run writes it again, or drops it with its entity).
+// A person who authored another document stays (authors/release_documents has dropped this
+// document's AUTHORED edges, and the persons they left with nothing, first).
 // params: $id
 // returns: documents, chunks, phrases, entities
 MATCH (d:Document {id: $id})
@@ -36,7 +38,7 @@ CALL (candidates) {
   UNWIND candidates AS e
   WITH DISTINCT e
   WHERE NOT EXISTS { (c:Chunk)-[:MENTIONS]->(e) WHERE NOT EXISTS { (c)-[:FROM_DOCUMENT]->(:EntityDocument) } } AND NOT EXISTS { (:Document)-[:DESCRIBES]->(e) }
-    AND NOT EXISTS { (e)-[:FROM_CHUNK]->(:Chunk) }
+    AND NOT EXISTS { (e)-[:FROM_CHUNK]->(:Chunk) } AND NOT EXISTS { (e)-[:AUTHORED]->(:Document) }
   DETACH DELETE e
   RETURN count(e) AS entitiesRemoved
 }
