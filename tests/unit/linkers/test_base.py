@@ -130,6 +130,7 @@ def test_a_common_option_a_linker_cannot_honour_is_one_line():
                 "co_occurs",
                 "co_occurs_created",
                 "co_occurs_removed",
+                "authored",
                 "dry_run",
                 "seconds",
             },
