@@ -130,3 +130,17 @@ def test_learn_with_graphrag_extract_ner_links_entities(schema, run_cli, tmp_pat
     assert {"Sebastian Heath", "Maria Lopez"} <= set(people)
     again = json.loads(run_cli("learn", f"path: {folder}", "--no-embed", "--json").stdout)
     assert "extraction" not in again  # nothing changed: nothing read
+    # the page's evidence graph draws the names beside the chunk that holds them
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.server.engine import evidence_graph
+
+    with schema.driver() as driver:
+        chunk = driver.execute_query(
+            "MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d:Document) WHERE d.title = 'Rivers' RETURN c.id AS id"
+        ).records[0]["id"]
+    with connect(load_settings()) as graph:
+        drawn = evidence_graph(graph, {"evidence": [{"chunk_id": chunk}]})
+    edges = {(e["source"], e["type"], e["target"]) for e in drawn["edges"]}
+    assert (chunk, "MENTIONS", "person:maria lopez") in edges
+    assert any(n.get("label") == "Place" and n.get("name") == "Alexandria" for n in drawn["nodes"])
