@@ -112,6 +112,7 @@ def main() -> None:
     import global_search
     import ingest
     import linking
+    import ner
     import query
     import scale
     import search_procedure
@@ -134,6 +135,7 @@ def main() -> None:
         "communities": communities.main([]),
         "scale": scale.main(["--sizes", "100k"]),  # the 100k row of bench/scale.py
         "extract": extract.main([]),
+        "ner": ner.main([]),
     }
     if "--json" in sys.argv:
         print(json.dumps(results, indent=2))
@@ -153,6 +155,7 @@ def main() -> None:
         + communities.rows(results["communities"])
         + scale.rows(results["scale"])
         + extract.rows(results["extract"])
+        + ner.rows(results["ner"])
     )
     width = max(len(r[0]) for r in rows)
     value_width = max(14, *(len(r[1]) for r in rows))
