@@ -67,20 +67,6 @@ class Pipeline:
             yield [(m.name, m.label, m.start, m.weight) for m in mentions(doc)]
 
 
-def span_name(ent) -> str:
-    """The span's text without a leading article or a trailing possessive ("the Nile's" → "Nile")."""
-    tokens = list(ent)
-    while len(tokens) > 1 and tokens[0].lower_ in _ARTICLES:
-        tokens = tokens[1:]
-    if len(tokens) > 1 and tokens[-1].text in ("'s", "’s", "'", "’"):
-        tokens = tokens[:-1]
-    if not tokens:
-        return ""
-    doc = tokens[0].doc
-    text = doc.text[tokens[0].idx : tokens[-1].idx + len(tokens[-1].text)]
-    return _POSSESSIVE.sub("", text) if len(tokens) == 1 else text
-
-
 def clean_name(text: str) -> str | None:
     """A recognised span as an entity name, or None when it does not look like one."""
     name = " ".join(text.split()).strip(_EDGE)

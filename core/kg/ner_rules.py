@@ -242,11 +242,6 @@ def _title_case(text: str) -> bool:
     return len(words) >= 2 and sum(w[0].isupper() for w in words) >= 0.6 * len(words)
 
 
-def _head_word(token):
-    head = token.head
-    return head.lower_ if head is not token else ""
-
-
 def relabel(span, tokens, label: str) -> tuple[str, bool]:
     """The label the parse gives the name, or the recogniser's; and whether a rule decided it."""
     root = tokens[-1] if tokens else span.root
