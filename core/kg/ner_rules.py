@@ -131,6 +131,12 @@ def _forms(stems: str) -> set[str]:
 
 PERSON_VERBS = _forms(_VERB_STEMS) | {"understand", "understands"}
 MOTION_VERBS = _forms(_MOTION_STEMS)
+# words before "at X" that make X an organisation ("researchers at ISAW", "works at Google")
+WORKPLACE_WORDS = _forms(
+    "work job position professor student researcher research scholar colleague fellow lecturer director "
+    "chair curator staff member employ teach study publish present conference meeting hold host "
+    "look stare glance gaze glare peer point aim shoot throw laugh smile grin wink nod frown shout yell"
+) | {"taught", "held", "studies", "researchers", "scholars", "colleagues", "members", "employees"}
 PLAIN_SURNAME = r"[A-Z][^\W\d_][\w’'\-]*"
 # "Gadotti 2011", "Bitsakis & Jones 2016a", "Evans, Carman, & Thorndike 2010", "Mittermayer (2009",
 # "Smith et al. 1999": names, then a year with no comma before it (a place of publication has one:
@@ -143,6 +149,12 @@ CITATION = re.compile(
 BIBLIOGRAPHY = re.compile(
     rf"(?:^|(?<=\n)|(?<=\.\s))(?P<last>{PLAIN_SURNAME}),\s+(?P<given>(?:[A-Z][^\W\d_]*\.?\s?){{1,3}}?)\.?\s+"
     r"(?:1[5-9]\d\d|20\d\d)\b"
+)
+# numbered references with the authors in capitals: "MANGANARO [239]", "HUSTON and LORBER [178]"
+CAPS_SURNAME = r"[A-ZÀ-Þ][A-ZÀ-Þ'’\-]{2,}"
+CAPS_CITATION = re.compile(
+    rf"(?P<names>{CAPS_SURNAME}(?:(?:,\s*|\s+(?:and|AND|&)\s+|,\s*(?:and|AND|&)\s+){CAPS_SURNAME})*)"
+    r"(?:\s+et\s+al\.?)?\s+\[\d+\]"
 )
 # a footnote that starts with its author: "7 Bruno Faidutti, “Postcolonial Catan,”", "9 Faidutti, “..."
 NOTE_AUTHOR = re.compile(
@@ -187,6 +199,11 @@ def citation_people(text: str) -> list[Mention]:
         last, given = match.group("last"), " ".join(match.group("given").split()).rstrip(".")
         if _is_name_token(last) and given and all(_is_name_token(w.rstrip(".")) for w in given.split()):
             found.append(Mention(f"{given} {last}", "PERSON", match.start("last"), match.end("given"), RULED))
+    for match in CAPS_CITATION.finditer(text):
+        base, end = match.start("names"), match.end("names")
+        for part in re.finditer(CAPS_SURNAME, match.group("names")):
+            if part.group(0).lower() not in NOT_SURNAMES | {"and"}:
+                found.append(Mention(part.group(0).title(), "PERSON", base + part.start(), end, RULED))
     for match in NOTE_AUTHOR.finditer(text):
         words = match.group("name").split()
         if all(_is_name_token(w.rstrip(".")) for w in words):
@@ -211,7 +228,19 @@ def _text_of(tokens) -> str:
 
 
 def _parts(span) -> list[tuple[list, bool]]:
-    """The names in a span: (tokens, titled) each; a list span split at its commas and ands."""
+    """The names in a span: (tokens, titled) each; a list span split at its commas, ands and
+    line breaks."""
+    lines: list[list] = [[]]
+    for t in span:
+        if t.is_space and "\n" in t.text or "\n" in t.whitespace_:
+            if not t.is_space:
+                lines[-1].append(t)
+            lines.append([])
+        else:
+            lines[-1].append(t)
+    lines = [line for line in lines if line]
+    if len(lines) > 1:
+        return [part for line in lines for part in _parts(span.doc[line[0].i : line[-1].i + 1])]
     tokens = _tokens_of(span)
     titled = False
     while len(tokens) > 1 and tokens[0].lower_.rstrip(".") in TITLES | PLURAL_TITLES and tokens[1].text[:1].isupper():
@@ -261,6 +290,18 @@ def relabel(span, tokens, label: str) -> tuple[str, bool]:
         return "PERSON", True
     if label in PLACE_LABELS and org_like:  # "the Golden Company", "the British Museum": the organisation
         return "ORG", True
+    if root.dep_ == "conj" and not org_like:  # "Athens and Rhodes", "Beric and Thoros": one kind
+        head = root.head
+        if (
+            head.ent_type_ in ("PERSON", *PLACE_LABELS)
+            and head.ent_type_ != label
+            and label not in PLACE_LABELS | {"PERSON"} | {""}
+        ):
+            return head.ent_type_, True
+        if head.ent_type_ == "PERSON" and label in PLACE_LABELS:
+            return "PERSON", True
+        if head.ent_type_ in PLACE_LABELS and label == "PERSON":
+            return head.ent_type_, True
     if (label in RELABEL or label == "PERSON") and not org_like:
         if root.dep_ == "pobj":
             prep = root.head
@@ -270,6 +311,8 @@ def relabel(span, tokens, label: str) -> tuple[str, bool]:
                 governor.lower_ in MOTION_VERBS or governor.lower_ in PLACE_NOUNS | GATHERING_NOUNS
             ):
                 return "GPE", True
+            if label in RELABEL and prep.lower_ == "at" and not articled and governor.lower_ not in WORKPLACE_WORDS:
+                return "GPE", True  # "ransom Arya at Riverrun", "heard rumors at Harrenhal"
         if label == "PERSON" and articled:  # "the Wall", "the Blackwater": not a person's name
             return "FAC", False
     return label, False
@@ -301,6 +344,45 @@ def _lone_names(doc, taken: set[int]) -> list[Mention]:
         if token.dep_ in ("nsubj", "nsubjpass") and token.head.lower_ in PERSON_VERBS:
             found.append(Mention(token.text, "PERSON", token.idx, weight=RULED))
     return found
+
+
+NAME_LINE = re.compile(
+    r"^(?:[A-Z][^\W\d_][\w'’\-]*|[A-Z]\.)(?:\s+(?:[A-Z][\w'’\-]*\.?|of|the|de|du|van|von|der|le|la|II|III|IV|V|VI))"
+    r"{0,4}$"
+)
+
+
+def _name_lines(text: str) -> list[tuple[int, int]]:
+    """Lines that are each one name, in runs of three or more (blank lines between allowed):
+    a list of characters, of places, of authors ("Appearing: / Arya Stark / Barristan Selmy")."""
+    runs: list[list[tuple[int, int]]] = [[]]
+    at = 0
+    for line in text.split("\n"):
+        stripped = line.strip()
+        start = at + len(line) - len(line.lstrip())
+        at += len(line) + 1
+        if not stripped:
+            continue
+        if NAME_LINE.match(stripped) and stripped.lower() not in NOT_SURNAMES | TITLES:
+            runs[-1].append((start, start + len(stripped)))
+        else:
+            runs.append([])
+    return [line for run in runs if len(run) >= 3 for line in run]
+
+
+def _in_lists(doc, found: list[Mention]) -> list[Mention]:
+    """Each line of a list of names as one name, typed as most of the list's recognised names are."""
+    lines = _name_lines(doc.text)
+    if not lines:
+        return found
+    inside = [m for m in found if any(a <= m.start < b for a, b in lines)]
+    labels = Counter(m.label for m in inside if m.label in ("PERSON", *PLACE_LABELS, "ORG"))
+    if not labels or labels.most_common(1)[0][1] * 2 < len(inside):
+        return found  # no clear kind: leave the recogniser's names
+    label = labels.most_common(1)[0][0]
+    kept = [m for m in found if m not in inside]
+    kept += [Mention(doc.text[a:b], label, a, weight=RULED) for a, b in lines]
+    return sorted(kept, key=lambda m: m.start)
 
 
 def mentions(doc) -> list[Mention]:
@@ -340,7 +422,7 @@ def mentions(doc) -> list[Mention]:
     out += cited
     out += [m for m in _lone_names(doc, taken) if not any(a <= m.start < b for a, b in ranges)]
     out.sort(key=lambda m: m.start)
-    return out
+    return _in_lists(doc, out)
 
 
 def vote(found: list[tuple[str, str, int]]) -> dict[str, str]:
