@@ -147,8 +147,8 @@ CITATION = re.compile(
 )
 # "Farber, Walter. 2014." / "Edzard, Dietz Otto. 1972–1975." at the start of a line or after a full stop
 BIBLIOGRAPHY = re.compile(
-    rf"(?:^|(?<=\n)|(?<=\.\s))(?P<last>{PLAIN_SURNAME}),\s+(?P<given>(?:[A-Z][^\W\d_]*\.?\s?){{1,3}}?)\.?\s+"
-    r"(?:1[5-9]\d\d|20\d\d)\b"
+    rf"(?:^|(?<=\n)|(?<=\.\s)|(?<=\bIn\s))(?P<last>{PLAIN_SURNAME}),\s+(?P<given>(?:[A-Z][^\W\d_]*\.?\s?){{1,3}}?)"
+    r"(?:\.?\s+(?:1[5-9]\d\d|20\d\d)\b|\s*\(eds?\.\))"
 )
 # numbered references with the authors in capitals: "MANGANARO [239]", "HUSTON and LORBER [178]"
 CAPS_SURNAME = r"[A-ZÀ-Þ][A-ZÀ-Þ'’\-]{2,}"
@@ -171,7 +171,7 @@ TIME_WORDS = {"year", "years", "month", "months", "day", "days", "era", "period"
 # title's words, not places or organisations of the text
 QUOTED = re.compile(r"“([^”]{3,200})”")
 RULED = 10  # a label a rule of the text gave outweighs ten the recogniser gave alone
-_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+)\s*")
+_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+|/)\s*")
 
 
 @dataclass
@@ -308,7 +308,9 @@ def relabel(span, tokens, label: str) -> tuple[str, bool]:
             governor = prep.head
             preps = PERSON_TO_PLACE_PREPS if label == "PERSON" and not articled else LOCATIVE_PREPS
             if prep.lower_ in preps and (
-                governor.lower_ in MOTION_VERBS or governor.lower_ in PLACE_NOUNS | GATHERING_NOUNS
+                governor.lower_ in MOTION_VERBS
+                or governor.lower_ in PLACE_NOUNS | GATHERING_NOUNS
+                or (prep.lower_ == "at" and governor.ent_type_ == "PERSON" and label != "PERSON")
             ):
                 return "GPE", True
             if label in RELABEL and prep.lower_ == "at" and not articled and governor.lower_ not in WORKPLACE_WORDS:
