@@ -95,11 +95,8 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
         line("Documents", f"{plan['backend']} on {plan['device']} ({plan['device_setting']}), batch {plan['batch']}")
     line("LLM    ", _llm_text(result["llm"]))
     extraction = result["extraction"]
-    line(
-        "Entities",
-        f"learn extracts: {extraction['auto']} (GRAPHRAG_EXTRACT); ner pipeline: "
-        + (extraction["ner"] or extraction.get("ner_error", "none")),
-    )
+    line("Entities", f"learn extracts {extraction['auto']} (GRAPHRAG_EXTRACT)")
+    line("  ner pipeline:", extraction["ner"] or extraction.get("ner_error", "none"), style="")
     line("Communities", _communities_text(result["communities"]))
     rows = []
     for index in result["indexes"]:
