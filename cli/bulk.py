@@ -191,11 +191,12 @@ def export_stories(paths, **kw) -> None:
 @local_instance_options
 @json_option
 def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port, as_json) -> None:
-    """Load export folders into the local Neo4j: neo4j-admin import, schema, phrases.
+    """Load export folders into the local Neo4j: neo4j-admin import, schema, authors, phrases.
 
     The local Neo4j is stopped (the importer needs it down), its database neo4j is replaced by
     the folders' documents and chunks (several exports, e.g. one a source, load together), Neo4j is started again, the schema is applied
-    (`graphrag apply-schema`: constraints, full-text and vector indexes) and phrases are linked
+    (`graphrag apply-schema`: constraints, full-text and vector indexes), the documents' authors
+    become people (AUTHORED, as `load` writes them) and phrases are linked
     (`graphrag link phrases`, a full rebuild). Vectors are checked against the vector index's
     dimensions and their model against GRAPHRAG_EMBEDDER before anything is stopped.
 
@@ -250,6 +251,10 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
         mark = time.monotonic()
         applied = migrations.apply(graph, config.placeholders(), wait=False)
         timings["schema_s"] = round(time.monotonic() - mark, 1)
+        # the documents' authors as people, as the online loader writes them (AUTHORED)
+        from graphrag_cypher.authors import backfill
+
+        authored = backfill(graph)
         phrases = None
         if not no_link:
             mark = time.monotonic()
@@ -264,6 +269,7 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
         "embeddingModel": plan.embedding_model,
         "schema": {"applied": [m["file"] for m in applied["applied"]]},
         "phrases": phrases,
+        "authored": authored,
         "ignored_columns": plan.ignored_columns,
         "timings": timings,
     }

@@ -22,6 +22,12 @@ MAX_NAME_WORDS = 6  # longer is an affiliation or a sentence, not a name
 _SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "phd", "md"}
 _LIST_SPLIT = re.compile(r"\s*(?:;|&|\band\b|\bund\b|\bet\b)\s*", re.I)
 _NOT_A_NAME = re.compile(r"[\d@/<>{}\[\]|=]|https?:|www\.", re.I)
+# a collective byline is no person: "Sample Corpus Authors", "The Editors", "ISAW Staff", "Wikipedia contributors"
+_COLLECTIVE = re.compile(
+    r"\b(?:authors?|editors?|editorial|staff|team|contributors?|committee|group|board|office|press|society|"
+    r"institute|university|museum|library|project|department|association|foundation|anonymous|unknown|various)\b",
+    re.I,
+)
 _INITIAL = re.compile(r"^[^\W\d_]\.?$|^(?:[^\W\d_]\.){2,}$")
 
 
@@ -33,7 +39,12 @@ def _values(authors) -> list[str]:
 
 def _looks_like_name(name: str) -> bool:
     words = name.split()
-    return 0 < len(words) <= MAX_NAME_WORDS and not _NOT_A_NAME.search(name) and any(c.isalpha() for c in name)
+    return (
+        0 < len(words) <= MAX_NAME_WORDS
+        and not _NOT_A_NAME.search(name)
+        and not _COLLECTIVE.search(name)
+        and any(c.isalpha() for c in name)
+    )
 
 
 def _reorder(name: str) -> str:

@@ -17,6 +17,9 @@ from graphrag_cypher.retrieval.structured import _authored_question
         ("Ana Lima, Bo Chen", ["Ana Lima", "Bo Chen"]),
         ("Smith, John, Jr.", ["John Smith Jr"]),
         ("https://orcid.org/0000-0002-0114-9144", []),
+        ("Sample Corpus Authors", []),  # a collective byline is no person
+        ("The Editors; Ana Lima", ["Ana Lima"]),
+        ("Wikipedia contributors", []),
         ("", []),
     ],
 )
