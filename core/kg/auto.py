@@ -35,8 +35,12 @@ def extractor(settings) -> Callable[[Graph, list[str]], dict] | None:
             if settings.extract == "ner":
                 from . import ner
 
-                return ner.run(
-                    graph, schema, ner.Selection(document_ids=document_ids), pipeline=_pipeline(settings.ner_model)
+                return ner.run(  # one process: a server's threads must not fork
+                    graph,
+                    schema,
+                    ner.Selection(document_ids=document_ids),
+                    pipeline=_pipeline(settings.ner_model),
+                    processes=1,
                 )
             import os
 

@@ -23,7 +23,9 @@ on an unchanged corpus reads nothing and writes nothing, and an interrupted one 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import os
 import re
 import time
 from collections import Counter
@@ -57,6 +59,15 @@ class Pipeline:
 
     nlp: object
     name: str  # "en_core_web_sm-3.8.0": what the graph records as the source
+
+    def stream(self, chunks: Iterable[dict], processes: int = 1, batch_size: int = 64):
+        """(chunk, its names) for each chunk of a stream, parsed by `processes` worker processes
+        started once for the whole stream (spaCy's `n_process`), the rules applied here."""
+        from .ner_rules import mentions
+
+        pairs = ((c["text"] or "", c) for c in chunks)
+        for doc, chunk in self.nlp.pipe(pairs, as_tuples=True, batch_size=batch_size, n_process=processes):  # type: ignore[attr-defined]
+            yield chunk, [(m.name, m.label, m.start, m.weight) for m in mentions(doc)]
 
     def entities(self, texts: list[str], batch_size: int = 64) -> Iterable[list[tuple[str, str, int, int]]]:
         """Per text: (name, label, start offset, vote weight) of each name, in order, after graphrag's rules
@@ -218,8 +229,12 @@ def run(
     model: str | None = None,
     pipeline: Pipeline | None = None,
     progress: Callable[[int, int], None] | None = None,
+    processes: int | None = None,
 ) -> dict:
-    """Recognise names in the chunks of the selected documents that need it; the summary."""
+    """Recognise names in the chunks of the selected documents that need it; the summary.
+
+    `processes` parse in parallel (default GRAPHRAG_NER_PROCESSES, else 2 on a machine with two
+    cores or more); the chunks are read ahead in pages while they parse, written a page at a time."""
     if not schema.ner_labels:
         raise GraphragError(
             f"schema {schema.name!r} maps no named-entity labels: add `ner: {{labels: {{PERSON: <type>, ...}}}}` "
@@ -233,13 +248,28 @@ def run(
     mark = fingerprint(pipe.name, schema)
     scope = selection.params()
     stats.pending = graph.read_row("ner/pending_count", fingerprint=mark, **scope)["chunks"]
-    after = ""
+    if processes is None and os.environ.get("GRAPHRAG_NER_PROCESSES"):
+        processes = int(os.environ["GRAPHRAG_NER_PROCESSES"])
+    if processes is None:  # by default, workers only for enough chunks to be worth starting them
+        processes = min(2, os.cpu_count() or 1) if stats.pending >= 4 * PAGE else 1
+    processes = max(1, processes)
+
+    def pending():
+        after = ""
+        while True:  # pages by id: what is read ahead is not read again
+            page = graph.read("ner/pending_chunks", after=after, fingerprint=mark, limit=PAGE, **scope)
+            if not page:
+                return
+            after = page[-1]["id"]
+            yield from page
+
+    parsed = pipe.stream(pending(), processes=processes)
     while True:
-        chunks = graph.read("ner/pending_chunks", after=after, fingerprint=mark, limit=PAGE, **scope)
-        if not chunks:
+        batch = list(itertools.islice(parsed, PAGE))
+        if not batch:
             break
-        after = chunks[-1]["id"]
-        entities, rows = chunk_rows(schema, chunks, pipe.entities([c["text"] or "" for c in chunks]), stats)
+        chunks = [chunk for chunk, _ in batch]
+        entities, rows = chunk_rows(schema, chunks, (found for _, found in batch), stats)
         resolved = {}
         if entities:
             for row in graph.write(

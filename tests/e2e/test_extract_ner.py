@@ -45,8 +45,10 @@ def _graph(driver):
     ).records
 
 
-def test_ner_finds_people_places_and_organisations_in_a_folder(schema, run_cli, tmp_path):
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_ner_finds_people_places_and_organisations_in_a_folder(schema, run_cli, tmp_path, monkeypatch, processes):
     _pipeline_or_skip()
+    monkeypatch.setenv("GRAPHRAG_NER_PROCESSES", processes)  # one process, or two parsing workers
     folder = _write(tmp_path / "notes", NOTES)
     assert run_cli("load", "files", str(folder), "--corpus", "notes", "--no-embed").exit_code == 0
     out = run_cli("extract", "--extractor", "ner", "--corpus", "notes", "--json")
