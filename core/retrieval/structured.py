@@ -1115,21 +1115,7 @@ def _authored(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
         exclude=_NOT_DOCUMENTS,
         **{"from": filters.date_from, "to": filters.date_to},
     )
-    rows = [
-        Row(
-            r["title"] or r["documentId"],
-            r["documentId"],
-            [],
-            relation="AUTHORED",
-            document_id=r["documentId"],
-            chunk_id=r["chunkId"],
-            title=r["title"],
-            uri=r["uri"],
-            text=r["text"] or "",
-            chunks=r["chunks"],
-        )
-        for r in found
-    ]
+    rows = [_document_row(r, relation="AUTHORED") for r in found]
     return rows, len(rows)
 
 
@@ -1275,21 +1261,7 @@ def _documents(graph, p: Plan, filters: Filters) -> tuple[list[Row], int]:
     )
     scope = {key: value for key, value in params.items() if key != "about"}
     total = graph.read("structured/scope_total", **scope)[0]["total"]
-    rows = [
-        Row(
-            r["title"] or r["documentId"],
-            r["documentId"],
-            [],
-            via="+".join(r["via"]),
-            document_id=r["documentId"],
-            chunk_id=r["chunkId"],
-            title=r["title"],
-            uri=r["uri"],
-            text=r["text"] or "",
-            chunks=r["chunks"],
-        )
-        for r in found
-    ]
+    rows = [_document_row(r, via="+".join(r["via"])) for r in found]
     plural = _plural_of(p.term or "")
     if plural:
         others = graph.read(
@@ -1551,3 +1523,19 @@ def answer(graph, p: Plan, rows: list[Row], total: int | float, language: str) -
 
     cited = [c for c in dict.fromkeys(cites) if c]
     return Structured(p, rows, total, cites, text(False), text(True), cited=cited), sources
+
+
+def _document_row(r: dict, **extra) -> Row:
+    """A document answering a documents question, cited by its title and best chunk."""
+    return Row(
+        r["title"] or r["documentId"],
+        r["documentId"],
+        [],
+        document_id=r["documentId"],
+        chunk_id=r["chunkId"],
+        title=r["title"],
+        uri=r["uri"],
+        text=r["text"] or "",
+        chunks=r["chunks"],
+        **extra,
+    )
