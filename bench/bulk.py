@@ -92,11 +92,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="write the result as JSON here")
     args = parser.parse_args()
 
-    from graphrag_cypher import bulk, migrations, neo4j_local
+    from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
-    from graphrag_cypher.ingest import LoadOptions, common_root, load
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+    from graphrag_cypher.store import bulk
+    from graphrag_cypher.store.ingest import LoadOptions, common_root, load
 
     work = args.work or Path(tempfile.mkdtemp(prefix="graphrag-bulk-bench-"))
     work.mkdir(parents=True, exist_ok=True)

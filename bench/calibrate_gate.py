@@ -1,4 +1,4 @@
-"""Calibrate the score gate (`core/retrieval/gate.py`): the cosine between a question and its best
+"""Calibrate the score gate (`retrieval/gate.py`): the cosine between a question and its best
 passage, for questions the corpus can answer and for the same questions asked of a corpus that
 cannot (MuSiQue questions over the HotpotQA corpus and the other way round).
 

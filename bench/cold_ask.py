@@ -99,7 +99,7 @@ def serving(env: dict, folder: str):
     an ask run there finds it), once its /health answers."""
     import urllib.request
 
-    from graphrag_cypher.neo4j_local import free_port
+    from graphrag_cypher.admin.neo4j_local import free_port
 
     port = free_port()
     log = open(Path(folder) / "serve.log", "w")
@@ -128,7 +128,8 @@ def answer_step(settings, reps: int = 5) -> dict:
     import functools
 
     from graphrag_cypher.db import connect
-    from graphrag_cypher.embedder import make_embedder, make_query_embedder
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
     from graphrag_cypher.retrieval import qa
     from graphrag_cypher.retrieval.answer import extractive_answer
 

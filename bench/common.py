@@ -14,7 +14,7 @@ def data_dir() -> Path:
 
 
 def free_port() -> int:
-    from graphrag_cypher.neo4j_local import free_port as free
+    from graphrag_cypher.admin.neo4j_local import free_port as free
 
     return free()
 
@@ -22,7 +22,7 @@ def free_port() -> int:
 @contextmanager
 def bench_neo4j():
     """A fresh local Neo4j with the schema applied; yields (settings, graph). User data is never touched."""
-    from graphrag_cypher import migrations, neo4j_local
+    from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
 
     with neo4j_local.ephemeral(heap="1g") as server:

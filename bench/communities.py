@@ -246,14 +246,14 @@ def _vm_hwm(pid: int | None) -> int | None:
 
 
 def _neo4j_pid(instance) -> int | None:
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     return neo4j_local._read_pid(instance.home)
 
 
 def restart(server) -> None:
     """Stop and start the bench Neo4j: the heap's peaks and the process's VmHWM start again from zero."""
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     neo4j_local.stop(server.instance)
     neo4j_local.start(server.instance, echo=lambda *_: None)
@@ -410,7 +410,7 @@ def synthetic_documents(data: Path, chunks: int, seed: int = 7, chars: int = 900
 
 
 def load_synthetic(graph, data: Path, chunks: int) -> dict:
-    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     started = time.perf_counter()
     embedder = HashEmbedder()
@@ -428,8 +428,8 @@ def load_synthetic(graph, data: Path, chunks: int) -> dict:
 def load_eval_union(settings, graph, data: Path, cheap: bool = False) -> dict:
     """The three QA corpora as one corpus "eval" (`load qa-corpus`, or the loader with hashed vectors), then
     `link titles` and `link phrases` as `graphrag eval` prepares its corpus."""
-    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     out = {}
     for name in QA_FILES:
@@ -455,7 +455,7 @@ def load_eval_union(settings, graph, data: Path, cheap: bool = False) -> dict:
 
 def _server(heap: str, home: str | None = None):
     """A bench Neo4j (throw-away, or the one kept in `home`) with .server, .settings and .graph."""
-    from graphrag_cypher import migrations, neo4j_local
+    from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
 
     class Bench:

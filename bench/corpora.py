@@ -82,7 +82,7 @@ def load(settings, corpora=CORPORA, no_embed: bool = False, echo=lambda line: No
 @contextmanager
 def bench_graph(home: str | Path | None = None, heap: str = "1g", keep: bool = False):
     """(settings, graph) of a bench Neo4j with the schema applied: a throw-away one, or the one kept in `home`."""
-    from graphrag_cypher import migrations, neo4j_local
+    from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
 
     with neo4j_local.ephemeral(Path(home).resolve() if home else None, heap=heap, keep=keep) as server:

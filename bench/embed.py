@@ -23,7 +23,7 @@ from common import data_dir  # noqa: E402
 
 
 def passages() -> list[str]:
-    from graphrag_cypher.ingest import embedding_input
+    from graphrag_cypher.store.ingest import embedding_input
 
     qa = data_dir() / "qa"
     found = []

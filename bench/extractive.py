@@ -39,7 +39,8 @@ def _gold(data: str) -> list[dict]:
 
 
 def main(caps: tuple[int, ...] = (10**6, 12, 10, 8)) -> dict:
-    from graphrag_cypher.embedder import make_embedder, make_query_embedder
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
     from graphrag_cypher.retrieval import qa
     from graphrag_cypher.retrieval.answer import extractive_answer
 

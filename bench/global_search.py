@@ -216,7 +216,8 @@ def run(
     echo=lambda line: None,
     load: bool = True,
 ) -> dict:
-    from graphrag_cypher.embedder import make_embedder, make_query_embedder
+    from graphrag_cypher.embedder import make_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
 
     data = data_dir()
     absent = corpora.missing(data, CORPORA)

@@ -27,7 +27,7 @@ def wipe(graph) -> None:
 
 
 def timed_load(graph, embedder, loader: str, items, corpus: str):
-    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     started = time.perf_counter()
     stats = Loader(graph, embedder, LoadOptions(loader=loader, source_root=corpus, corpus=corpus)).run(items)
@@ -37,10 +37,10 @@ def timed_load(graph, embedder, loader: str, items, corpus: str):
 def main() -> dict:
     from graphrag_cypher.chunking import chunk_document
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.ingest import embedding_input
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
     from graphrag_cypher.loaders.stories import parse_story_book
+    from graphrag_cypher.store.ingest import embedding_input
 
     data = data_dir()
     musique = data / "qa" / "musique_train_corpus.json"

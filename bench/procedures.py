@@ -31,11 +31,11 @@ from common import bench_neo4j, data_dir  # noqa: E402
 
 
 def _linking() -> dict:
-    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.linkers.mentions import read_mentions
     from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
     from graphrag_cypher.loaders.files import parse_folder
     from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     data = data_dir()
     pleiades, isaw = data / "pleiades" / "pleiades-places.geojsonl.gz", data / "isaw-papers"

@@ -75,11 +75,12 @@ def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | N
 
 
 def main() -> dict:
-    from graphrag_cypher.embedder import make_embedder, make_query_embedder
-    from graphrag_cypher.ingest import Loader, LoadOptions
+    from graphrag_cypher.embedder import make_embedder
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.linkers.titles import link_titles
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+    from graphrag_cypher.onnx_embedder import make_query_embedder
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     data = data_dir() / "qa"
     corpus, questions_file = data / "musique_train_corpus.json", data / "musique_train.json"
@@ -105,12 +106,12 @@ def main() -> dict:
 
 def run_structured(graph, embedder, settings, musique: list[str]) -> dict | None:
     """p50/p95 of structured answers (`qa.ask`, no LLM) over the GoT records and the Grimm tales."""
-    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.kg import records
     from graphrag_cypher.loaders.stories import parse_story_book
     from graphrag_cypher.retrieval import structured as structure
     from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.qa import ask
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     characters, tales = data_dir() / "got" / "characters.json", data_dir() / "tales" / "grimm-pg2591.txt"
     if not characters.exists() or not tales.exists():

@@ -107,7 +107,6 @@ def main() -> None:
     import chunking
     import cold_ask
     import communities
-    import evaluation
     import extract
     import global_search
     import ingest
@@ -118,6 +117,7 @@ def main() -> None:
     import search_procedure
     import serve
 
+    import evaluation
     import procedures
 
     results = {

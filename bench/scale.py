@@ -19,7 +19,7 @@ is recorded as {"error": ...} and the row goes on):
   its peak RSS (rusage of that child) is the step's and nothing else's; the Neo4j heap is sampled
   (JMX HeapMemoryUsage.used, every 0.25 s) during each step; the Neo4j process's VmHWM at the end;
 * store MB: the database's folder at the end, Neo4j stopped (a stop checkpoints), transaction logs apart;
-* retrieval p50/p95 of the graph, hybrid and vector retrievers (core/retrieval, as bench/query.py
+* retrieval p50/p95 of the graph, hybrid and vector retrievers (retrieval, as bench/query.py
   runs them: a warm-up of 10 questions, then the timed pass) over the first --questions MuSiQue
   questions, embedded with the same hashed vectors;
 * learn of a one-chunk file end to end: in-process (`loaders.learn.learn` with `link_phrases` as the
@@ -275,14 +275,14 @@ def worker(spec: dict) -> dict:
         started = time.perf_counter()
         step = spec["step"]
         if step == "load":
-            from graphrag_cypher.ingest import Loader, LoadOptions
+            from graphrag_cypher.store.ingest import Loader, LoadOptions
 
             stats = Loader(graph, HashEmbedder(), LoadOptions(loader="scale", source_root=CORPUS, corpus=CORPUS)).run(
                 scale_documents(data, spec["chunks"], spec["seed"])
             )
             out: dict = {"documents": stats.created, "failed": stats.failed}
         elif step == "add":
-            from graphrag_cypher.ingest import Loader, LoadOptions
+            from graphrag_cypher.store.ingest import Loader, LoadOptions
 
             stats = Loader(graph, HashEmbedder(), LoadOptions(loader="scale", source_root=CORPUS, corpus=CORPUS)).run(
                 [extra_document(data, spec["seed"], spec["name"])]
@@ -377,7 +377,7 @@ def step(settings, graph, **spec) -> dict:
 def scale_neo4j(heap: str, pagecache: str, home: str | None = None):
     """(instance, settings, graph): a fresh local Neo4j with the schema applied, its page cache sized for the
     store (neo4j_local.ephemeral fixes it at 256m); deleted on exit (a --home folder too: it is made fresh)."""
-    from graphrag_cypher import migrations, neo4j_local
+    from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
 
     if home:
@@ -411,7 +411,7 @@ def scale_neo4j(heap: str, pagecache: str, home: str | None = None):
 def store_mb(instance) -> dict:
     """The database's folder and its transaction logs, Neo4j stopped (a stop checkpoints; Community has no
     db.checkpoint())."""
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     neo4j_local.stop(instance, timeout=900)
 
@@ -425,7 +425,7 @@ def store_mb(instance) -> dict:
 def neo4j_rss_mb(instance) -> float | None:
     from communities import _vm_hwm
 
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     hwm = _vm_hwm(neo4j_local._read_pid(instance.home))
     return round(hwm / 2**20, 1) if hwm else None
@@ -478,7 +478,7 @@ def count_check(graph) -> dict:
 
 
 def forget_check(graph, document_id: str) -> dict:
-    from graphrag_cypher.documents import forget
+    from graphrag_cypher.store.documents import forget
 
     before = count_check(graph)
     touched = graph.read("bench/scale_document_phrases", id=document_id)[0]["phrases"]

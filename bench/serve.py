@@ -42,8 +42,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def load(settings, graph, embedder) -> tuple[str, list[str], str | None]:
-    from graphrag_cypher.ingest import Loader, LoadOptions
     from graphrag_cypher.linkers.phrases import link_phrases
+    from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     data = data_dir() / "qa"
     corpus, questions_file = data / "musique_train_corpus.json", data / "musique_train.json"

@@ -615,7 +615,7 @@ def main(
     embed_articles: bool = False,
     echo=None,
 ) -> dict:
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
 
     echo = echo or (lambda line: None)
     data = data_dir()

@@ -192,7 +192,7 @@ def _judge(judge: bool, no_gate: bool) -> str:
 
 def _web(web: bool | None, learn_web: bool):
     """(fallback, mode): the configured web search (None: none) and auto, always (--web) or off (--no-web)."""
-    from graphrag_cypher.websearch import WebConfig, WebFallback
+    from graphrag_cypher.retrieval.websearch import WebConfig, WebFallback
 
     mode = "auto" if web is None else ("always" if web else "off")
     config = WebConfig.from_env()
@@ -213,14 +213,14 @@ def _reranker(rerank: bool, spec: str | None):
     """The reranker --rerank asks for, or None (a missing or unknown one is a one-line error)."""
     if not rerank:
         return None
-    from graphrag_cypher.rerank import make_reranker
+    from graphrag_cypher.retrieval.rerank import make_reranker
 
     return make_reranker(spec)
 
 
 def _embedder(config):
     """The question embedder: ONNX Runtime for the default model when exported, no torch."""
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
 
     return make_query_embedder(config)
 

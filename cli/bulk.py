@@ -44,7 +44,7 @@ def export_options(func):
 
 def run_export(loader: str, source_root: str, items, *, out: Path, overwrite: bool, no_embed: bool, as_json, **kw):
     """Export `items` as `graphrag load <loader>` would load them; print the summary."""
-    from graphrag_cypher.bulk import export
+    from graphrag_cypher.store.bulk import export
 
     from .context import settings
     from .load import EXIT_SOME_FAILED, embedder_unless, options_from
@@ -87,7 +87,7 @@ def run_export(loader: str, source_root: str, items, *, out: Path, overwrite: bo
 
 
 def _root(paths) -> str:
-    from graphrag_cypher.ingest import common_root
+    from graphrag_cypher.store.ingest import common_root
 
     return common_root(paths)
 
@@ -209,9 +209,10 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
     import shutil
     import tempfile
 
-    from graphrag_cypher import bulk, migrations, neo4j_local
+    from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
     from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.store import bulk
 
     from .neo4j import _instance
 
@@ -252,7 +253,7 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
         applied = migrations.apply(graph, config.placeholders(), wait=False)
         timings["schema_s"] = round(time.monotonic() - mark, 1)
         # the documents' authors as people, as the online loader writes them (AUTHORED)
-        from graphrag_cypher.authors import backfill
+        from graphrag_cypher.store.authors import backfill
 
         authored = backfill(graph)
         phrases = None

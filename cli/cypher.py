@@ -88,6 +88,6 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
 
 @with_graph
 def _run(text: str, values: dict, write: bool, *, graph):
-    from graphrag_cypher.readonly import run_statement
+    from graphrag_cypher.admin.readonly import run_statement
 
     return run_statement(graph, text, values, write)

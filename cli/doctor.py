@@ -47,7 +47,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
       graphrag doctor
       graphrag doctor --json | jq .indexes
     """
-    from graphrag_cypher.doctor import report
+    from graphrag_cypher.admin.doctor import report
 
     result = report(config, migrations_dir=migrations_dir)
     if as_json:

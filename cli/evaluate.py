@@ -118,7 +118,7 @@ def eval_retrieval(
         raise GraphragError(f"unknown mode(s) {', '.join(unknown)}: choose from {', '.join(MODES)}")
     reranker = None
     if rerank:
-        from graphrag_cypher.rerank import make_reranker
+        from graphrag_cypher.retrieval.rerank import make_reranker
 
         reranker = make_reranker(reranker_spec)
     fmt, questions = read_questions(questions_path)

@@ -28,9 +28,9 @@ def forget(graph, document_ids, as_json) -> None:
       graphrag forget "file:3f2a9c1b7d4e:notes/harbours.md"
       graphrag forget story:T1 story:T2 --json
     """
-    from graphrag_cypher.documents import DocumentNotFound
-    from graphrag_cypher.documents import forget as forget_document
     from graphrag_cypher.linkers.phrases import link_phrases
+    from graphrag_cypher.store.documents import DocumentNotFound
+    from graphrag_cypher.store.documents import forget as forget_document
     from graphrag_cypher.terminal import safe_text
 
     results, missing = [], []

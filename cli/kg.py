@@ -281,8 +281,8 @@ def entity_docs(graph, config, corpus, types, chunk_size, overlap, no_embed, as_
       graphrag entity-docs
       graphrag entity-docs --type Character --type House --corpus awoiaf --json
     """
-    from graphrag_cypher.ingest import LoadInterrupted
     from graphrag_cypher.kg import documents
+    from graphrag_cypher.store.ingest import LoadInterrupted
 
     from .load import print_interrupted
     from .progress import LoadProgress

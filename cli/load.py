@@ -55,7 +55,7 @@ def load_options(func):
 
 def options_from(loader: str, source_root: str, *, corpus, chunk_size, overlap, semantic, prune, topics):
     """The shared load options as core's LoadOptions."""
-    from graphrag_cypher.ingest import LoadOptions
+    from graphrag_cypher.store.ingest import LoadOptions
 
     return LoadOptions(
         loader=loader,
@@ -124,7 +124,7 @@ def print_load(result: dict, as_json: bool) -> None:
 
 def run_load(graph, config, loader: str, source_root: str, items, *, no_embed: bool, as_json: bool, **options) -> None:
     """What every `load` kind does with its parsed items: load them with a progress display, print the summary."""
-    from graphrag_cypher.ingest import LoadInterrupted, load
+    from graphrag_cypher.store.ingest import LoadInterrupted, load
 
     from .progress import LoadProgress
 
@@ -146,7 +146,7 @@ def run_load(graph, config, loader: str, source_root: str, items, *, no_embed: b
 
 
 def _root(paths) -> str:
-    from graphrag_cypher.ingest import common_root
+    from graphrag_cypher.store.ingest import common_root
 
     return common_root(paths)
 
@@ -308,9 +308,9 @@ def load_feed(graph, config, sources, delay, no_fetch, full, timeout, crawl_time
       graphrag load feed saved-feed.atom --no-fetch
       graphrag ask "What happened in the harbour in the past 3 months?" --corpus news
     """
-    from graphrag_cypher.ingest import LoadInterrupted, load
     from graphrag_cypher.loaders.feeds import FeedRun
     from graphrag_cypher.loaders.web import PoliteClient
+    from graphrag_cypher.store.ingest import LoadInterrupted, load
 
     from .progress import LoadProgress
 
@@ -528,8 +528,8 @@ def load_mediawiki_api(
       graphrag load mediawiki-api https://awoiaf.westeros.org/api.php --category "Houses of the Reach"
       graphrag load mediawiki-api https://en.wikipedia.org/w/api.php --title "Aristotle" --title "Apollo 11"
     """
-    from graphrag_cypher.ingest import LoadInterrupted, load
     from graphrag_cypher.loaders.mediawiki_api import DEFAULT_USER_AGENT, MediaWikiAPI, Politeness, Selection, SyncRun
+    from graphrag_cypher.store.ingest import LoadInterrupted, load
 
     from .progress import LoadProgress
 
@@ -656,7 +656,7 @@ def embed(graph, config, batch: int, as_json: bool) -> None:
       GRAPHRAG_EMBEDDER=openai/text-embedding-3-small GRAPHRAG_EMBEDDING_DIMENSIONS=1536 graphrag embed
     """
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.ingest import embed_pending
+    from graphrag_cypher.store.ingest import embed_pending
 
     embedder = make_embedder(config)
     total = embed_pending(
@@ -731,10 +731,10 @@ def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bo
     """Learn what `request` names (text in the learn syntax, or a parsed LearnRequest) with a progress
     display, re-link shared phrases when anything changed, print the summary (what `learn` and
     chat's `learn:` do). Exit code 3 (SystemExit) when some items failed."""
-    from graphrag_cypher.ingest import LoadInterrupted
     from graphrag_cypher.kg.auto import extractor
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.learn import learn
+    from graphrag_cypher.store.ingest import LoadInterrupted
 
     from .progress import LoadProgress
 
@@ -759,8 +759,8 @@ def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bo
 
 def run_places_load(graph, kind: str, rows, as_json: bool) -> None:
     """Write gazetteer place rows with a progress line and print the summary; exit code 3 when rows failed."""
-    from graphrag_cypher.ingest import LoadInterrupted
     from graphrag_cypher.loaders.places import write_places
+    from graphrag_cypher.store.ingest import LoadInterrupted
     from graphrag_cypher.terminal import safe_text
 
     def progress(stats) -> None:

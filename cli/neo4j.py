@@ -15,8 +15,8 @@ from .params import json_option, local_instance_options
 
 
 def _instance(home, bolt_port, http_port, heap=None):
+    from graphrag_cypher.admin.neo4j_local import LocalInstance
     from graphrag_cypher.errors import GraphragError
-    from graphrag_cypher.neo4j_local import LocalInstance
 
     from .context import settings
 
@@ -50,7 +50,7 @@ def neo4j_build() -> None:
     Example:
       graphrag neo4j build
     """
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     path = neo4j_local.ensure_built(echo=info)
     versions = neo4j_local.versions()
@@ -74,7 +74,7 @@ def neo4j_start(home, bolt_port, http_port, heap, timeout, as_json) -> None:
       graphrag neo4j start
       graphrag neo4j start --home .graphrag/eval --bolt-port 7688 --http-port 0
     """
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     config, instance = _instance(home, bolt_port, http_port, heap)
     started = time.monotonic()
@@ -99,7 +99,7 @@ def neo4j_stop(home, bolt_port, http_port, as_json) -> None:
     Example:
       graphrag neo4j stop
     """
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     _, instance = _instance(home, bolt_port, http_port)
     result = neo4j_local.stop(instance)
@@ -121,8 +121,8 @@ def neo4j_status(home, bolt_port, http_port, as_json) -> None:
     Example:
       graphrag neo4j status --json
     """
-    from graphrag_cypher import neo4j_local
-    from graphrag_cypher.doctor import local_versions
+    from graphrag_cypher.admin import neo4j_local
+    from graphrag_cypher.admin.doctor import local_versions
 
     config, instance = _instance(home, bolt_port, http_port)
     result = dict(neo4j_local.status(instance))
@@ -155,7 +155,7 @@ def neo4j_logs(home, bolt_port, http_port, lines, follow) -> None:
     """
     from collections import deque
 
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
     from graphrag_cypher.errors import GraphragError
 
     _, instance = _instance(home, bolt_port, http_port)

@@ -29,7 +29,7 @@ def apply_schema(graph, config, dry_run: bool, as_json: bool, migrations_dir, lo
       graphrag apply-schema --dry-run
       graphrag apply-schema --json     # {"applied": [...], "pending": []}
     """
-    from graphrag_cypher import migrations
+    from graphrag_cypher.admin import migrations
 
     result = migrations.apply(
         graph,
@@ -70,7 +70,7 @@ def schema_status(graph, config, as_json: bool, migrations_dir) -> None:
       graphrag schema status
       graphrag schema status --json
     """
-    from graphrag_cypher import migrations
+    from graphrag_cypher.admin import migrations
 
     plan = migrations.status(graph, config.placeholders(), directory=migrations_dir)
     if as_json:
@@ -101,7 +101,7 @@ def schema_validate(graph, config, as_json: bool, migrations_dir) -> None:
       graphrag schema validate
       graphrag schema validate --json   # {"valid": false, "problems": [{"kind": "changed", ...}], ...}
     """
-    from graphrag_cypher import migrations
+    from graphrag_cypher.admin import migrations
 
     result = migrations.validate(graph, config.placeholders(), directory=migrations_dir)
     if as_json:
@@ -145,7 +145,7 @@ def schema_clean(graph, as_json: bool) -> None:
     Example:
       graphrag schema clean --yes && graphrag apply-schema
     """
-    from graphrag_cypher import migrations
+    from graphrag_cypher.admin import migrations
 
     removed = migrations.clean(graph)
     if as_json:
@@ -170,7 +170,7 @@ def schema_unlock(graph) -> None:
     Example:
       graphrag schema unlock
     """
-    from graphrag_cypher import migrations
+    from graphrag_cypher.admin import migrations
 
     released = migrations.unlock(graph)
     click.echo("released the migration lock" if released else "no migration lock was held")

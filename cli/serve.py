@@ -140,7 +140,7 @@ def serve(
     import uvicorn
 
     from graphrag_cypher import __version__
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
     from graphrag_cypher.server import create_app, warnings
 
     from . import served
@@ -225,7 +225,7 @@ def mcp(graph, config, allow_writes, allowed_paths, crawl_allow_local, no_llm) -
       graphrag mcp
       # a desktop client's config: {"mcpServers": {"graphrag": {"command": "graphrag", "args": ["mcp"]}}}
     """
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
     from graphrag_cypher.server import ServerOptions
     from graphrag_cypher.server.app import State
     from graphrag_cypher.server.mcp_tools import run_stdio

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from .errors import GraphragError
+
 DEFAULT_URI = "bolt://127.0.0.1:7687"
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_NEO4J_TIMEOUT = 3.0  # seconds: a dead server is a one-line error this soon, not after half a minute
@@ -249,3 +251,21 @@ def _retries(value: str | None) -> int:
 
         raise GraphragError(f"GRAPHRAG_EMBED_RETRIES={value!r}: give a whole number from 0 to 20")
     return int(value)
+
+
+def project_root() -> Path:
+    """The repository root: the folder holding ``procedures/pom.xml``.
+
+    ``GRAPHRAG_PROJECT_ROOT`` overrides; otherwise searched upwards from this file,
+    then from the current directory.
+    """
+    env = os.environ.get("GRAPHRAG_PROJECT_ROOT")
+    if env:
+        return Path(env).expanduser().resolve()
+    for start_dir in (Path(__file__).resolve().parent, Path.cwd().resolve()):
+        for candidate in (start_dir, *start_dir.parents):
+            if (candidate / "procedures" / "pom.xml").is_file():
+                return candidate
+    raise GraphragError(
+        "cannot find the graphrag project root (a folder with procedures/pom.xml); set GRAPHRAG_PROJECT_ROOT"
+    )

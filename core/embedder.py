@@ -247,38 +247,6 @@ def make_embedder(settings: Settings) -> Embedder:
     return embedder
 
 
-def query_backend(settings: Settings) -> tuple[str, str]:
-    """(backend, why) of the query-time embedder: "onnx" when the default model is configured
-    and its ONNX export is there and current, else the embedder `make_embedder` makes."""
-    if settings.embedder != DEFAULT_MODEL:
-        kind = "openai" if settings.embedder.startswith("openai/") else "sentence-transformers"
-        return kind, f"the configured embedder {settings.embedder} is not the default model"
-    from .onnx_embedder import check
-
-    usable, why = check()
-    return ("onnx", why) if usable else ("sentence-transformers", why)
-
-
-@lru_cache(maxsize=1)
-def _onnx_model():
-    from .onnx_embedder import OnnxEmbedder
-
-    return OnnxEmbedder()
-
-
-def make_query_embedder(settings: Settings) -> Embedder:
-    """The embedder for questions (ask, chat, serve): the default model through ONNX Runtime
-    when its export is there (no torch is imported), else what `make_embedder` makes.
-    Documents are always embedded by `make_embedder`."""
-    backend, _ = query_backend(settings)
-    if backend != "onnx":
-        return make_embedder(settings)
-    embedder = _onnx_model()
-    if embedder.dimensions != settings.embedding_dimensions:
-        return make_embedder(settings)  # the same dimension error as the loader would give
-    return embedder
-
-
 class LazyEmbedder(Embedder):
     """The configured embedder, made on its first `embed`: a run that has nothing to embed (an
     incremental one over unchanged data) never pays the seconds a model takes to load. Its name

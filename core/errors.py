@@ -15,3 +15,11 @@ class Neo4jUnavailable(GraphragError):
 
 class MigrationError(GraphragError):
     """A migration file is invalid, changed after being applied, or failed."""
+
+
+class LLMError(GraphragError):
+    """The LLM could not answer (one line, naming the endpoint)."""
+
+
+class LLMRequestRefused(LLMError):
+    """The endpoint refused this request (HTTP 400): for example a response format it lacks."""

@@ -16,17 +16,11 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from .errors import GraphragError
+from .errors import LLMError as LLMError  # defined in errors (local_llm raises them too); named here
+from .errors import LLMRequestRefused as LLMRequestRefused
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-class LLMError(GraphragError):
-    """The LLM could not answer (one line, naming the endpoint)."""
-
-
-class LLMRequestRefused(LLMError):
-    """The endpoint refused this request (HTTP 400): for example a response format it lacks."""
 
 
 def client(settings) -> Any:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .llm import LLMError, LLMRequestRefused
+from .errors import LLMError, LLMRequestRefused
 
 INSTALL = "pip install 'graphrag-cypher[local]'"
 DEFAULT_CONTEXT = 8192

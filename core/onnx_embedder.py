@@ -23,9 +23,11 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
-from .embedder import DEFAULT_MODEL, Embedder, default_model_path
+from .config import Settings
+from .embedder import DEFAULT_MODEL, Embedder, default_model_path, make_embedder
 from .errors import GraphragError
 
 EXPORT_VERSION = 2  # bump when the export itself changes: every export is then redone
@@ -62,7 +64,7 @@ def models_dir() -> Path:
     env = os.environ.get("GRAPHRAG_MODELS_DIR")
     if env:
         return Path(env).expanduser().resolve()
-    from .neo4j_local import project_root
+    from .config import project_root
 
     try:
         return project_root() / ".graphrag" / "models"
@@ -328,3 +330,34 @@ def agreement(reference: Embedder, exported: Embedder, texts: Sequence[str]) -> 
 
     a, b = np.array(reference.embed(list(texts))), np.array(exported.embed(list(texts)))
     return [float(c) for c in (a * b).sum(axis=1)]
+
+
+# --------------------------------------------------------------------------- the question's embedder
+
+
+def query_backend(settings: Settings) -> tuple[str, str]:
+    """(backend, why) of the query-time embedder: "onnx" when the default model is configured
+    and its ONNX export is there and current, else the embedder `make_embedder` makes."""
+    if settings.embedder != DEFAULT_MODEL:
+        kind = "openai" if settings.embedder.startswith("openai/") else "sentence-transformers"
+        return kind, f"the configured embedder {settings.embedder} is not the default model"
+    usable, why = check()
+    return ("onnx", why) if usable else ("sentence-transformers", why)
+
+
+@lru_cache(maxsize=1)
+def _onnx_model():
+    return OnnxEmbedder()
+
+
+def make_query_embedder(settings: Settings) -> Embedder:
+    """The embedder for questions (ask, chat, serve): the default model through ONNX Runtime
+    when its export is there (no torch is imported), else what `make_embedder` makes.
+    Documents are always embedded by `make_embedder`."""
+    backend, _ = query_backend(settings)
+    if backend != "onnx":
+        return make_embedder(settings)
+    embedder = _onnx_model()
+    if embedder.dimensions != settings.embedding_dimensions:
+        return make_embedder(settings)  # the same dimension error as the loader would give
+    return embedder

@@ -36,13 +36,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from graphrag_cypher.admin.doctor import community_fingerprint
 from graphrag_cypher.db import Graph, query
-from graphrag_cypher.doctor import community_fingerprint
 from graphrag_cypher.errors import GraphragError
 
 from .base import no_progress
 
-MAX_PHRASE_CHUNKS = 50  # as the graph mode's maxPhraseChunks (core/retrieval/base.py WEIGHTS)
+MAX_PHRASE_CHUNKS = 50  # as the graph mode's maxPhraseChunks (retrieval/base.py WEIGHTS)
 KNN_TOP_K = 10
 SEED = 42
 BATCH = 5000  # rows per write statement

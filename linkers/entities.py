@@ -33,8 +33,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from graphrag_cypher.authors import backfill
 from graphrag_cypher.db import Graph
+from graphrag_cypher.store.authors import backfill
 from graphrag_cypher.text import fold
 
 from .base import LinkOptions, LinkResult, options_for

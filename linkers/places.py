@@ -47,7 +47,7 @@ from typing import ClassVar
 
 from neo4j.exceptions import Neo4jError
 
-from graphrag_cypher import plugin
+from graphrag_cypher.admin import plugin
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.text import fold

@@ -29,8 +29,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphrag_cypher.ingest import Checkpoint
 from graphrag_cypher.model import ContentError, ItemError, ParsedDocument
+from graphrag_cypher.store.ingest import Checkpoint
 from graphrag_cypher.text import iso_date
 
 from .web import PoliteClient

@@ -16,7 +16,7 @@ from typing import Any
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
-from graphrag_cypher.ingest import LoadOptions, LoadStats, common_root, load
+from graphrag_cypher.store.ingest import LoadOptions, LoadStats, common_root, load
 
 
 @dataclass

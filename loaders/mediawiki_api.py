@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 
 from graphrag_cypher import __version__
 from graphrag_cypher.errors import GraphragError
-from graphrag_cypher.ingest import Checkpoint
 from graphrag_cypher.model import ItemError, ParsedDocument
+from graphrag_cypher.store.ingest import Checkpoint
 from graphrag_cypher.text import collapse_whitespace
 
 from .mediawiki import RawPage, SiteInfo, normal_title, page_document
@@ -479,7 +479,7 @@ class SyncRun:
     def prune(self, options) -> dict:
         """Delete documents this wiki's earlier loads made whose pages are gone (only after a
         complete run: a resumed or limited run has not seen every page)."""
-        from graphrag_cypher.ingest import prune_documents
+        from graphrag_cypher.store.ingest import prune_documents
 
         return prune_documents(self.graph, options.source_root, options.corpus, self.listed_ids)  # type: ignore[arg-type]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import Neo4jUnavailable
-from graphrag_cypher.ingest import LoadInterrupted
+from graphrag_cypher.store.ingest import LoadInterrupted
 
 from .gazetteers import GazetteerError
 
@@ -50,7 +50,7 @@ def write_places(
     """Write place rows as :Place nodes, `batch` per transaction; a GazetteerError is counted and
     reported, the rest still loads. Idempotent: unchanged places are left alone.
 
-    Raises :class:`~graphrag_cypher.ingest.LoadInterrupted` when Neo4j goes away mid-load."""
+    Raises :class:`~graphrag_cypher.store.ingest.LoadInterrupted` when Neo4j goes away mid-load."""
     stats = PlaceStats()
     pending: list[dict] = []
 

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
-    from graphrag_cypher.neo4j_local import free_port as free
+    from graphrag_cypher.admin.neo4j_local import free_port as free
 
     return free()
 
@@ -81,7 +81,7 @@ def neo4j_server():
             uri, os.environ.get("GRAPHRAG_TEST_NEO4J_USERNAME", "neo4j"), os.environ["GRAPHRAG_TEST_NEO4J_PASSWORD"]
         )
         return
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     with neo4j_local.ephemeral(heap="768m") as server:
         yield Neo4jServer(server.uri, server.username, server.password, server.instance)

@@ -37,7 +37,7 @@ def missing() -> str | None:
 
 class MediaWiki:
     def __init__(self, folder: Path, dbname: str, sitename: str):
-        from graphrag_cypher.neo4j_local import free_port
+        from graphrag_cypher.admin.neo4j_local import free_port
 
         self.folder, self.dbname, self.sitename = folder, dbname, sitename
         self.port = free_port()

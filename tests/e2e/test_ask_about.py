@@ -76,7 +76,7 @@ def about(about_graph, monkeypatch):
 def connected(about):
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.db import connect
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
 
     settings = load_settings()
     with connect(settings) as graph:
@@ -139,7 +139,7 @@ def test_every_mode_keeps_only_evidence_that_mentions_the_entity(about, run_cli,
 @pytest.mark.parametrize("mode", ["graph", "ppr"])
 def test_the_procedures_and_the_cypher_files_filter_alike(about, connected, monkeypatch, mode):
     """graph and ppr run inside Neo4j when the plugin is there; the Cypher files and Python do the same."""
-    from graphrag_cypher import plugin
+    from graphrag_cypher.admin import plugin
     from graphrag_cypher.retrieval import QuestionAnalyzer, retriever
     from graphrag_cypher.retrieval.about import resolve_about
 

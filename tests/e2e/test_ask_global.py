@@ -52,8 +52,8 @@ def set_communities(server, kind: str) -> None:
     level 1 under two at level 0) or "build" (`graphrag communities build`)."""
     from click.testing import CliRunner
 
+    from graphrag_cypher.admin.migrations import split_statements
     from graphrag_cypher.cli.main import cli
-    from graphrag_cypher.migrations import split_statements
 
     if _STATE["communities"] == kind:
         return

@@ -33,7 +33,7 @@ PASSAGES = [
 @pytest.fixture(scope="module")
 def import_home(tmp_path_factory):
     """Its own Neo4j home and ports for `graphrag import`; stopped at the end."""
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     home = tmp_path_factory.mktemp("bulk-neo4j")
     port = neo4j_local.free_port()
@@ -55,8 +55,8 @@ def settings_of(env: dict):
 
 
 def summary(env: dict) -> dict:
-    from graphrag_cypher.bulk import graph_summary
     from graphrag_cypher.db import connect
+    from graphrag_cypher.store.bulk import graph_summary
 
     with connect(settings_of(env)) as graph:
         return graph_summary(graph, sample=500)
@@ -91,7 +91,7 @@ def test_export_and_import_make_the_graph_load_makes(schema, run_cli, import_hom
     assert imported["embeddingModel"] == MODEL and imported["counts"]["chunks"] == online["labels"]["Chunk"]
     bulk = summary(import_home)
 
-    from graphrag_cypher.bulk import summary_differences
+    from graphrag_cypher.store.bulk import summary_differences
 
     assert online["labels"]["Chunk"] == len(online["chunks"]) > 20  # every chunk compared
     assert {"Document", "Chunk", "Passage", "Phrase"} <= set(online["labels"])
@@ -171,6 +171,6 @@ def test_import_refuses_without_overwrite_and_vectors_of_another_size(run_cli, i
 
 
 def test_chunk_labels_are_the_online_loaders():
-    from graphrag_cypher.bulk import chunk_labels
+    from graphrag_cypher.store.bulk import chunk_labels
 
     assert chunk_labels()[0] == "Chunk"

@@ -39,7 +39,7 @@ def test_eval_retrieval_every_mode_and_peer(run_exe, tmp_path, neo4j_server):
     assert report.count("|") > 20 and "| graph (default) |" in report
     assert (tmp_path / "report" / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
     # the instance's password is kept beside its data folder, wherever the command ran from
-    from graphrag_cypher.neo4j_local import project_root
+    from graphrag_cypher.admin.neo4j_local import project_root
 
     homes = [p.parent for p in (project_root() / ".graphrag" / "eval").glob("*/neo4j")]
     assert homes and all((home / "eval-password").is_file() for home in homes)

@@ -8,11 +8,11 @@ import pytest
 from graphrag_cypher.config import load_settings
 from graphrag_cypher.db import connect
 from graphrag_cypher.errors import GraphragError
-from graphrag_cypher.ingest import LoadOptions, embed_pending, load
 from graphrag_cypher.loaders.gazetteers import GazetteerError, place_row
 from graphrag_cypher.loaders.learn import learn
 from graphrag_cypher.loaders.places import write_places
 from graphrag_cypher.model import ParsedDocument, Section
+from graphrag_cypher.store.ingest import LoadOptions, embed_pending, load
 
 pytestmark = pytest.mark.e2e
 

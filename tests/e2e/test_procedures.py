@@ -80,7 +80,7 @@ def generated(neo4j):
 
 
 def test_the_test_server_has_the_plugin(generated):
-    from graphrag_cypher import plugin
+    from graphrag_cypher.admin import plugin
 
     graph, _ = generated
     assert {

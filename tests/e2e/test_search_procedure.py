@@ -37,7 +37,7 @@ def kg(graph, monkeypatch, onnx_export):  # noqa: F811
     graph.point_env(monkeypatch)
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.db import connect
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
 
     settings = load_settings()
     with connect(settings) as g:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphrag_cypher.readonly import Refused, calls, check, explain_text
+from graphrag_cypher.admin.readonly import Refused, calls, check, explain_text
 
 
 def plan(*operators: tuple[str, str]) -> dict:
@@ -173,7 +173,7 @@ def test_refusals_give_a_reason_without_the_consoles_wording(query_type, operato
 
 
 def test_the_text_alone_is_checked_before_neo4j_plans_it():
-    from graphrag_cypher.readonly import check_text
+    from graphrag_cypher.admin.readonly import check_text
 
     for text, reason in [
         ("CALL apoc.load.csv('file:///etc/passwd') YIELD list RETURN list", "it calls apoc.load.csv"),

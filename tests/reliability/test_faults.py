@@ -63,7 +63,7 @@ def clear_data(driver) -> None:
 @pytest.fixture(scope="module")
 def own_neo4j(tmp_path_factory):
     """A Neo4j of this module's own, which a test may stop and start (~30-60 s to start)."""
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     instance = neo4j_local.LocalInstance(
         home=tmp_path_factory.mktemp("faults-neo4j"),
@@ -82,7 +82,7 @@ def own_neo4j(tmp_path_factory):
 def test_neo4j_stopped_mid_load_then_rerun_ends_as_a_clean_load(own_neo4j, tmp_path):
     from neo4j import GraphDatabase
 
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     uri = f"bolt://127.0.0.1:{own_neo4j.bolt_port}"
     env = env_for(uri, own_neo4j.password, tmp_path)

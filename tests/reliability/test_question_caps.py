@@ -214,7 +214,7 @@ def test_the_fulltext_query_of_a_question_at_the_cap_never_has_too_many_clauses(
     assert len(question) <= 2000
     graph.point_env(monkeypatch)
     settings = load_settings()
-    from graphrag_cypher.embedder import make_query_embedder
+    from graphrag_cypher.onnx_embedder import make_query_embedder
 
     embedder = make_query_embedder(settings)
     with connect(settings) as g:

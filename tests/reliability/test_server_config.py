@@ -27,7 +27,7 @@ PASSWORD = "@pass \"word\" \\ #1\t'ünï€'"
 
 @pytest.fixture(scope="module")
 def instance(tmp_path_factory):
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     try:
         real_java = neo4j_local._find_java()

@@ -3,9 +3,9 @@ scholarly XHTML; and the wording of who-wrote-what questions."""
 
 import pytest
 
-from graphrag_cypher.authors import Resolver, authored_rows, split_names
 from graphrag_cypher.loaders.html_content import parse_html
 from graphrag_cypher.retrieval.structured import _authored_question
+from graphrag_cypher.store.authors import Resolver, authored_rows, split_names
 
 
 @pytest.mark.parametrize(

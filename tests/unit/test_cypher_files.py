@@ -5,8 +5,8 @@ from importlib import resources
 
 import pytest
 
+from graphrag_cypher.admin.migrations import split_statements
 from graphrag_cypher.db import params_of, query
-from graphrag_cypher.migrations import split_statements
 
 ROOT = resources.files("graphrag_cypher.cypher").joinpath("queries")
 

@@ -37,7 +37,7 @@ def test_settings_follow_the_image_env_naming():
 
 def test_security_settings_match_the_local_server():
     """The container is closed the same way as `graphrag neo4j start`'s server."""
-    from graphrag_cypher import neo4j_local
+    from graphrag_cypher.admin import neo4j_local
 
     env = service()["environment"]
     assert env["NEO4J_dbms_security_procedures_unrestricted"].split(",") == list(neo4j_local.UNRESTRICTED_PROCEDURES)

@@ -36,5 +36,8 @@ def test_dockerfile_serves_on_all_container_addresses_as_a_user_with_pinned_depe
     assert re.search(r'^CMD \["graphrag", "serve", "--host", "0.0.0.0", "--port", "8000"\]$', text, re.M)
     assert re.search(r"^USER \w+$", text, re.M) and "-c constraints.txt" in text
     assert "/health" in text and "GRAPHRAG_API_KEY" in text
-    for folder in ("core", "cli", "loaders", "linkers", "cypher"):  # the package-dir of pyproject.toml
+    import tomllib
+
+    package_dirs = tomllib.loads((DOCKER.parent / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    for folder in package_dirs["package-dir"].values():  # every package folder is copied into the image
         assert re.search(rf"^COPY {folder} \./{folder}$", text, re.M), folder

@@ -79,8 +79,8 @@ def test_the_endpoint_falls_back_to_openai_base_url():
 
 
 def test_doctor_reports_the_device_and_batch_even_without_neo4j():
-    from graphrag_cypher.doctor import report
-    from graphrag_cypher.neo4j_local import free_port
+    from graphrag_cypher.admin.doctor import report
+    from graphrag_cypher.admin.neo4j_local import free_port
 
     settings = load_settings(
         {"NEO4J_URI": f"bolt://127.0.0.1:{free_port()}", "GRAPHRAG_EMBED_DEVICE": "cpu", "GRAPHRAG_EMBED_BATCH": "256"}

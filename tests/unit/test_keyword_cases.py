@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphrag_cypher import question
+from graphrag_cypher.retrieval import question
 from graphrag_cypher.retrieval.base import lucene_query
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from graphrag_cypher.admin.migrations import checksum, discover, split_statements
 from graphrag_cypher.errors import MigrationError
-from graphrag_cypher.migrations import checksum, discover, split_statements
 
 
 def write(folder: Path, files: dict[str, str]) -> Path:

@@ -13,8 +13,9 @@ import pytest
 
 from graphrag_cypher import onnx_embedder
 from graphrag_cypher.config import load_settings
-from graphrag_cypher.embedder import default_model_path, query_backend
+from graphrag_cypher.embedder import default_model_path
 from graphrag_cypher.errors import GraphragError
+from graphrag_cypher.onnx_embedder import query_backend
 
 LONG = " ".join(["The miller's daughter spun the straw into gold while the river Wend ran low."] * 40)
 TEXTS = [
@@ -67,7 +68,7 @@ def test_answering_a_question_imports_no_torch(export):
 import sys
 import graphrag_cypher.cli.main, graphrag_cypher.cli.ask, graphrag_cypher.retrieval.qa
 from graphrag_cypher.config import load_settings
-from graphrag_cypher.embedder import make_query_embedder
+from graphrag_cypher.onnx_embedder import make_query_embedder
 embedder = make_query_embedder(load_settings({}))
 vector = embedder.embed_query("Who made the silver lantern?")
 heavy = sorted({m.split(".")[0] for m in sys.modules} & {"torch", "transformers", "sentence_transformers"})

@@ -3,7 +3,7 @@ import datetime
 
 import pytest
 
-from graphrag_cypher.question import (
+from graphrag_cypher.retrieval.question import (
     DateRange,
     Route,
     detect_language,

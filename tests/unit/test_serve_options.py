@@ -54,7 +54,10 @@ def test_the_server_package_is_imported_only_by_its_command():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    for folder in ("core", "cli", "loaders", "linkers"):
+    import tomllib
+
+    folders = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"]
+    for folder in folders.values():
         for path in (root / folder).rglob("*.py"):
             if path.parent.name == "server" or path.name == "serve.py":
                 continue

@@ -1,0 +1,263 @@
+"""What every retrieval mode shares: the interface, the evidence it returns, the filters and
+the analysed question it reads, and the fusion weights.
+
+A mode is a :class:`Retriever` with one method, :meth:`Retriever.rank` (analysed question in,
+ranked evidence out). It is also a neo4j-graphrag retriever: ``search(query_text=..., top_k=...)``
+returns a ``neo4j_graphrag.types.RetrieverResult`` (one item per chunk: its text as ``content``,
+the chunk and document ids, title, score and trace as ``metadata``), so a neo4j-graphrag pipeline
+can use our modes where it expects its own ``Retriever``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from abc import abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import neo4j
+from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
+from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
+
+if TYPE_CHECKING:
+    from .analysis import QuestionAnalyzer
+
+MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
+DEFAULT_MODE = "graph"
+GLOBAL_MODE = "global"  # not a retriever: `ask --mode global` takes the global route (global_search.py)
+# MENTIONS rules that mean "this chunk is about the entity" rather than "names it in passing".
+ABOUT_RULES = {"own-title"}
+
+# Fusion and expansion weights. Full-text is weaker than vectors on the measured sets, so
+# its votes count less (see DESIGN.md "Fusion can hurt"); `graphrag eval` tunes these.
+WEIGHTS = {
+    "vectorWeight": 1.0,
+    "fulltextWeight": 0.5,
+    "rrfK": 60,  # reciprocal-rank fusion: a list's item at rank r counts weight / (rrfK + r)
+    # graph mode
+    "graphCandidates": 30,  # hybrid seeds per question
+    "linkSeeds": 10,  # the top seeds whose neighbours are followed
+    "linksPerSeed": 1,  # passages placed after each seed
+    "leadsPerSeed": 20,  # the strongest neighbours per seed read from the graph, then ranked here
+    # neighbour strength = cosine with the question less the seed's part + linkWeight x link weight
+    # + coverWeight x share of the question's terms the seed lacks and the neighbour has
+    "linkWeight": 0.4,
+    "coverWeight": 0.4,
+    "phraseCap": 1.0,  # shared phrases together weigh at most one topic link
+    "maxPhraseChunks": 50,  # a phrase shared by more chunks than this links nothing
+    "aboutWeight": 1.0,  # link weight of "the seed names a topic; this chunk is about it"
+    "perEntity": 20,
+}
+
+# Lucene's classic query syntax: special characters are escaped one by one, and the operator
+# words (AND, OR, NOT, and TO of ranges) are operators only in capitals.
+_LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|<>=])')
+_LUCENE_WORDS = re.compile(r"\b(?:AND|OR|NOT|TO)\b")
+
+
+def escape_lucene(text: str) -> str:
+    """`text` as literal words in a Lucene query: no operator, group, range or wildcard survives."""
+    return _LUCENE_WORDS.sub(lambda m: m.group(0).lower(), _LUCENE_SPECIAL.sub(r"\\\1", text))
+
+
+# The most clauses one query built from a question may cost: Lucene refuses a query of more than
+# 1024 (TooManyClauses), one word can be many ("a-b-c-…", a run of Han characters), and the chunk
+# and entity indexes search each term in two fields (text and title, name and aliases).
+MAX_QUERY_CLAUSES = 256
+_MAX_TOKEN = 255  # the standard tokenizer cuts longer tokens
+_ASCII_RUN = re.compile(r"[A-Za-z0-9_]+")
+
+
+def lucene_clauses(term: str) -> int:
+    """At least as many clauses as the standard analyzer makes of `term`: each run of ASCII letters,
+    digits and underscores (one for every 255 characters), and each character outside ASCII (a Han
+    character or an emoji is a token of its own)."""
+    runs = sum(-(-len(run) // _MAX_TOKEN) for run in _ASCII_RUN.findall(term))
+    return runs + sum(1 for ch in term if ord(ch) >= 0x80)
+
+
+def lucene_query(words: list[str], operator: str = " ") -> str:
+    """Words joined into a Lucene query, each escaped; "" when there is no word to search for. A word
+    whose clauses would take the query past MAX_QUERY_CLAUSES is left out (the later ones may fit)."""
+    terms, budget = [], MAX_QUERY_CLAUSES
+    for word in words:
+        if word and re.search(r"\w", word):
+            term = word.strip()
+            cost = lucene_clauses(term)
+            if cost <= budget:
+                budget -= cost
+                terms.append(escape_lucene(term))
+    return operator.join(terms)
+
+
+@dataclass
+class Filters:
+    corpus: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    time_expression: str | None = None
+    ignored_time_expression: str | None = None
+    # only chunks that MENTION one of these entities (`--about`, resolved by about.resolve_about)
+    about: list[str] | None = None
+
+    def params(self) -> dict:
+        return {"corpus": self.corpus, "from": self.date_from, "to": self.date_to, "about": self.about or None}
+
+    def to_dict(self) -> dict:
+        return {
+            "corpus": self.corpus,
+            "from": self.date_from,
+            "to": self.date_to,
+            "about": self.about,
+            "time_expression": self.time_expression,
+            "ignored_time_expression": self.ignored_time_expression,
+        }
+
+
+@dataclass
+class Analysis:
+    question: str
+    search_text: str  # the question without its time expression
+    keywords: list[str]
+    entities: list[dict]  # {id, name, type, matched, documentId, labels}
+    route: Any  # graphrag_cypher.retrieval.question.Route
+    language: str
+    filters: Filters
+    embedding: list[float] | None = None
+    ambiguous: list[dict] = field(default_factory=list)  # entities a shared name also found, set aside
+
+
+@dataclass
+class Evidence:
+    chunk_id: str
+    document_id: str
+    title: str | None
+    uri: str | None
+    text: str
+    score: float
+    via: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, row: dict, via: list[str] | None = None) -> Evidence:
+        """A chunk row of a retrieval query (chunkId, documentId, title, uri, text, score, via)."""
+        return cls(
+            row["chunkId"],
+            row["documentId"],
+            row.get("title"),
+            row.get("uri"),
+            row.get("text") or "",
+            float(row.get("score") or 0.0),
+            via or list(row.get("via") or []),
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "chunk_id": self.chunk_id,
+            "document_id": self.document_id,
+            "title": self.title,
+            "uri": self.uri,
+            "score": round(float(self.score), 6),
+            "text": self.text,
+            "via": self.via,
+        }
+
+
+# Index hits asked for when only chunks about an entity count: the full-text index cannot be asked for
+# them, so its hits are filtered, and an entity's chunks are a small share of a large corpus.
+ABOUT_FETCH = 1000
+
+
+def fetch_size(k: int, filters: Filters) -> int:
+    """How many index hits to ask for: filters apply after the index lookup, so more when filtering
+    (and many more with `about`: SearchProcedure.fetchSize computes the same)."""
+    if filters.about:
+        return max(ABOUT_FETCH, k * 100)
+    return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to) else 10))
+
+
+def fulltext_query(analysis: Analysis) -> str:
+    return lucene_query(analysis.keywords or analysis.search_text.split())
+
+
+class Retriever(GraphragRetriever):
+    """One retrieval mode over our graph; subclasses implement :meth:`rank`.
+
+    ``timings`` (shared with the analysis when given) collects ``embed_ms`` and ``retrieve_ms``.
+    """
+
+    name: str = ""
+    VERIFY_NEO4J_VERSION = False
+
+    def __init__(self, graph, embedder=None, weights: dict | None = None, timings: dict[str, float] | None = None):
+        # neo4j-graphrag's constructor would check the server version and change the driver's
+        # user agent; the graph is ours and already verified, so only its attributes are set.
+        self.graph = graph
+        self.driver = graph.driver
+        self.neo4j_database = graph.database
+        self.embedder = embedder
+        self.weights = {**WEIGHTS, **(weights or {})}
+        self.timings: dict[str, float] = timings if timings is not None else {}
+        self._analyzer: QuestionAnalyzer | None = None
+
+    @abstractmethod
+    def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
+        """The best `k` chunks for an analysed question, best first, filters held."""
+
+    def retrieve(self, analysis: Analysis, k: int = 5) -> list[Evidence]:
+        started = time.perf_counter()
+        results = self.rank(analysis, k)
+        self.timings["retrieve_ms"] = (time.perf_counter() - started) * 1000
+        return results
+
+    def embedding(self, analysis: Analysis) -> list[float]:
+        """The question's vector, computed once per analysis (graph and ppr modes reuse it)."""
+        if analysis.embedding is None:
+            started = time.perf_counter()
+            analysis.embedding = self.embedder.embed_query(analysis.search_text)
+            self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        return analysis.embedding
+
+    # -- neo4j-graphrag's retriever interface -------------------------------------------------
+    def get_search_results(
+        self,
+        query_text: str,
+        top_k: int = 5,
+        corpus: str | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+        about: str | None = None,
+    ) -> RawSearchResult:
+        """Analyse `query_text` (entities, time expressions) and rank its `top_k` chunks.
+
+        Args:
+            query_text (str): the question.
+            top_k (int): how many chunks.
+            corpus (str, optional): only documents of this corpus.
+            date_from, date_to (str, optional): only documents dated in this range (YYYY-MM-DD).
+            about (str, optional): only chunks that mention this entity (an id or a name, as
+                ``graphrag ask --about`` takes it).
+
+        Returns:
+            RawSearchResult: one record per chunk (the fields of :class:`Evidence`), and the
+            mode, filters and question entities as metadata.
+        """
+        from .analysis import QuestionAnalyzer
+
+        if self._analyzer is None:
+            self._analyzer = QuestionAnalyzer(self.graph, self.timings)
+        analysis = self._analyzer.analyze(query_text, corpus=corpus, date_from=date_from, date_to=date_to)
+        if about is not None:
+            from .about import resolve_about
+
+            analysis.filters.about = resolve_about(self.graph, about, corpus).ids
+        evidence = self.retrieve(analysis, top_k)
+        return RawSearchResult(
+            records=[neo4j.Record(ev.to_dict()) for ev in evidence],
+            metadata={"mode": self.name, "filters": analysis.filters.to_dict(), "entities": analysis.entities},
+        )
+
+    def default_record_formatter(self, record: neo4j.Record) -> RetrieverResultItem:
+        """The chunk's text as content; ids, title, uri, score and trace as metadata."""
+        metadata = {key: record[key] for key in record.keys() if key != "text"}
+        return RetrieverResultItem(content=record["text"], metadata=metadata)

@@ -1,0 +1,715 @@
+"""The bulk path for initial loads: parsed documents into Parquet files, and those into Neo4j
+with `neo4j-admin database import full`.
+
+`export` writes what the online loader (ingest.py) would write, node for node: Document and
+Chunk nodes with the same ids and properties (contentHash, title, corpus, positions, the vector
+and `embeddingModel`), FROM_DOCUMENT and NEXT_CHUNK relationships. It chunks with the loader's
+own chunker and computes document properties with its `document_props`, so a later online
+`load` of the same source finds every document unchanged. The folder it writes::
+
+    manifest.json                    format, embedder, dimensions, counts
+    documents/part-NNNNN.parquet     id, __labels (extra labels), then one column a property
+    chunks/part-NNNNN.parquet        id, text, index, title, contentHash, section, page, corpus,
+                                     seq, embeddingModel, embedding (list<float32>)
+    from_document/part-NNNNN.parquet start (chunk id), end (document id)
+    next_chunk/part-NNNNN.parquet    start, end (chunk ids)
+
+That is the Parquet contract: any engine (Spark, Ray) may rewrite chunks/ with the vectors it
+computed (`embedding`, `embeddingModel`), in any row order, column order and file names; the
+import reads columns by name.
+
+Neo4j 5.26's importer cannot read Parquet lists (a vector), so `prepare_import` turns every
+Parquet file into CSV with a header file (vectors as `float[]`), one record batch at a time
+(bounded memory), and `neo4j_local.admin_import` runs the importer on them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from graphrag_cypher.errors import GraphragError
+
+from .ingest import Loader, LoadOptions, document_props, embedding_input
+
+FORMAT = "graphrag-bulk/1"
+MANIFEST = "manifest.json"
+LABELS_COLUMN = "__labels"
+ARRAY_DELIMITER = "\x1f"  # the unit separator: in no label and, in practice, in no list item
+KINDS = ("documents", "chunks", "from_document", "next_chunk")
+ROWS_PER_PART = 200_000  # rows a Parquet file holds before the next one is started
+ROWS_PER_GROUP = 8_192  # rows a Parquet row group holds
+
+
+def _pa():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:  # pragma: no cover - pyarrow comes with the project's dependencies
+        raise GraphragError("pyarrow is not installed: run `make setup`") from exc
+    return pa, pq
+
+
+def chunk_schema():
+    """The columns of chunks/*.parquet, in the order export writes them."""
+    pa, _ = _pa()
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("text", pa.string()),
+            ("index", pa.int64()),
+            ("title", pa.string()),
+            ("contentHash", pa.string()),
+            ("section", pa.string()),
+            ("page", pa.int64()),
+            ("corpus", pa.string()),
+            ("seq", pa.int64()),
+            ("embeddingModel", pa.string()),
+            ("embedding", pa.list_(pa.float32())),
+        ]
+    )
+
+
+def relationship_schema():
+    pa, _ = _pa()
+    return pa.schema([("start", pa.string()), ("end", pa.string())])
+
+
+def chunk_labels() -> tuple[str, ...]:
+    """The labels the online loader gives a new chunk, read from its create_chunks query
+    (`CREATE (c:Chunk:... {id: ch.id})`), so both paths label chunks alike."""
+    from graphrag_cypher.db import query
+
+    found = re.search(r"CREATE \(c:([\w:]+) \{id: ch\.id\}\)", query("ingest/create_chunks"))
+    if not found:
+        raise GraphragError("cannot tell the chunk labels from cypher/queries/ingest/create_chunks.cypher")
+    return tuple(found.group(1).split(":"))
+
+
+# --------------------------------------------------------------------------- export
+
+
+@dataclass
+class ExportStats:
+    documents: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    failed: int = 0
+    duplicates: int = 0
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "documents": self.documents,
+            "chunks": self.chunks,
+            "embedded": self.embedded,
+            "failed": self.failed,
+            "duplicates": self.duplicates,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+class _Parts:
+    """Parquet files of one kind (documents/, chunks/ ...): part-00000.parquet, part-00001...,
+    each up to ROWS_PER_PART rows, written a row group at a time."""
+
+    def __init__(self, folder: Path, kind: str):
+        self.folder = folder / kind
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.kind = kind
+        self.number = 0
+        self.rows_in_part = 0
+        self.writer: Any = None
+        self.schema: Any = None
+        self.files: list[str] = []
+
+    def write(self, table) -> None:
+        _, pq = _pa()
+        if self.writer is not None and (self.rows_in_part >= ROWS_PER_PART or not table.schema.equals(self.schema)):
+            self.close()
+        if self.writer is None:
+            name = f"part-{self.number:05d}.parquet"
+            self.number += 1
+            self.schema = table.schema
+            self.writer = pq.ParquetWriter(self.folder / name, table.schema, compression="zstd")
+            self.files.append(f"{self.kind}/{name}")
+            self.rows_in_part = 0
+        self.writer.write_table(table, row_group_size=ROWS_PER_GROUP)
+        self.rows_in_part += table.num_rows
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def _arrow_type(value):
+    """The Parquet type of a stored document property (ingest._storable's kinds)."""
+    pa, _ = _pa()
+    if isinstance(value, bool):
+        return pa.bool_()
+    if isinstance(value, int):
+        return pa.int64()
+    if isinstance(value, float):
+        return pa.float64()
+    if isinstance(value, list):
+        return pa.list_(pa.string())
+    return pa.string()
+
+
+_PLAIN_NAME = re.compile(r"^[^,:\"\n\r\x1f]+$")  # what a CSV header of the importer can name
+
+
+class _Documents:
+    """Document rows buffered until a row group is full; a property whose type differs from the
+    buffered rows' (an int where a string was) starts a new row group, and so a new part file,
+    so every property keeps its type as the online loader stores it."""
+
+    def __init__(self, parts: _Parts):
+        self.parts = parts
+        self.rows: list[dict] = []
+        self.types: dict[str, Any] = {}
+
+    def add(self, row: dict) -> None:
+        types = {key: _arrow_type(value) for key, value in row.items() if key not in ("id", LABELS_COLUMN)}
+        if any(key in self.types and not self.types[key].equals(kind) for key, kind in types.items()):
+            self.flush()
+        for key, kind in types.items():
+            self.types.setdefault(key, kind)
+        self.rows.append(row)
+        if len(self.rows) >= ROWS_PER_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.rows:
+            return
+        pa, _ = _pa()
+        fields = [("id", pa.string()), (LABELS_COLUMN, pa.list_(pa.string()))]
+        fields += sorted(self.types.items())
+        schema = pa.schema(fields)
+        columns = {name: [row.get(name) for row in self.rows] for name in schema.names}
+        self.parts.write(pa.table(columns, schema=schema))
+        self.rows, self.types = [], {}
+
+
+class _Chunks:
+    def __init__(self, parts: _Parts, from_document: _Parts, next_chunk: _Parts):
+        self.parts, self.from_document, self.next_chunk = parts, from_document, next_chunk
+        self.rows: list[dict] = []
+        self.links: list[tuple[str, str]] = []
+        self.nexts: list[tuple[str, str]] = []
+
+    def add(self, document_id: str, chunks: list[dict]) -> None:
+        for i, chunk in enumerate(chunks):
+            row = dict(chunk["props"], id=chunk["id"], embedding=chunk["embedding"])
+            self.rows.append(row)
+            self.links.append((chunk["id"], document_id))
+            if i:
+                self.nexts.append((chunks[i - 1]["id"], chunk["id"]))
+        if len(self.rows) >= ROWS_PER_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        pa, _ = _pa()
+        if self.rows:
+            schema = chunk_schema()
+            columns = {name: [row.get(name) for row in self.rows] for name in schema.names}
+            self.parts.write(pa.table(columns, schema=schema))
+        for parts, pairs in ((self.from_document, self.links), (self.next_chunk, self.nexts)):
+            if pairs:
+                starts, ends = zip(*pairs, strict=True)
+                parts.write(pa.table({"start": list(starts), "end": list(ends)}, schema=relationship_schema()))
+        self.rows, self.links, self.nexts = [], [], []
+
+
+def export(
+    items: Iterable,
+    folder: Path,
+    options: LoadOptions,
+    embedder=None,
+    *,
+    dimensions: int | None = None,
+    embed_batch: int = 4096,
+    overwrite: bool = False,
+    on_error: Callable[[str], None] = lambda line: None,
+    on_progress: Callable[[ExportStats], None] = lambda stats: None,
+) -> ExportStats:
+    """Write `items` (ParsedDocument | ItemError, as `ingest.load` takes them) to `folder` as the
+    online loader would write them to the graph; with an `embedder`, chunks carry its vectors
+    (`embed_batch` chunks per call). A document id seen twice is written once, as `load` does."""
+    from graphrag_cypher.model import ItemError
+
+    folder = Path(folder)
+    if folder.exists() and any(folder.iterdir()):
+        if not overwrite:
+            raise GraphragError(f"{folder} is not empty: choose an empty folder or pass --overwrite")
+        _clear(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    stats = ExportStats()
+    chunker = Loader(None, embedder, options)  # type: ignore[arg-type]  # its chunker only: no graph is touched
+    parts = {kind: _Parts(folder, kind) for kind in KINDS}
+    documents = _Documents(parts["documents"])
+    chunks = _Chunks(parts["chunks"], parts["from_document"], parts["next_chunk"])
+    seen: set[str] = set()
+    pending: list[tuple[Any, dict, list[dict]]] = []
+    pending_chunks = 0
+
+    def fail(item: str, error: str) -> None:
+        stats.failed += 1
+        stats.errors.append({"item": item, "error": error})
+        on_error(f"{item}: {error}")
+
+    def write_pending() -> None:
+        nonlocal pending, pending_chunks
+        if embedder is not None:
+            todo = [c for _, _, cs in pending for c in cs]
+            for start in range(0, len(todo), embed_batch):
+                part = todo[start : start + embed_batch]
+                vectors = embedder.embed([embedding_input(c["props"]["title"], c["props"]["text"]) for c in part])
+                for chunk, vector in zip(part, vectors, strict=True):
+                    chunk["embedding"] = vector
+                stats.embedded += len(part)
+                on_progress(stats)
+        for doc, props, doc_chunks in pending:
+            documents.add({"id": doc.id, LABELS_COLUMN: list(doc.labels), **props})
+            chunks.add(doc.id, doc_chunks)
+            stats.documents += 1
+            stats.chunks += len(doc_chunks)
+        pending, pending_chunks = [], 0
+        on_progress(stats)
+
+    try:
+        for item in items:
+            if isinstance(item, ItemError):
+                fail(item.item, item.error)
+                continue
+            if item.id in seen:
+                stats.duplicates += 1
+                continue
+            seen.add(item.id)
+            for note in getattr(item, "notes", ()):
+                stats.warnings.append({"item": item.source, "warning": note})
+                on_error(f"{item.source}: {note}")
+            try:
+                doc_chunks = chunker._chunks(item)
+            except Exception as exc:  # one bad document never stops the export, as in `load`
+                fail(item.source, f"cannot chunk: {exc}")
+                continue
+            if not doc_chunks:
+                fail(item.source, "no text to chunk")
+                continue
+            notes: list[str] = []
+            props = _importable(document_props(item, options, notes), item.source, notes)
+            for note in notes:
+                stats.warnings.append({"item": item.source, "warning": note})
+                on_error(f"{item.source}: {note}")
+            if embedder is not None:
+                for chunk in doc_chunks:
+                    chunk["props"]["embeddingModel"] = embedder.name
+            pending.append((item, props, doc_chunks))
+            pending_chunks += len(doc_chunks)
+            if pending_chunks >= embed_batch:
+                write_pending()
+        write_pending()
+        documents.flush()
+        chunks.flush()
+    finally:
+        for part in parts.values():
+            part.close()
+    stats.seconds = time.perf_counter() - started
+    manifest = {
+        "format": FORMAT,
+        "createdAt": datetime.now(UTC).isoformat(timespec="seconds"),
+        "loader": options.loader,
+        "corpus": options.corpus,
+        "embeddingModel": embedder.name if embedder is not None else None,
+        "dimensions": (embedder.dimensions if embedder is not None else dimensions),
+        "counts": {"documents": stats.documents, "chunks": stats.chunks},
+        "files": {kind: part.files for kind, part in parts.items()},
+    }
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    return stats
+
+
+def _importable(props: dict, source: str, notes: list[str]) -> dict:
+    """`props` without None values and without names the importer's header cannot hold."""
+    kept = {}
+    for key, value in props.items():
+        if value is None:
+            continue
+        if not _PLAIN_NAME.match(key):
+            notes.append(f"property {key!r} not exported: its name holds a comma, colon, quote or line break")
+            continue
+        kept[key] = value
+    return kept
+
+
+def _clear(folder: Path) -> None:
+    """Empty an export folder: only what an export writes (so a wrong --out is not wiped)."""
+    import shutil
+
+    unknown = [p.name for p in folder.iterdir() if p.name not in (*KINDS, MANIFEST)]
+    if unknown:
+        raise GraphragError(
+            f"{folder} holds files an export does not write ({', '.join(sorted(unknown)[:3])}): not cleared"
+        )
+    for path in folder.iterdir():
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+
+
+# --------------------------------------------------------------------------- import
+
+
+@dataclass
+class ImportPlan:
+    """CSV files (with their header files) for the importer, and what they hold."""
+
+    nodes: list[tuple[str, list[Path]]] = field(default_factory=list)  # ("Document", [header, data...])
+    relationships: list[tuple[str, list[Path]]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    embedding_model: str | None = None
+    dimensions: int | None = None
+    ignored_columns: list[str] = field(default_factory=list)
+
+    def arguments(self) -> list[str]:
+        """The importer's input options: CSV, quoted fields that may span lines, lists joined
+        with ARRAY_DELIMITER, string ids, and no bad entry tolerated."""
+        args = [
+            "--input-type=csv",
+            "--multiline-fields=true",
+            f"--array-delimiter=U+{ord(ARRAY_DELIMITER):04X}",
+            "--id-type=string",
+            "--bad-tolerance=0",
+        ]
+        args += [f"--nodes={labels}={','.join(str(p) for p in files)}" for labels, files in self.nodes]
+        args += [f"--relationships={kind}={','.join(str(p) for p in files)}" for kind, files in self.relationships]
+        return args
+
+
+def read_manifest(folder: Path) -> dict:
+    path = Path(folder) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+    except OSError:
+        raise GraphragError(
+            f"{folder} is not a graphrag export: no {MANIFEST} (make one with `graphrag export`)"
+        ) from None
+    except ValueError as exc:
+        raise GraphragError(f"{path} is not valid JSON: {exc}") from None
+    if manifest.get("format") != FORMAT:
+        raise GraphragError(f"{path} has format {manifest.get('format')!r}; this graphrag reads {FORMAT!r}")
+    return manifest
+
+
+def parquet_files(folder: Path, kind: str) -> list[Path]:
+    """Every Parquet file under folder/kind (Spark's part-*.snappy.parquet too), in name order;
+    files Spark and Hadoop write beside them (_SUCCESS, .crc) are not data."""
+    root = Path(folder) / kind
+    return sorted(p for p in root.rglob("*.parquet") if not p.name.startswith((".", "_")))
+
+
+_HEADER_TYPES = {
+    "null": "",  # a column of nulls only: no property
+    "string": "",
+    "large_string": "",
+    "int64": ":long",
+    "int32": ":long",
+    "int16": ":long",
+    "int8": ":long",
+    "double": ":double",
+    "float": ":double",
+    "bool": ":boolean",
+}
+_LIST_TYPES = {"string": ":string[]", "large_string": ":string[]", "int64": ":long[]", "double": ":double[]"}
+
+
+def _header_type(name: str, kind) -> str:
+    pa, _ = _pa()
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        item = str(kind.value_type)
+        if item in _LIST_TYPES:
+            return _LIST_TYPES[item]
+        raise GraphragError(f"column {name!r}: lists of {item} cannot be imported")
+    if str(kind) in _HEADER_TYPES:
+        return _HEADER_TYPES[str(kind)]
+    raise GraphragError(f"column {name!r} of type {kind} cannot be imported")
+
+
+def _csv_column(array, name: str):
+    """One Arrow column as the importer reads it: lists joined with ARRAY_DELIMITER."""
+    import pyarrow.compute as pc
+
+    pa, _ = _pa()
+    kind = array.type
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        if name == "embedding":
+            array = array.cast(pa.list_(pa.float32()))  # the stored vector is float32: exact both ways
+        return pc.binary_join(array.cast(pa.list_(pa.string())), ARRAY_DELIMITER)
+    return array
+
+
+class _CsvWriter:
+    """CSV files for one --nodes or --relationships group of the importer: a header file and data
+    files, a new data file every ROWS_PER_PART rows."""
+
+    def __init__(self, staging: Path, name: str):
+        self.staging, self.name = staging, name
+        self.files: list[Path] = []
+        self.rows = 0
+
+    def header(self, names: list[str]) -> Path:
+        path = self.staging / f"{self.name}.header.csv"
+        path.write_text(",".join(names) + "\n", encoding="utf-8")
+        return path
+
+    def write(self, columns: list, names: list[str]) -> None:
+        import pyarrow.csv as pcsv
+
+        pa, _ = _pa()
+        table = pa.table(columns, names=names)
+        path = self.staging / f"{self.name}.{len(self.files):05d}.csv"
+        self.files.append(path)
+        pcsv.write_csv(table, path, write_options=pcsv.WriteOptions(include_header=False, quoting_style="needed"))
+        self.rows += table.num_rows
+
+
+def _batches(path: Path, columns: list[str] | None = None) -> Iterator:
+    _, pq = _pa()
+    handle = pq.ParquetFile(path)
+    yield from handle.iter_batches(batch_size=ROWS_PER_GROUP * 8, columns=columns)
+
+
+CHUNK_TYPES = {
+    "id": "string",
+    "text": "string",
+    "index": "long",
+    "title": "string",
+    "contentHash": "string",
+    "section": "string",
+    "page": "long",
+    "corpus": "string",
+    "seq": "long",
+    "embeddingModel": "string",
+    "embedding": "float[]",
+}
+
+
+def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: str | None = None) -> ImportPlan:
+    """CSV files and header files in `staging` for the export in `folder`; vectors are checked
+    against `dimensions` (the vector index) and their model against `embedder` (what embeds
+    questions). Streams one record batch at a time."""
+    import pyarrow.compute as pc
+
+    pa, pq = _pa()
+    folder, staging = Path(folder), Path(staging).resolve()  # the importer runs in the Neo4j home
+    read_manifest(folder)
+    staging.mkdir(parents=True, exist_ok=True)
+    plan = ImportPlan()
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+    # documents: a header per part file (its own properties), createdAt/updatedAt as now
+    documents = parquet_files(folder, "documents")
+    if not documents:
+        raise GraphragError(f"{folder / 'documents'} holds no Parquet files")
+    count = 0
+    for number, path in enumerate(documents):
+        schema = pq.read_schema(path)
+        if "id" not in schema.names:
+            raise GraphragError(f"{path}: no id column")
+        names = [n for n in schema.names if n not in ("id", LABELS_COLUMN, "createdAt", "updatedAt")]
+        header = ["id:ID(Document)"] + ([":LABEL"] if LABELS_COLUMN in schema.names else [])
+        header += [n + _header_type(n, schema.field(n).type) for n in names]
+        header += ["createdAt:datetime", "updatedAt:datetime"]
+        writer = _CsvWriter(staging, f"documents-{number:05d}")
+        head = writer.header(header)
+        for batch in _batches(path):
+            columns = [batch.column("id")]
+            if LABELS_COLUMN in schema.names:
+                columns.append(_csv_column(batch.column(LABELS_COLUMN), LABELS_COLUMN))
+            columns += [_csv_column(batch.column(n), n) for n in names]
+            columns += [pa.repeat(stamp, batch.num_rows)] * 2
+            writer.write(columns, [f"c{i}" for i in range(len(columns))])
+        plan.nodes.append(("Document", [head, *writer.files]))
+        count += writer.rows
+    plan.counts["documents"] = count
+
+    # chunks: one fixed set of columns, read by name; unknown ones are left out (and said)
+    files = parquet_files(folder, "chunks")
+    if not files:
+        raise GraphragError(f"{folder / 'chunks'} holds no Parquet files")
+    writer = _CsvWriter(staging, "chunks")
+    head = writer.header([("id:ID(Chunk)" if n == "id" else f"{n}:{t}") for n, t in CHUNK_TYPES.items()])
+    models: set[str] = set()
+    ignored: set[str] = set()
+    for path in files:
+        schema = pq.read_schema(path)
+        for required in ("id", "text"):
+            if required not in schema.names:
+                raise GraphragError(f"{path}: no {required} column (see the Parquet contract)")
+        ignored.update(n for n in schema.names if n not in CHUNK_TYPES)
+        present = [n for n in CHUNK_TYPES if n in schema.names]
+        for batch in _batches(path, present):
+            columns = []
+            for name, kind in CHUNK_TYPES.items():
+                column = batch.column(name) if name in present else None
+                if column is None or pa.types.is_null(column.type):  # absent, or nulls only (no type)
+                    columns.append(pa.nulls(batch.num_rows, pa.string()))
+                    continue
+                if name == "embedding":
+                    _check_vectors(path, column, dimensions)
+                    has_vector = pc.invert(pc.is_null(column))
+                    if "embeddingModel" not in present and pc.any(has_vector).as_py():
+                        raise GraphragError(f"{path}: vectors but no embeddingModel column (the model's name)")
+                elif kind == "long" and not pa.types.is_integer(column.type):
+                    raise GraphragError(f"{path}: column {name} is {column.type}, not an integer")
+                if name == "embeddingModel":
+                    models.update(m for m in pc.unique(column).to_pylist() if m is not None)
+                columns.append(_csv_column(column, name))
+            writer.write(columns, list(CHUNK_TYPES))
+    plan.nodes.append((":".join(chunk_labels()), [head, *writer.files]))
+    plan.counts["chunks"] = writer.rows
+    if len(models) > 1:
+        raise GraphragError(f"the chunks were embedded by {len(models)} models ({', '.join(sorted(models))}): use one")
+    plan.embedding_model = next(iter(models), None)
+    if plan.embedding_model and embedder and plan.embedding_model != embedder:
+        raise GraphragError(
+            f"the chunks were embedded with {plan.embedding_model} but GRAPHRAG_EMBEDDER is {embedder}: "
+            "questions would be embedded by another model; set GRAPHRAG_EMBEDDER to match"
+        )
+    plan.dimensions = dimensions if plan.embedding_model else None
+    plan.ignored_columns = sorted(ignored)
+
+    for kind, start, end, relationship in (
+        ("from_document", "Chunk", "Document", "FROM_DOCUMENT"),
+        ("next_chunk", "Chunk", "Chunk", "NEXT_CHUNK"),
+    ):
+        writer = _CsvWriter(staging, kind)
+        head = writer.header([f":START_ID({start})", f":END_ID({end})"])
+        for path in parquet_files(folder, kind):
+            for batch in _batches(path, ["start", "end"]):
+                writer.write([batch.column("start"), batch.column("end")], ["start", "end"])
+        if writer.files:
+            plan.relationships.append((relationship, [head, *writer.files]))
+        plan.counts[relationship] = writer.rows
+    return plan
+
+
+def prepare_imports(
+    folders: Iterable[Path], staging: Path, *, dimensions: int, embedder: str | None = None
+) -> ImportPlan:
+    """One ImportPlan for several export folders (each staged in its own subfolder)."""
+    merged = ImportPlan()
+    for number, folder in enumerate(folders):
+        plan = prepare_import(folder, Path(staging) / f"{number:03d}", dimensions=dimensions, embedder=embedder)
+        merged.nodes += plan.nodes
+        merged.relationships += plan.relationships
+        for key, value in plan.counts.items():
+            merged.counts[key] = merged.counts.get(key, 0) + value
+        merged.ignored_columns = sorted({*merged.ignored_columns, *plan.ignored_columns})
+        if plan.embedding_model:
+            if merged.embedding_model and merged.embedding_model != plan.embedding_model:
+                raise GraphragError(
+                    f"{folder} was embedded with {plan.embedding_model}, another folder with {merged.embedding_model}"
+                )
+            merged.embedding_model, merged.dimensions = plan.embedding_model, plan.dimensions
+    return merged
+
+
+def _check_vectors(path: Path, column, dimensions: int) -> None:
+    import pyarrow.compute as pc
+
+    pa, _ = _pa()
+    if not (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)) or not pa.types.is_floating(
+        column.type.value_type
+    ):
+        raise GraphragError(f"{path}: column embedding is {column.type}, not a list of floats")
+    lengths = pc.list_value_length(column)
+    low, high = pc.min(lengths).as_py(), pc.max(lengths).as_py()
+    if low is None:
+        return
+    if low != dimensions or high != dimensions:
+        wrong = low if low != dimensions else high
+        raise GraphragError(
+            f"{path}: a vector has {wrong} dimensions but the vector index holds {dimensions} "
+            "(GRAPHRAG_EMBEDDING_DIMENSIONS)"
+        )
+
+
+# --------------------------------------------------------------------------- comparing graphs
+
+TIMES = ("createdAt", "updatedAt")  # when a node was written: the one thing two loads differ in
+
+
+def graph_summary(graph, sample: int = 200) -> dict:
+    """What two loads of one source must agree on: nodes per label, relationships per type, and
+    for an even sample of `sample` chunks (and their documents) every stored property (but the
+    write times), the labels, the document and the next chunk."""
+    ids = [row["id"] for row in graph.read("bulk/chunk_ids")]
+    step = max(1, len(ids) // max(1, sample))
+    picked = ids[::step][:sample]
+    chunks = {}
+    documents: set[str] = set()
+    for row in graph.read("bulk/chunk_properties", ids=picked):
+        props = {k: v for k, v in row["properties"].items() if k not in TIMES}
+        chunks[row["id"]] = {
+            "labels": sorted(row["labels"]),
+            "properties": props,
+            "document": row["document"],
+            "next": row["next"],
+        }
+        if row["document"]:
+            documents.add(row["document"])
+    docs = {
+        row["id"]: {
+            "labels": sorted(row["labels"]),
+            "properties": {k: v for k, v in row["properties"].items() if k not in TIMES},
+        }
+        for row in graph.read("bulk/document_properties", ids=sorted(documents))
+    }
+    return {
+        "labels": {row["label"]: row["count"] for row in graph.read("bulk/label_counts")},
+        "relationships": {row["type"]: row["count"] for row in graph.read("bulk/relationship_counts")},
+        "chunks": chunks,
+        "documents": docs,
+    }
+
+
+def summary_differences(a: dict, b: dict, vector_tolerance: float = 0.0) -> list[str]:
+    """Where two graph summaries differ, one line each (none: the graphs agree). Vectors are
+    equal when no component differs by more than `vector_tolerance` (a model run in other
+    batches may differ in the last bits)."""
+    found: list[str] = []
+    for key in ("labels", "relationships"):
+        if a[key] != b[key]:
+            found.append(f"{key}: {a[key]} != {b[key]}")
+    for kind in ("chunks", "documents"):
+        if set(a[kind]) != set(b[kind]):
+            found.append(f"{kind}: sampled ids differ ({len(set(a[kind]) ^ set(b[kind]))} of {len(a[kind])})")
+        for node_id in sorted(set(a[kind]) & set(b[kind])):
+            one, other = a[kind][node_id], b[kind][node_id]
+            for field_name in sorted(set(one) | set(other)):
+                if field_name != "properties" and one.get(field_name) != other.get(field_name):
+                    found.append(f"{node_id} {field_name}: {one.get(field_name)!r} != {other.get(field_name)!r}")
+            p, q = one["properties"], other["properties"]
+            for name in sorted(set(p) | set(q)):
+                x, y = p.get(name), q.get(name)
+                if name == "embedding" and x is not None and y is not None and len(x) == len(y):
+                    if max(abs(u - v) for u, v in zip(x, y, strict=True)) <= vector_tolerance:
+                        continue
+                if x != y or type(x) is not type(y):
+                    found.append(f"{node_id} {name}: {str(x)[:60]!r} != {str(y)[:60]!r}")
+    return found

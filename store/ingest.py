@@ -1,0 +1,619 @@
+"""Parsed documents into the lexical graph: Document and Chunk nodes with vectors.
+
+Each batch of documents is written in one transaction (upsert the documents, drop their
+old chunks, create the new ones with vectors and NEXT_CHUNK links), and the document's
+content hash is set in that same transaction. So an interrupted load leaves only whole
+documents behind, and running it again skips them as unchanged: the end state is the
+one of an uninterrupted run. Embedding (the slow part) runs in the calling thread while
+a writer thread stores the previous batch.
+
+A load can be asked to stop (`should_stop`): it looks between documents and between embedding
+calls, writes the documents it has fully embedded, drops the rest and reports `cancelled`, so
+what it leaves is whole documents, as after an interruption.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphrag_cypher.db import Graph
+from graphrag_cypher.errors import GraphragError, Neo4jUnavailable
+
+# Document properties that parsers' metadata may not overwrite.
+RESERVED = {
+    "id",
+    "title",
+    "kind",
+    "source",
+    "path",
+    "uri",
+    "contentHash",
+    "corpus",
+    "sourceRoot",
+    "loader",
+    "createdAt",
+    "updatedAt",
+    "topics",
+}
+
+
+@dataclass
+class LoadOptions:
+    loader: str
+    source_root: str
+    corpus: str | None = None
+    chunk_size: int = 1000
+    overlap: int = 100
+    semantic: bool = False
+    prune: bool = False
+    topics: tuple[str, ...] = ()
+    embed_batch: int = 1024  # chunks embedded before their documents are written
+    embed_step: int = 64  # chunks per embedding call within a batch: where progress is told and a stop is seen
+    write_batch: int = 256  # chunks per write transaction: what an interruption can lose
+    overlap_writes: bool = True  # write while the next batch is embedded
+
+
+@dataclass
+class LoadStats:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    chunks_created: int = 0
+    chunks_deleted: int = 0
+    pruned_documents: int = 0
+    embedded: int = 0
+    reused_vectors: int = 0
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)  # loaded, but cut by a budget or a cap
+    cancelled: bool = False  # stopped when asked, before the end of its items
+    changed_ids: list[str] = field(default_factory=list)  # documents created or updated (not in the summary)
+    # while it runs (not in the summary): items read, the one worked on and what is done with it
+    # (reading, chunking, embedding), the chunks of the batch being embedded
+    read: int = 0
+    current: str | None = None
+    phase: str | None = None
+    embedding_done: int = 0
+    embedding_total: int = 0
+
+    def progress(self) -> dict:
+        """How far a running load is: items read and finished, the item worked on, the chunks of
+        the batch being embedded (done / total), and the counts so far."""
+        result = self.to_dict()
+        del result["errors"]
+        result.pop("warnings", None)
+        result.pop("cancelled", None)
+        result["items"] = {"read": self.read, "done": self.created + self.updated + self.unchanged + self.failed}
+        result["current"] = self.current
+        result["phase"] = self.phase
+        result["embedding"] = (
+            {"done": self.embedding_done, "total": self.embedding_total} if self.embedding_total else None
+        )
+        return result
+
+    def to_dict(self) -> dict:
+        result: dict[str, Any] = {
+            "documents": {
+                "created": self.created,
+                "updated": self.updated,
+                "unchanged": self.unchanged,
+                "failed": self.failed,
+                "pruned": self.pruned_documents,
+            },
+            "chunks": {
+                "created": self.chunks_created,
+                "deleted": self.chunks_deleted,
+                "embedded": self.embedded,
+                "vectors_reused": self.reused_vectors,
+            },
+            "errors": self.errors,
+            "warnings": self.warnings,
+        }
+        if self.cancelled:
+            result["cancelled"] = True
+        return result
+
+
+def _storable(value) -> bool:
+    if isinstance(value, (str, int, float, bool)):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# The most characters one stored document property may hold (a list: all its strings together).
+# Metadata comes from the file (front matter, HTML meta tags, PDF info), so it is capped where it
+# is written: a longer string is cut, a longer list keeps its first items, and a longer value
+# that had to be stored as JSON is left out; each is one line for the document.
+MAX_PROPERTY_CHARS = 64 * 1024
+
+
+def _capped(key: str, value, notes: list[str]):
+    """`value` within MAX_PROPERTY_CHARS (None: not stored), with a note when it was cut."""
+    limit = MAX_PROPERTY_CHARS
+    if isinstance(value, str) and len(value) > limit:
+        notes.append(f"property {key!r} cut from {len(value):,} to {limit:,} characters")
+        return value[:limit]
+    if isinstance(value, list):
+        total = 0
+        for i, item in enumerate(value):
+            total += len(item)
+            if total > limit:
+                notes.append(f"property {key!r} cut from {len(value):,} to {i:,} items ({limit:,}-character cap)")
+                return value[:i]
+    return value
+
+
+# Bump when chunking or what is embedded changes, so stored documents are rebuilt.
+PIPELINE_VERSION = "2"
+
+
+def stored_hash(doc, options: LoadOptions) -> str:
+    """What decides "unchanged": the content, how it is chunked and embedded, and the corpus
+    and topics the load puts on it (loading a folder again under another --corpus moves it)."""
+    recipe = f"{doc.content_hash}|{options.chunk_size}|{options.overlap}|{int(options.semantic)}|{PIPELINE_VERSION}"
+    if options.corpus:  # absent when unset, so loads without a corpus keep their earlier hashes
+        recipe += f"|corpus={options.corpus}"
+    if options.topics:
+        recipe += "|topics=" + json.dumps(list(options.topics), ensure_ascii=False)
+    return hashlib.sha256(recipe.encode("utf-8")).hexdigest()
+
+
+def embedding_input(title: str | None, text: str) -> str:
+    """Chunks are embedded with their document's title in front: a passage about "Carrow"
+    rarely repeats its own name, and the title is often what a question asks about."""
+    return f"{title}\n{text}" if title else text
+
+
+def document_props(doc, options: LoadOptions, notes: list[str] | None = None) -> dict:
+    """The Document node's properties; what MAX_PROPERTY_CHARS cut is added to `notes`."""
+    notes = notes if notes is not None else []
+    props = {}
+    for key, value in doc.metadata.items():
+        if key in RESERVED or value is None:
+            continue
+        if not _storable(value):
+            value = json.dumps(value, ensure_ascii=False, default=str)
+            if len(value) > MAX_PROPERTY_CHARS:
+                notes.append(f"property {key!r} not stored: {len(value):,} characters of JSON, over the cap")
+                continue
+        props[key] = _capped(key, value, notes)
+    props.update(
+        title=_capped("title", doc.title, notes),
+        kind=doc.kind,
+        source=doc.source,
+        path=doc.source,
+        uri=doc.uri,
+        contentHash=stored_hash(doc, options),
+        corpus=options.corpus,
+        sourceRoot=options.source_root,
+        loader=options.loader,
+    )
+    if options.topics:
+        props["topics"] = list(options.topics)
+    return props
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Checkpoint:
+    """A marker in a load's item stream: when the Loader reaches it, every document before it
+    is written (committed) and then `reached()` is called, so a source can record how far it
+    got. `unchanged` names documents the source knows are current and did not send (a wiki
+    page whose revision is stored): they count as unchanged, and --prune keeps them."""
+
+    reached: Callable[[], None]
+    unchanged: tuple[str, ...] = ()
+
+
+class _Stopped(Exception):
+    """Raised inside a load when it was asked to stop."""
+
+
+class _Writer(threading.Thread):
+    """Writes batches in order on its own thread; the first failure stops the load."""
+
+    def __init__(self, graph: Graph, stats: LoadStats, on_written: Callable[[int, int], None]):
+        super().__init__(daemon=True, name="graphrag-writer")
+        self.graph, self.stats, self.on_written = graph, stats, on_written
+        self.batches: queue.Queue = queue.Queue(maxsize=16)
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from graphrag_cypher.db import query
+
+        from .authors import write_authored
+
+        release = query("phrases/release_documents")
+        upsert, create = query("ingest/upsert_documents"), query("ingest/create_chunks")
+        while True:
+            batch = self.batches.get()
+            if batch is None:
+                self.batches.task_done()
+                return
+            if self.error:
+                self.batches.task_done()
+                continue
+            try:
+
+                def work(tx, batch=batch):  # bound now: the closure runs within this iteration
+                    tx.run(release, ids=[doc["id"] for doc in batch]).consume()  # old chunks give counts back
+                    rows = tx.run(upsert, docs=batch).data()
+                    made = tx.run(create, docs=batch).single()["chunks"]
+                    write_authored(tx, [{"id": doc["id"], "authors": doc["props"].get("authors")} for doc in batch])
+                    return rows, made
+
+                with self.graph.session() as session:
+                    rows, made = session.execute_write(work)
+                self.stats.changed_ids.extend(doc["id"] for doc in batch)
+                for row in rows:
+                    if row["created"]:
+                        self.stats.created += 1
+                    else:
+                        self.stats.updated += 1
+                    self.stats.chunks_deleted += row["deleted"]
+                self.stats.chunks_created += made
+                self.on_written(len(batch), made)
+            except BaseException as exc:  # surfaced by the loading thread
+                self.error = exc
+            finally:
+                self.batches.task_done()
+
+    def put(self, batch: list[dict]) -> None:
+        if self.error:
+            raise self.error
+        self.batches.put(batch)
+
+    def drain(self) -> None:
+        """Wait until every queued batch is written."""
+        self.batches.join()
+        if self.error:
+            raise self.error
+
+    def finish(self) -> None:
+        self.batches.put(None)
+        self.join()
+        if self.error:
+            raise self.error
+
+
+_END: Any = object()
+
+
+class Loader:
+    """Turns a stream of ParsedDocument | ItemError into graph writes."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        embedder,
+        options: LoadOptions,
+        on_error: Callable[[str], None] = lambda line: None,
+        on_progress: Callable[[LoadStats], None] = lambda stats: None,
+        should_stop: Callable[[], bool] = lambda: False,
+    ):
+        self.graph, self.embedder, self.options = graph, embedder, options
+        self.on_error, self.on_progress, self.should_stop = on_error, on_progress, should_stop
+        self.stats = LoadStats()
+        self.seen: set[str] = set()
+
+    def run(self, items: Iterable) -> LoadStats:
+        from graphrag_cypher.model import ItemError
+
+        writer = _Writer(self.graph, self.stats, lambda docs, chunks: self.on_progress(self.stats))
+        writer.start()
+        pending: list = []
+        pending_chunks = 0
+        iterator = iter(items)
+        try:
+            while True:
+                if self.should_stop():  # between documents: the next one is not even read
+                    raise _Stopped
+                item = next(iterator, _END)
+                if item is _END:
+                    break
+                if not isinstance(item, Checkpoint):
+                    self.stats.read += 1
+                    self.stats.current = item.item if isinstance(item, ItemError) else item.source
+                    self.stats.phase = "reading"
+                if isinstance(item, ItemError):
+                    self._error(item.item, item.error)
+                    self.on_progress(self.stats)
+                    continue
+                if isinstance(item, Checkpoint):
+                    if pending:
+                        self._flush(pending, writer)
+                        pending, pending_chunks = [], 0
+                    writer.drain()
+                    self.seen.update(item.unchanged)
+                    self.stats.unchanged += len(item.unchanged)
+                    item.reached()
+                    self.on_progress(self.stats)
+                    continue
+                if item.id in self.seen:
+                    continue  # the same item twice in one run (e.g. a URL reached by two links)
+                self.seen.add(item.id)
+                for note in getattr(item, "notes", ()):
+                    self._warn(item.source, note)
+                pending.append(item)
+                pending_chunks += max(1, len(item.sections))
+                self.on_progress(self.stats)
+                if pending_chunks >= self.options.embed_batch:
+                    self._flush(pending, writer)
+                    pending, pending_chunks = [], 0
+            if pending:
+                self._flush(pending, writer)
+        except _Stopped:
+            self.stats.cancelled = True  # what is queued for the writer is whole documents: it is written
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()  # a crawl stops fetching
+        finally:
+            writer.finish()
+        self.stats.embedding_done = self.stats.embedding_total = 0
+        self.stats.current = self.stats.phase = None
+        if self.options.prune and not self.stats.cancelled:  # a load cut short cannot tell what is gone
+            self._prune()
+        self.on_progress(self.stats)
+        return self.stats
+
+    # -- steps ----------------------------------------------------------------------------
+    def _flush(self, docs: list, writer: _Writer) -> None:
+        stored = {
+            row["id"]: row["contentHash"] for row in self.graph.read("ingest/document_hashes", ids=[d.id for d in docs])
+        }
+        changed = []
+        for doc in docs:
+            if stored.get(doc.id) == stored_hash(doc, self.options):
+                self.stats.unchanged += 1
+            else:
+                changed.append(doc)
+        if not changed:
+            self.on_progress(self.stats)
+            return
+        rows = []
+        for doc in changed:
+            if self.should_stop():  # nothing of this batch is embedded yet: it is dropped
+                raise _Stopped
+            self.stats.current, self.stats.phase = doc.source, "chunking"
+            self.on_progress(self.stats)
+            try:
+                chunks = self._chunks(doc)
+            except Exception as exc:  # one bad document never stops the load
+                self._error(doc.source, f"cannot chunk: {exc}")
+                continue
+            if not chunks:
+                self._error(doc.source, "no text to chunk")
+                continue
+            notes: list[str] = []
+            props = document_props(doc, self.options, notes)
+            props.setdefault("authors", None)  # a document that names no author now keeps no old list
+            for note in notes:
+                self._warn(doc.source, note)
+            rows.append({"id": doc.id, "labels": list(doc.labels), "props": props, "chunks": chunks})
+        try:
+            self._embed(rows)
+        except _Stopped:
+            # documents every chunk of which has its vector are written; the others are dropped whole
+            self._write([r for r in rows if all(c["embedding"] is not None for c in r["chunks"])], writer)
+            raise
+        self._write(rows, writer)
+
+    def _write(self, rows: list[dict], writer: _Writer) -> None:
+        group: list[dict] = []
+        size = 0
+        for row in rows:
+            group.append(row)
+            size += len(row["chunks"])
+            if size >= self.options.write_batch:
+                writer.put(group)
+                group, size = [], 0
+        if group:
+            writer.put(group)
+        if not self.options.overlap_writes:
+            writer.drain()
+
+    def _chunks(self, doc) -> list[dict]:
+        from graphrag_cypher.chunking import chunk_document
+
+        specs = chunk_document(doc, size=self.options.chunk_size, overlap=self.options.overlap)
+        if self.options.semantic and not doc.prechunked and self.embedder is not None:
+            specs = self._semantic(doc)
+        chunks = []
+        for spec in specs:
+            if not spec.text.strip():
+                continue
+            props = {
+                "text": spec.text,
+                "index": spec.index,
+                "title": doc.title,
+                "contentHash": text_hash(embedding_input(doc.title, spec.text)),
+                "section": spec.section,
+                "page": spec.page,
+                "corpus": self.options.corpus,
+            }
+            if doc.prechunked:
+                props["seq"] = spec.index
+            chunks.append({"id": f"{doc.id}::{spec.index}", "props": props, "embedding": None})
+        return chunks
+
+    def _semantic(self, doc):
+        from graphrag_cypher.chunking import ChunkSpec, chunk_code, semantic_split
+        from graphrag_cypher.text import split_sentences
+
+        specs = []
+        for section in doc.sections:
+            if section.kind == "code":
+                texts = [section.text[a:b] for a, b in chunk_code(section.text, self.options.chunk_size)]
+            else:
+                texts = semantic_split(split_sentences(section.text), self.embedder.embed, size=self.options.chunk_size)
+            for text in texts:
+                specs.append(ChunkSpec(text, len(specs), section.title, section.page, 0, len(text)))
+        return specs
+
+    def _embed(self, rows: list[dict]) -> None:
+        if self.embedder is None or not rows:
+            return
+        model = self.embedder.name
+        # A chunk whose text (with its title) is stored already keeps that vector: a changed
+        # document re-embeds only what changed, and a document under a new id embeds nothing.
+        hashes = sorted({c["props"]["contentHash"] for r in rows for c in r["chunks"]})
+        known = {
+            r["contentHash"]: r["embedding"]
+            for r in self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model)
+        }
+        todo = []
+        for row in rows:
+            for chunk in row["chunks"]:
+                chunk["props"]["embeddingModel"] = model
+                vector = known.get(chunk["props"]["contentHash"])
+                if vector is not None:
+                    chunk["embedding"] = vector
+                    self.stats.reused_vectors += 1
+                else:
+                    todo.append(chunk)
+        if not todo:
+            return
+        # in document order, one call per `embed_step` chunks (the model sorts each call's texts by
+        # length): progress moves and a stop is seen within a large document, and the documents
+        # before the stop are complete, so a cancelled load keeps them
+        texts = [embedding_input(c["props"]["title"], c["props"]["text"]) for c in todo]
+        order = list(range(len(todo)))
+        owner = {id(c): row["props"]["source"] for row in rows for c in row["chunks"]}
+        step = max(1, self.options.embed_step)
+        self.stats.embedding_done, self.stats.embedding_total = 0, len(todo)
+        self.stats.phase = "embedding"
+        for start in range(0, len(order), step):
+            if self.should_stop():
+                raise _Stopped
+            part = order[start : start + step]
+            self.stats.current = owner.get(id(todo[part[-1]]), self.stats.current)
+            vectors = self.embedder.embed([texts[i] for i in part])
+            for i, vector in zip(part, vectors, strict=True):
+                todo[i]["embedding"] = vector
+            self.stats.embedded += len(part)
+            self.stats.embedding_done += len(part)
+            self.on_progress(self.stats)
+        self.stats.embedding_done = self.stats.embedding_total = 0
+
+    def _prune(self) -> None:
+        if self.stats.failed:
+            # An item that failed to parse this time is not proof that it is gone.
+            self.on_error("--prune skipped: some items failed, so missing documents cannot be told from broken ones")
+            return
+        result = prune_documents(self.graph, self.options.source_root, self.options.corpus, self.seen)
+        self.stats.pruned_documents = result["documents"]
+        self.stats.chunks_deleted += result["chunks"] or 0
+
+    def _warn(self, item: str, warning: str) -> None:
+        """A document that loads, but not all of it: one line, and it does not count as failed."""
+        self.stats.warnings.append({"item": item, "warning": warning})
+        self.on_error(f"{item}: {warning}")
+
+    def _error(self, item: str, error: str) -> None:
+        self.stats.failed += 1
+        self.stats.errors.append({"item": item, "error": error})
+        self.on_error(f"{item}: {error}")
+
+
+def check_vector_index(graph: Graph, embedder) -> None:
+    """Refuse an embedder whose vectors the chunk_embedding index cannot hold."""
+    index = next((row for row in graph.read("admin/indexes") if row["name"] == "chunk_embedding"), None)
+    if index is None:
+        raise GraphragError("the vector index chunk_embedding does not exist: run `graphrag apply-schema` first")
+    dimensions = (index.get("config") or {}).get("vector.dimensions")
+    if dimensions is not None and int(dimensions) != embedder.dimensions:
+        raise GraphragError(
+            f"embedder {embedder.name} makes {embedder.dimensions}-dimensional vectors but the vector index "
+            f"chunk_embedding holds {dimensions}: set GRAPHRAG_EMBEDDER/GRAPHRAG_EMBEDDING_DIMENSIONS to match "
+            "and run `graphrag apply-schema`, then `graphrag embed`"
+        )
+
+
+class LoadInterrupted(Neo4jUnavailable):
+    """The server went away mid-load; the message says what was written before it stopped
+    (all of it kept: the next run skips it), and `result` holds those counts."""
+
+    def __init__(self, reason: str, written: str, result: dict):
+        super().__init__(f"{reason}; written before it stopped: {written}")
+        self.reason, self.result = reason, result
+
+
+def prune_documents(graph: Graph, source_root: str, corpus: str | None, keep: Iterable[str]) -> dict:
+    """Delete the documents loaded earlier from `source_root` (and `corpus`) whose id is not in
+    `keep`, with their chunks, which give their phrase counts back in the same transaction."""
+    params = {"sourceRoot": source_root, "corpus": corpus}
+    ids = [row["id"] for row in graph.read("ingest/prunable_documents", keep=sorted(keep), **params)]
+    if not ids:
+        return {"documents": 0, "chunks": 0}
+    return graph.write_steps(
+        ("phrases/release_documents", {"ids": ids}),
+        ("authors/release_documents", {"ids": ids}),
+        ("ingest/prune_documents", {"ids": ids, **params}),
+    )[-1][0]
+
+
+def common_root(paths: Iterable[str | Path]) -> str:
+    """The folder the given paths share (resolved): a load's `source_root`, which --prune is scoped to."""
+    resolved = [str(Path(p).resolve()) for p in paths]
+    return os.path.commonpath(resolved) if resolved else ""
+
+
+def load(
+    graph: Graph,
+    embedder,
+    options: LoadOptions,
+    items: Iterable,
+    on_error: Callable[[str], None] = lambda line: None,
+    on_progress: Callable[[LoadStats], None] = lambda stats: None,
+    should_stop: Callable[[], bool] = lambda: False,
+) -> LoadStats:
+    """Stream parsed documents (and ItemErrors) into the graph; without an embedder chunks get no vector.
+    When `should_stop()` turns true the load ends early with whole documents (`stats.cancelled`).
+
+    Raises :class:`LoadInterrupted` when Neo4j goes away mid-load."""
+    if embedder is not None:
+        check_vector_index(graph, embedder)
+    run = Loader(graph, embedder, options, on_error=on_error, on_progress=on_progress, should_stop=should_stop)
+    try:
+        return run.run(items)
+    except Neo4jUnavailable as exc:
+        s = run.stats
+        raise LoadInterrupted(
+            str(exc),
+            f"{s.created} document(s) created, {s.updated} updated, "
+            f"{s.chunks_created} chunk(s), all kept (the next run skips them)",
+            s.to_dict(),
+        ) from None
+
+
+def embed_pending(
+    graph: Graph, embedder, batch: int = 256, on_progress: Callable[[int], None] = lambda total: None
+) -> int:
+    """(Re)embed the chunks that have no vector or one from another model, `batch` chunks per
+    embedding call and write transaction; returns how many were embedded. Interrupted, it
+    keeps every finished batch and the next run goes on from there."""
+    check_vector_index(graph, embedder)
+    total = 0
+    while True:
+        rows = graph.read("ingest/chunks_to_embed", model=embedder.name, limit=batch)
+        if not rows:
+            return total
+        vectors = embedder.embed([embedding_input(r["title"], r["text"] or "") for r in rows])
+        graph.write(
+            "ingest/set_chunk_vectors",
+            model=embedder.name,
+            rows=[{"id": r["id"], "embedding": v} for r, v in zip(rows, vectors, strict=True)],
+        )
+        total += len(rows)
+        on_progress(total)
