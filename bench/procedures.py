@@ -91,8 +91,10 @@ def _linking() -> dict:
 def _retrieval() -> dict:
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.evaluation import CORPUS, EvalInstance, evaluate_modes, read_questions
-    from graphrag_cypher.retrieval import GraphRetriever, HybridRetriever, PPRRetriever, QuestionAnalyzer
-    from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
+    from graphrag_cypher.retrieval.graph import GraphRetriever
+    from graphrag_cypher.retrieval.hybrid import HybridRetriever
+    from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS, PPRRetriever
     from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
 
     qa = data_dir() / "qa"

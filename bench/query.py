@@ -53,7 +53,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None) -> dict:
-    from graphrag_cypher.retrieval import QuestionAnalyzer, retriever
+    from graphrag_cypher.retrieval import retriever
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
 
     analyzer = QuestionAnalyzer(graph)
     results = {}

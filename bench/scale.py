@@ -441,7 +441,8 @@ def retrieval(graph, questions: list[str], k: int = 5) -> dict:
     from communities import HashEmbedder
     from query import percentile
 
-    from graphrag_cypher.retrieval import QuestionAnalyzer, retriever
+    from graphrag_cypher.retrieval import retriever
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
 
     analyzer, embedder, out = QuestionAnalyzer(graph), HashEmbedder(), {}
     for mode in MODES:

@@ -110,7 +110,7 @@ def eval_retrieval(
         read_questions,
         write_report,
     )
-    from graphrag_cypher.retrieval import DEFAULT_MODE, MODES
+    from graphrag_cypher.retrieval.modes import DEFAULT_MODE, MODES
 
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
     unknown = [m for m in wanted if m not in MODES]
@@ -175,7 +175,7 @@ def eval_answers(questions_path, passages_path, k, limit, keep, as_json, mode, c
       graphrag eval answers --questions musique_train.json --passages musique_train_corpus.json --limit 20
     """
     from graphrag_cypher.evaluation import CORPUS, EvalInstance, evaluate_answers, read_questions
-    from graphrag_cypher.retrieval import DEFAULT_MODE
+    from graphrag_cypher.retrieval.modes import DEFAULT_MODE
 
     if not config.llm_configured:
         message = "no LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL): nothing to evaluate"

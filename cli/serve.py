@@ -41,7 +41,7 @@ class UnsafeHost(click.ClickException):
 def _check_host(ctx, param, value: str) -> str:
     """Before any connection: another host than loopback needs the key (one line, exit 2)."""
     from graphrag_cypher.errors import GraphragError
-    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+    from graphrag_cypher.server.options import API_KEY_ENV, ServerOptions, check_options
 
     try:
         check_options(ServerOptions(host=value, api_key=os.environ.get(API_KEY_ENV) or None))
@@ -53,7 +53,7 @@ def _check_host(ctx, param, value: str) -> str:
 def _check_cors(ctx, param, value: tuple[str, ...]) -> tuple[str, ...]:
     """Before any connection: a wildcard origin ('*', 'null') needs the key (one line, exit 2)."""
     from graphrag_cypher.errors import GraphragError
-    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+    from graphrag_cypher.server.options import API_KEY_ENV, ServerOptions, check_options
 
     try:
         check_options(ServerOptions(api_key=os.environ.get(API_KEY_ENV) or None, cors_origins=tuple(value)))
@@ -63,7 +63,7 @@ def _check_cors(ctx, param, value: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _options(**kw):
-    from graphrag_cypher.server import API_KEY_ENV, ServerOptions, check_options
+    from graphrag_cypher.server.options import API_KEY_ENV, ServerOptions, check_options
 
     key = os.environ.get(API_KEY_ENV) or None
     options = ServerOptions(api_key=key, **kw)
@@ -141,7 +141,8 @@ def serve(
 
     from graphrag_cypher import __version__
     from graphrag_cypher.onnx_embedder import make_query_embedder
-    from graphrag_cypher.server import create_app, warnings
+    from graphrag_cypher.server.app import create_app
+    from graphrag_cypher.server.options import warnings
 
     from . import served
 
@@ -226,9 +227,9 @@ def mcp(graph, config, allow_writes, allowed_paths, crawl_allow_local, no_llm) -
       # a desktop client's config: {"mcpServers": {"graphrag": {"command": "graphrag", "args": ["mcp"]}}}
     """
     from graphrag_cypher.onnx_embedder import make_query_embedder
-    from graphrag_cypher.server import ServerOptions
-    from graphrag_cypher.server.app import State
+    from graphrag_cypher.server.common import State
     from graphrag_cypher.server.mcp_tools import run_stdio
+    from graphrag_cypher.server.options import ServerOptions
 
     _crawl_allow_local(crawl_allow_local)
     options = ServerOptions(allowed_paths=tuple(allowed_paths), use_llm=not no_llm, mcp_writes=allow_writes)

@@ -41,6 +41,7 @@ from graphrag_cypher.db import Graph, query
 from graphrag_cypher.errors import GraphragError
 
 from .base import no_progress
+from .community_reports import Level, Members
 
 MAX_PHRASE_CHUNKS = 50  # as the graph mode's maxPhraseChunks (retrieval/base.py WEIGHTS)
 KNN_TOP_K = 10
@@ -76,26 +77,6 @@ class BuildResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-@dataclass
-class Level:
-    """One level's communities: id -> member indexes (into `Members`)."""
-
-    level: int
-    communities: dict[str, list[int]]
-    parents: dict[str, str] = field(default_factory=dict)  # child id (this level) -> parent id (level above)
-
-
-@dataclass
-class Members:
-    """The chunks and entities Leiden placed, in one order all levels index into."""
-
-    ids: list[str]
-    chunk: list[bool]
-    name: list[str | None]  # an entity's name (None for a chunk)
-    document: list[str | None]
-    hash: list[str | None]
 
 
 def _require_plugins(graph: Graph) -> None:

@@ -25,13 +25,31 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from graphrag_cypher.db import Graph, query
 from graphrag_cypher.text import split_sentences
 
-if TYPE_CHECKING:
-    from .communities import Level, Members
+
+@dataclass
+class Level:
+    """One level's communities: id -> member indexes (into `Members`)."""
+
+    level: int
+    communities: dict[str, list[int]]
+    parents: dict[str, str] = field(default_factory=dict)  # child id (this level) -> parent id (level above)
+
+
+@dataclass
+class Members:
+    """The chunks and entities Leiden placed, in one order all levels index into."""
+
+    ids: list[str]
+    chunk: list[bool]
+    name: list[str | None]  # an entity's name (None for a chunk)
+    document: list[str | None]
+    hash: list[str | None]
+
 
 PAGE = 2000
 TOP_PHRASES = 10

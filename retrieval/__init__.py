@@ -8,58 +8,11 @@
 - ppr      — Open GDS personalized PageRank over the chunk–entity graph, seeded by the
              question's entities and the top hybrid chunks (ppr.py)
 
-`base.py` holds the interface (a neo4j-graphrag retriever), `Evidence`, `Filters`, `Analysis`
-and the fusion weights; `analysis.py` the question analysis and its entities; `about.py` the
+`modes.py` is the registry of the modes (every face reads it); `retriever.py` the interface (a
+neo4j-graphrag retriever); `base.py` `Evidence`, `Filters`, `Analysis` and the fusion weights;
+`analysis.py` the question analysis and its entities; `about.py` the
 entity `--about` names; `relation.py`
 the "how are A and B related" route; `context.py` the context graph; `answer.py` the cited
 answer; `qa.py` one question end to end; `chat.py` multi-turn state. Filters (corpus, date
 range, about) hold in every mode; everything runs in read transactions.
 """
-
-from __future__ import annotations
-
-from .analysis import QuestionAnalyzer
-from .base import DEFAULT_MODE, MODES, WEIGHTS, Analysis, Evidence, Filters, Retriever, escape_lucene, lucene_query
-from .fulltext import FulltextRetriever
-from .graph import GraphRetriever
-from .hybrid import HybridRetriever
-from .ppr import PPRRetriever
-from .vector import VectorRetriever
-
-RETRIEVERS: dict[str, type[Retriever]] = {
-    "vector": VectorRetriever,
-    "fulltext": FulltextRetriever,
-    "hybrid": HybridRetriever,
-    "graph": GraphRetriever,
-    "ppr": PPRRetriever,
-}
-
-
-def retriever(mode: str, graph, embedder, weights: dict | None = None, timings: dict | None = None) -> Retriever:
-    """The retriever of `mode` (one of MODES)."""
-    from ..errors import GraphragError
-
-    if mode not in RETRIEVERS:
-        raise GraphragError(f"unknown mode {mode!r}: choose one of {', '.join(MODES)}")
-    return RETRIEVERS[mode](graph, embedder, weights, timings)
-
-
-__all__ = [
-    "DEFAULT_MODE",
-    "MODES",
-    "RETRIEVERS",
-    "WEIGHTS",
-    "Analysis",
-    "Evidence",
-    "Filters",
-    "FulltextRetriever",
-    "GraphRetriever",
-    "HybridRetriever",
-    "PPRRetriever",
-    "QuestionAnalyzer",
-    "Retriever",
-    "VectorRetriever",
-    "escape_lucene",
-    "lucene_query",
-    "retriever",
-]

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from .base import Analysis, Evidence, Retriever, fetch_size, fulltext_query
+from .base import Analysis, Evidence, fetch_size, fulltext_query
+from .retriever import Retriever
 
 
 class FulltextRetriever(Retriever):

@@ -11,9 +11,10 @@ import re
 from functools import lru_cache
 
 from ..text import fold
-from .base import ABOUT_RULES, Analysis, Evidence, Retriever, fetch_size, fulltext_query
+from .base import ABOUT_RULES, Analysis, Evidence, fetch_size, fulltext_query
 from .hybrid import HybridRetriever
 from .procedures import graph_via_procedure, has_graph_procedure
+from .retriever import Retriever
 
 _WORD = re.compile(r"\w+")
 

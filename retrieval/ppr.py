@@ -19,8 +19,9 @@ from collections import defaultdict
 
 from graphrag_cypher.admin import plugin
 
-from .base import Analysis, Evidence, Retriever
+from .base import Analysis, Evidence
 from .hybrid import HybridRetriever
+from .retriever import Retriever
 
 PROCEDURE = "graphrag.ppr"
 # The walk's settings (tuned with `graphrag eval retrieval` on MuSiQue and HotpotQA).

@@ -29,9 +29,10 @@ from .answer import (
     mermaid,
     sources_for,
 )
-from .base import DEFAULT_MODE, GLOBAL_MODE, Analysis, Evidence, Filters
+from .base import Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
 from .gate import GateTrace, apply_gate, thresholds_for
+from .modes import DEFAULT_MODE, GLOBAL_MODE
 from .relation import relation
 from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
 

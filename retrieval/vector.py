@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .base import Analysis, Evidence, Retriever, fetch_size
+from .base import Analysis, Evidence, fetch_size
+from .retriever import Retriever
 
 
 class VectorRetriever(Retriever):

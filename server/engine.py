@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from graphrag_cypher.retrieval import DEFAULT_MODE, MODES, qa
+from graphrag_cypher.retrieval import qa
 from graphrag_cypher.retrieval.chat import Conversation
+from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE, MODES
 
 __all__ = [
     "DEFAULT_MODE",
@@ -36,9 +37,6 @@ __all__ = [
 ]
 
 MAX_GRAPH_NODES = 60
-# the answer modes: the retrieval modes and the global route (the whole corpus: its themes, or
-# every document on a topic), as `graphrag ask --mode` takes them
-ANSWER_MODES = (*MODES, "global")
 
 
 class LockedEmbedder:

@@ -9,19 +9,25 @@ bounded in size.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from graphrag_cypher import __version__
 from graphrag_cypher.config import question_too_long
+from graphrag_cypher.retrieval.modes import ANSWER_MODES
 
 from . import engine
+from .common import ApiError, allowed_path
+from .errors import one_line
 
 MAX_TEXT = 1500  # characters of one passage in a result
 MAX_DOCUMENT_TEXT = 20000  # characters of a document's chunks together
 MAX_ROWS = 200  # rows of a structured answer in one result
 MAX_NAME = 200  # characters of a row's name or title
 
-Mode = Literal["vector", "fulltext", "hybrid", "graph", "ppr", "global"]
+if TYPE_CHECKING:
+    Mode = str
+else:  # the registry's names: the tools' JSON schema lists them as an enum
+    Mode = Literal[ANSWER_MODES]
 
 INSTRUCTIONS = (
     "graphrag answers questions from a Neo4j knowledge graph with checked citations. Use `ask` for an "
@@ -44,9 +50,6 @@ def _about(result: dict) -> str | None:
 
 
 def _message(exc: Exception) -> str:
-    from .app import ApiError
-    from .errors import one_line
-
     return exc.message if isinstance(exc, ApiError) else one_line(exc)
 
 
@@ -238,11 +241,10 @@ def build_mcp(state, writes: bool = False):
         async def learn(request: str) -> dict:
             """Learn from URLs (and folders the operator allowed): "topic, topic | url: URL | path: DIR".
             Returns the load summary."""
-            from .app import _allowed_path
 
             def check():
                 parsed = engine.parse_learn(request[:4000])
-                return parsed, [_allowed_path(p, state.options.allowed_paths) for p in parsed.paths]
+                return parsed, [allowed_path(p, state.options.allowed_paths) for p in parsed.paths]
 
             parsed, paths = await call(check)
 

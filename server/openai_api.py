@@ -16,13 +16,15 @@ import json
 import time
 import uuid
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphrag_cypher.config import MAX_QUESTION, question_too_long
 
 from . import engine
+from .common import ApiError
 from .errors import one_line
+from .streaming import run_streaming, sse
 
 PREFIX = "graphrag-"
 
@@ -51,8 +53,6 @@ MAX_CONVERSATION = 100_000  # characters of all the messages' text together
 
 
 def _refuse(message: str):
-    from .app import ApiError
-
     return ApiError(422, message)
 
 
@@ -137,17 +137,17 @@ def _sources_line(result: dict) -> str:
     return "\n\nSources: " + "; ".join(labels)
 
 
-def add_routes(app, state) -> None:
-    from .app import ApiError, _sse
+def router(state) -> APIRouter:
+    routes = APIRouter(tags=["openai"])
 
-    @app.get("/v1/models", summary="OpenAI-compatible: the retrieval modes as models")
+    @routes.get("/v1/models", summary="OpenAI-compatible: the retrieval modes as models")
     def list_models():
         return {
             "object": "list",
             "data": [{"id": name, "object": "model", "created": 0, "owned_by": "graphrag"} for name in models()],
         }
 
-    @app.post("/v1/chat/completions", summary="OpenAI-compatible chat completions (streamed or not)")
+    @routes.post("/v1/chat/completions", summary="OpenAI-compatible chat completions (streamed or not)")
     async def completions(body: CompletionRequest, request: Request):
         mode = body.model[len(PREFIX) :] if body.model.startswith(PREFIX) else None
         if body.model == "graphrag":
@@ -190,8 +190,6 @@ def add_routes(app, state) -> None:
             return {"data": json.dumps(payload, ensure_ascii=True)}
 
         async def events():
-            from .app import run_streaming
-
             yield chunk({"role": "assistant", "content": ""})
             try:
                 async for kind, value in run_streaming(state, question, kwargs):
@@ -206,4 +204,6 @@ def add_routes(app, state) -> None:
                 yield {"data": json.dumps({"error": {"message": one_line(exc), "type": "server_error"}})}
             yield {"data": "[DONE]"}
 
-        return _sse(events())
+        return sse(events())
+
+    return routes

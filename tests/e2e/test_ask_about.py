@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from graphrag_cypher.retrieval import MODES
+from graphrag_cypher.retrieval.modes import MODES
 
 pytestmark = pytest.mark.e2e
 
@@ -140,8 +140,9 @@ def test_every_mode_keeps_only_evidence_that_mentions_the_entity(about, run_cli,
 def test_the_procedures_and_the_cypher_files_filter_alike(about, connected, monkeypatch, mode):
     """graph and ppr run inside Neo4j when the plugin is there; the Cypher files and Python do the same."""
     from graphrag_cypher.admin import plugin
-    from graphrag_cypher.retrieval import QuestionAnalyzer, retriever
+    from graphrag_cypher.retrieval import retriever
     from graphrag_cypher.retrieval.about import resolve_about
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
 
     _, graph, embedder = connected
     analysis = QuestionAnalyzer(graph).analyze(QUESTION)
@@ -184,7 +185,8 @@ def test_chat_keeps_to_the_entity_and_refuses_an_unknown_one_before_it_starts(ab
 def test_chat_and_openai_endpoints_take_about(about, connected):
     from fastapi.testclient import TestClient
 
-    from graphrag_cypher.server import ServerOptions, create_app
+    from graphrag_cypher.server.app import create_app
+    from graphrag_cypher.server.options import ServerOptions
 
     settings, graph, embedder = connected
     app = create_app(settings, ServerOptions(use_llm=False), graph=graph, embedder=embedder)
@@ -236,8 +238,9 @@ def java_embedder(onnx_export):
 @pytest.mark.usefixtures("java_embedder")
 @pytest.mark.parametrize("mode", ["graph", "hybrid", "vector"])
 def test_the_search_procedure_obeys_about(about, connected, mode):
-    from graphrag_cypher.retrieval import QuestionAnalyzer, retriever
+    from graphrag_cypher.retrieval import retriever
     from graphrag_cypher.retrieval.about import resolve_about
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
 
     _, graph, embedder = connected
     rows = _search(graph, {"mode": mode, "k": 5, "about": "Alexandria"})

@@ -331,7 +331,8 @@ def test_the_http_api_answers_with_the_same_web_fallback(corpus, site, monkeypat
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.db import connect
     from graphrag_cypher.onnx_embedder import make_query_embedder
-    from graphrag_cypher.server import ServerOptions, create_app
+    from graphrag_cypher.server.app import create_app
+    from graphrag_cypher.server.options import ServerOptions
 
     for name, value in searxng_env(site).items():
         monkeypatch.setenv(name, value)

@@ -126,8 +126,7 @@ def test_weighted_ppr_in_python_ranks_as_the_procedure(generated):
 
 
 def test_ppr_mode_walks_alike_with_and_without_the_plugin(generated):
-    from graphrag_cypher.retrieval import PPRRetriever
-    from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS
+    from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS, PPRRetriever
 
     graph, _ = generated
     retriever = PPRRetriever(graph)
@@ -209,8 +208,8 @@ def indexed(generated):
 
 
 def test_graph_procedure_ranks_as_the_cypher_files(indexed):
-    from graphrag_cypher.retrieval import GraphRetriever
     from graphrag_cypher.retrieval.base import Analysis, Filters
+    from graphrag_cypher.retrieval.graph import GraphRetriever
 
     graph, made = indexed
     rng = random.Random(11)

@@ -303,8 +303,8 @@ def test_detect_language(question, expected):
 
 
 def _context():
-    from graphrag_cypher.retrieval import Evidence
     from graphrag_cypher.retrieval.answer import build_context
+    from graphrag_cypher.retrieval.base import Evidence
 
     evidence = [
         Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D1]", None, "Maren made it [D1].", 1.0),
@@ -383,7 +383,7 @@ def test_control_characters_never_pass():
     ],
 )
 def test_lucene_queries_hold_no_operators(text, query):
-    from graphrag_cypher.retrieval import escape_lucene, lucene_query
+    from graphrag_cypher.retrieval.base import escape_lucene, lucene_query
 
     assert escape_lucene(text) == query
     assert lucene_query(["", "?", "  "]) == ""

@@ -1,5 +1,7 @@
 """Retrieval pieces that need no database: reciprocal-rank fusion and the typed answer."""
 
+import pytest
+
 
 def _ev(chunk_id, document_id="d"):
     from graphrag_cypher.retrieval.base import Evidence
@@ -22,12 +24,31 @@ def test_fusion_order_depends_on_rrf_k():
 def test_every_mode_has_its_module_and_the_interface():
     from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
 
-    from graphrag_cypher.retrieval import MODES, RETRIEVERS, Retriever
+    from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE, GLOBAL_MODE, MODES, retriever_class
+    from graphrag_cypher.retrieval.retriever import Retriever
 
-    assert set(RETRIEVERS) == set(MODES)
-    for mode, cls in RETRIEVERS.items():
+    assert DEFAULT_MODE in MODES and GLOBAL_MODE in ANSWER_MODES and GLOBAL_MODE not in MODES
+    assert set(MODES) == {"vector", "fulltext", "hybrid", "graph", "ppr"}
+    for mode in MODES:
+        cls = retriever_class(mode)
         assert issubclass(cls, Retriever) and issubclass(cls, GraphragRetriever) and cls.name == mode
         assert cls.__module__ == f"graphrag_cypher.retrieval.{mode}"
+    with pytest.raises(GraphragError, match="unknown mode 'global'"):
+        retriever_class(GLOBAL_MODE)  # a route, not a retriever
+
+
+def test_the_mode_registry_loads_no_retriever():
+    """Reading the registry (what --help and GET /modes do) imports no retriever and no driver."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import graphrag_cypher.retrieval.modes as m; "
+        "print(sorted(n for n in sys.modules if n.startswith(('neo4j', 'graphrag_cypher.retrieval.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['graphrag_cypher.retrieval.modes']"
 
 
 def test_answer_to_dict_keeps_the_json_keys():

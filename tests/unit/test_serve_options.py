@@ -3,7 +3,7 @@
 import pytest
 
 from graphrag_cypher.errors import GraphragError
-from graphrag_cypher.server import ServerOptions, check_options, is_loopback
+from graphrag_cypher.server.options import ServerOptions, check_options, is_loopback
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_the_server_package_is_imported_only_by_its_command():
     ],
 )
 def test_loopback_host_header(host, ok):
-    from graphrag_cypher.server.app import _loopback_host
+    from graphrag_cypher.server.guard import loopback_host as _loopback_host
 
     assert _loopback_host(host) is ok
 
