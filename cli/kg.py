@@ -68,8 +68,16 @@ from .params import dry_run_option, json_option
 @click.option(
     "--validate",
     is_flag=True,
-    help="infobox: ask the LLM to confirm nodes with low confidence or close type scores; "
-    "the types it gives decide which relations are built, in this run and later ones.",
+    help="infobox: ask the LLM to confirm nodes with low confidence or close type scores, and the "
+    "names infobox values give (Low), --batch-size at a time; the types it gives decide which relations "
+    "are built, in this run and later ones, and the node keeps its confidence and who decided it.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, 500),
+    default=20,
+    show_default=True,
+    help="--validate: doubtful nodes per LLM request (1-500).",
 )
 @json_option
 @with_graph(config=True)
@@ -88,6 +96,7 @@ def extract(
     concurrency,
     no_cache,
     validate,
+    batch_size,
     as_json,
 ) -> None:
     """Build typed entities and relations from loaded documents, checked against a schema.
@@ -111,6 +120,7 @@ def extract(
     Example:
       graphrag load mediawiki wiki.xml --no-embed
       graphrag extract --schema got --extractor infobox
+      graphrag extract --schema got --validate --batch-size 50
       graphrag extract --schema folktale --extractor llm --resume
       graphrag load files ./notes --corpus notes --no-embed
       graphrag extract --extractor llm --schema generic --corpus notes --kind all --concurrency 8
@@ -146,11 +156,19 @@ def extract(
             from graphrag_cypher.kg import validate as validation
 
             with RequestProgress("validate", enabled=not as_json) as progress:
-                checked = validation.run(graph, config, schema, concurrency=concurrency, on_progress=progress.requests)
+                checked = validation.run(
+                    graph,
+                    config,
+                    schema,
+                    concurrency=concurrency,
+                    on_progress=progress.requests,
+                    batch_size=batch_size,
+                )
             if checked["retyped"]:  # edges follow the validated types: build them again
-                first = result["written"]
+                first, pruned = result["written"], result["pruned"]
                 result = infobox.run(graph, schema, corpus=corpus)
                 result["written"] = {key: n + first.get(key, 0) for key, n in result["written"].items()}
+                result["pruned"] = {key: n + pruned.get(key, 0) for key, n in result["pruned"].items()}
             result["validation"] = checked
     else:
         from graphrag_cypher.kg import llm_extract
@@ -178,6 +196,11 @@ def extract(
         print_json(result)
     else:
         print_kg_summary(result)
+        if any((result.get("pruned") or {}).values()):
+            p = result["pruned"]
+            click.echo(
+                f"removed: {p['edges']} edge(s) the infoboxes no longer give, {p['entities']} entities only they named"
+            )
         if result.get("stories"):
             s = result["stories"]
             noun = "stories" if result["kinds"] == ["story"] else "documents"
@@ -188,12 +211,16 @@ def extract(
             )
         if result.get("validation"):
             v = result["validation"]
+            sent = ", ".join(f"{n} {_CANDIDATE_KINDS.get(k, k)}" for k, n in v["candidates"].items()) or "none"
             click.echo(
-                f"validation: {v['checked']} checked, {v['confirmed']} confirmed, {v['retyped']} retyped, "
-                f"{v['unanswered']} unanswered"
+                f"validation: {v['checked']} checked ({sent}), {v['confirmed']} confirmed, {v['retyped']} retyped, "
+                f"{v['unanswered']} unanswered; {v['requests']} request(s) of up to {v['batchSize']}"
             )
     if result.get("stories", {}).get("failed"):
         raise SystemExit(3)
+
+
+_CANDIDATE_KINDS = {"infobox": "pages with infobox", "page": "pages without", "relation": "infobox values"}
 
 
 @click.command("resolve")
@@ -209,11 +236,16 @@ def extract(
 @json_option
 @with_graph
 def resolve(graph, schema_name, threshold, dry_run, as_json) -> None:
-    """Merge duplicate entities: same type, names that differ only by a typo or spelling.
+    """Merge duplicate entities: same type, names that differ only by a typo or spelling,
+    and short names of one longer name.
 
     Names are compared after folding case, accents and punctuation; pairs of the same type
     and scope scoring at least --threshold (rapidfuzz) are merged, the merged name kept as
-    an alias. With --dry-run the candidate pairs are listed and nothing changes.
+    an alias. A name that is an alias of one entity of its type, or (for the schema's
+    `resolve: prefix_types`, Character in got) the first words of one longer name ("Jon" of
+    "Jon Snow"), merges into it when both share a corpus; with two candidates ("Jon Snow",
+    "Jon Connington") nothing merges and the name is listed as ambiguous. With --dry-run the
+    candidate pairs are listed and nothing changes; a second run finds nothing.
 
     \b
     Example:
@@ -227,9 +259,16 @@ def resolve(graph, schema_name, threshold, dry_run, as_json) -> None:
         print_json(result)
         return
     for pair in result["candidates"]:
-        click.echo(f"{pair['score']:5.1f}  {pair['type']}: {pair['keep']['name']!r} <- {pair['merge']['name']!r}")
+        how = f"{pair['score']:5.1f}" if pair["rule"] == "fuzzy" else f"{pair['rule']:>6}"
+        click.echo(f"{how}  {pair['type']}: {pair['keep']['name']!r} <- {pair['merge']['name']!r}")
+    for item in result["ambiguous"]:
+        could = " or ".join(repr(name) for name in item["candidates"])
+        click.echo(f"ambiguous  {item['type']}: {item['name']!r} could be {could}: not merged")
     verb = "would merge" if dry_run else "merged"
-    click.echo(f"{len(result['candidates'])} candidate pair(s); {verb} {result['merged']}")
+    click.echo(
+        f"{len(result['candidates'])} candidate pair(s), {result['shortForms']} of them short names; "
+        f"{verb} {result['merged']}; {len(result['ambiguous'])} ambiguous short name(s) left"
+    )
 
 
 _TYPE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"

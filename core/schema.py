@@ -107,6 +107,9 @@ class KGSchema:
     # `extract --extractor ner`: a named-entity label of the spaCy pipeline (PERSON, GPE, ...) ->
     # the schema's entity type; labels not listed are skipped and counted
     ner_labels: dict[str, str] = field(default_factory=dict)
+    # `resolve`: the types whose short names ("Jon") are merged into the one longer name of the
+    # same type and scope that starts with them ("Jon Snow")
+    prefix_types: tuple[str, ...] = ()
 
     # --- the allowlist -------------------------------------------------------------------
     def entity_type(self, value) -> str | None:
@@ -251,6 +254,9 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
     infobox = data.get("infobox") or {}
     _check_infobox(infobox, entity_types, relation_types, where)
     ner_labels = _ner_labels(data.get("ner"), entity_types, where)
+    prefix_types = (data.get("resolve") or {}).get("prefix_types") or []
+    if not isinstance(prefix_types, list) or any(t not in entity_types for t in prefix_types):
+        raise SchemaError(f"schema {where}: resolve prefix_types must list entity types, not {prefix_types!r}")
     prefix = str(data.get("id_prefix") or name)
     if not re.match(r"^[A-Za-z0-9_\-]+$", prefix):
         raise SchemaError(f"schema {where}: id_prefix {prefix!r} must be letters, digits, '-' and '_'")
@@ -264,6 +270,7 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
         infobox=infobox,
         path=where,
         ner_labels=ner_labels,
+        prefix_types=tuple(prefix_types),
     )
 
 
@@ -319,12 +326,18 @@ def _check_infobox(infobox: dict, entity_types: dict, relation_types: dict, wher
             check_scores(rule.get("scores"), f"{section} rule {rule['match']!r}")
     for fname, scores in (infobox.get("fields") or {}).items():
         check_scores(scores, f"field {fname!r}")
-    for fname, spec in (infobox.get("properties") or {}).items():
-        if spec.get("relation") not in relation_types:
-            raise SchemaError(
-                f"schema {where}: infobox property {fname!r} maps to unknown relation {spec.get('relation')!r}"
-            )
-        if spec.get("target") not in entity_types:
-            raise SchemaError(
-                f"schema {where}: infobox property {fname!r} has unknown target type {spec.get('target')!r}"
-            )
+    for fname, specs in (infobox.get("properties") or {}).items():
+        # one relation, or several: the first the schema allows between the two types is built
+        for spec in specs if isinstance(specs, list) and specs else [specs]:
+            if not isinstance(spec, dict):
+                raise SchemaError(f"schema {where}: infobox property {fname!r} must be a mapping or a list of them")
+            if spec.get("relation") not in relation_types:
+                raise SchemaError(
+                    f"schema {where}: infobox property {fname!r} maps to unknown relation {spec.get('relation')!r}"
+                )
+            if spec.get("target") not in entity_types:
+                raise SchemaError(
+                    f"schema {where}: infobox property {fname!r} has unknown target type {spec.get('target')!r}"
+                )
+            if "numbers" in spec and "{n}" not in str(spec["numbers"]):
+                raise SchemaError(f"schema {where}: infobox property {fname!r}: numbers must contain {{n}}")

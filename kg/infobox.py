@@ -8,7 +8,14 @@ lists the rules that fired. A page no rule scores gets the schema's ``fallback``
 confidence), or is skipped when the schema has none. Low, tied and close calls are flagged
 ``needsReview``: the candidates `extract --validate` sends to an LLM.
 Mapped infobox fields become relations (``father`` → CHILD_OF, ``seat`` → SEATED_AT …);
-a relation the schema does not allow between the two types is skipped and counted.
+a relation the schema does not allow between the two types is skipped and counted. A field
+may list several relations (``place``: SET_IN for a chapter, LOCATED_IN for a battle): the
+first the schema allows between the two types is built. Numbered fields (``commander1``,
+``combatants2``) map as their base name. A linked value (``[[Jon Snow|Jon]]``) names the
+link's target, its text becoming an alias. A place relative to another ("Near Meereen",
+"north of the Wall") is no place of its own: the edge goes to the other place and keeps the
+preposition (``qualifier``). Edges a page's infobox no longer gives are removed, and so are
+entities only such edges named.
 """
 
 from __future__ import annotations
@@ -24,6 +31,28 @@ from .store import Extraction
 DEFAULT_SPLIT = r"\s*(?:;|,|/|&|\s[-–—]\s|\band\b|\bor\b)\s*"
 _PARENS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 DEFAULT_MAX_WORDS = 6
+_NUMBERED = re.compile(r"\s*\d+$")
+# a place given relative to another: "Near Meereen", "Yunkish camp near Meereen", "north of the Wall"
+_DIRECTION = r"(?:north|south|east|west|north-?east|north-?west|south-?east|south-?west)"
+_RELATIVE = re.compile(
+    r"^(?:(?P<detail>.*?)\s+)??(?P<qualifier>near|nearby|close to|not far from|"
+    + _DIRECTION
+    + r" of|to the "
+    + _DIRECTION
+    + r" of|outside(?: the walls of| of)?|beyond|between|off the coast of|somewhere (?:in|near|(?:to the )?"
+    + _DIRECTION
+    + r" of))"
+    r"\s+(?:the\s+)?(?P<target>[^\W\d_].*)$",
+    re.IGNORECASE,
+)
+_SEASONS = re.compile(r"\b(\d{1,2})(?:\s*[-–]\s*(\d{1,2}))?\b")
+
+
+def field_key(name: str) -> str:
+    """An infobox field's name as the schema lists it: case and underscores folded, a number
+    at the end dropped ("Commanders_2" -> "commanders")."""
+    key = " ".join(str(name).replace("_", " ").casefold().split())
+    return _NUMBERED.sub("", key) or key
 
 
 @dataclass
@@ -66,9 +95,9 @@ def classify(
     for rule in rules.get("templates") or []:
         if re.search(rule["match"], template or "", re.IGNORECASE):
             add(rule["scores"], f"template '{template}'")
-    lowered = {k.casefold(): k for k in fields}
+    present = {field_key(k) for k in fields} | {k.casefold() for k in fields}
     for name, points in (rules.get("fields") or {}).items():
-        if name.casefold() in lowered:
+        if name.casefold() in present:
             add(points, f"field '{name}'")
     for rule in rules.get("titles") or []:
         found = re.search(rule["match"], title or "")
@@ -112,6 +141,32 @@ def field_values(value: str, spec: dict) -> list[str]:
     return parts
 
 
+def relative_place(value: str) -> dict | None:
+    """A place given relative to another ("Near Meereen", "Yunkish camp near Meereen", "north of
+    the Wall"): the other place, the preposition and what lies there; None for a plain place."""
+    found = _RELATIVE.match(value.strip())
+    if not found:
+        return None
+    detail = (found.group("detail") or "").strip(" ,-")
+    return {
+        "target": found.group("target").strip(" .,;"),
+        "qualifier": " ".join(found.group("qualifier").lower().split()),
+        "detail": detail or None,
+    }
+
+
+def season_names(value: str, spec: dict) -> list[str]:
+    """`numbers: "Season {n}"`: every number in the value, ranges expanded ("1-3, 5")."""
+    names: list[str] = []
+    for first, last in _SEASONS.findall(value or ""):
+        low, high = int(first), int(last or first)
+        for n in range(low, min(high, low + 30) + 1):
+            name = spec["numbers"].replace("{n}", str(n))
+            if name not in names:
+                names.append(name)
+    return names
+
+
 def is_name(value: str, spec: dict) -> bool:
     words = value.split()
     return (
@@ -121,8 +176,15 @@ def is_name(value: str, spec: dict) -> bool:
     )
 
 
-def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
-    """Entities, relations and provenance for the given wiki pages (rows of kg/wiki_pages)."""
+def extract(
+    schema: KGSchema,
+    pages: list[dict],
+    value_types: dict[str, str] | None = None,
+    merged: dict[str, tuple[str, str]] | None = None,
+) -> Extraction:
+    """Entities, relations and provenance for the given wiki pages (rows of kg/wiki_pages);
+    `value_types`: entity id -> the type the LLM gave an entity known only as a value; `merged`:
+    the id of a name `resolve` merged -> the entity it merged into, and that entity's type."""
     out = Extraction()
     source = f"infobox:{schema.name}"
     typed: dict[str, tuple[dict, dict, Typing]] = {}
@@ -162,6 +224,7 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
                 "confidence": typing.confidence,
                 "reason": typing.reason,
                 "typeScores": typing.scores,
+                "confidenceBy": "heuristic",
                 "needsReview": typing.doubtful,
                 "typedBy": "infobox" if page.get("infoboxType") else "page",
                 "infoboxType": page.get("infoboxType"),
@@ -182,40 +245,64 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
         )
         typed[entity_id] = (page, fields, typing)
 
-    properties = schema.infobox.get("properties") or {}
+    properties = {field_key(k): v for k, v in (schema.infobox.get("properties") or {}).items()}
+    value_types, merged = value_types or {}, merged or {}
     for entity_id, (page, fields, typing) in typed.items():
+        links = json.loads(page.get("infoboxLinks") or "{}")
         for field_name, raw in fields.items():
-            spec = properties.get(field_name) or properties.get(field_name.casefold())
-            if not spec:
+            specs = properties.get(field_key(field_name))
+            if not specs:
                 continue
-            for value in field_values(raw, spec):
-                if not is_name(value, spec):
+            specs = specs if isinstance(specs, list) else [specs]
+            numbered = bool(specs[0].get("numbers"))  # "Season {n}": names made from the numbers, not links
+            named = {} if numbered else links.get(field_name) or {}
+            values = season_names(raw, specs[0]) if numbered else field_values(raw, specs[0])
+            for value in values:
+                name, alias, extra = named.get(value) or value, None, {}
+                where = None
+                if name != value:
+                    alias = value  # [[Jon Snow|Jon]]: the page Jon Snow, also called Jon
+                elif specs[0].get("relative") and schema.entity_id(norm_name(value)) not in typed:
+                    where = relative_place(value)
+                if where:  # "Near Meereen" is no place: the edge goes to Meereen, "near" kept
+                    name = where["target"]
+                    extra = {"qualifier": where["qualifier"], "value": value}
+                    if where["detail"]:
+                        extra["detail"] = where["detail"]
+                if not is_name(name, specs[0]):
                     out.skip("value is not a name", f"{page['title']}: {field_name} = {value[:60]}")
                     continue
-                target_norm = norm_name(value)
+                target_norm = norm_name(name)
                 target_id = schema.entity_id(target_norm)
+                survivor = merged.get(target_id) if target_id not in typed else None
+                if survivor:  # "Jon", merged into Jon Snow by `resolve`: the edge goes to Jon Snow
+                    target_id = survivor[0]
                 if target_id == entity_id:
                     continue
                 known = typed.get(target_id)
-                target_type = known[2].type if known else spec["target"]
+                value_type = known[2].type if known else (survivor[1] if survivor else value_types.get(target_id))
+                chosen = _choose(schema, specs, typing.type, value_type)
+                spec, target_type, allowed = chosen
                 relation = spec["relation"]
                 src, dst = (target_id, entity_id) if spec.get("reverse") else (entity_id, target_id)
                 src_type, dst_type = (target_type, typing.type) if spec.get("reverse") else (typing.type, target_type)
-                if not schema.allows(src_type, relation, dst_type):
+                if not allowed:
                     out.skip(
                         f"schema: {schema.why_not(src_type, relation, dst_type)}",
                         f"{page['title']}: {field_name} = {value}",
                     )
                     continue
-                if not known:
+                if not known and not survivor:
                     out.entity(
                         {
                             "id": target_id,
                             "type": target_type,
-                            "name": value,
+                            "name": name,
                             "normName": target_norm,
-                            "aliases": [],
+                            "aliases": [alias] if alias else [],
                             "confidence": "Low",
+                            "confidenceBy": "heuristic",
+                            "needsReview": True,  # known only as an infobox value: a validation candidate
                             "typedBy": "relation",
                             "reason": f"named in '{field_name}' of {page['title']}",
                             "source": source,
@@ -223,6 +310,8 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
                         },
                         implied=True,
                     )
+                elif alias:
+                    out.entities[target_id]["aliases"] = sorted(set(out.entities[target_id]["aliases"]) | {alias})
                 out.relation(
                     src,
                     relation,
@@ -232,13 +321,14 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
                         "property": field_name,
                         "documentId": page["id"],
                         "confidence": typing.confidence,
+                        **extra,
                     },
                 )
                 out.mentions.append(
                     {
                         "documentId": page["id"],
                         "entityId": target_id,
-                        "name": value,
+                        "name": alias or name,
                         "rule": f"infobox-{field_name}",
                         "source": source,
                         "fromChunk": False,
@@ -247,16 +337,64 @@ def extract(schema: KGSchema, pages: list[dict]) -> Extraction:
     return out
 
 
+def _choose(schema: KGSchema, specs: list[dict], page_type: str, target_type: str | None) -> tuple[dict, str, bool]:
+    """The first of a field's relations the schema allows between the page's type and the
+    value's (its page's or validated type, else the relation's target type); else the first."""
+    options = []
+    for spec in specs:
+        value_type = target_type or spec["target"]
+        pair = (value_type, page_type) if spec.get("reverse") else (page_type, value_type)
+        if schema.allows(pair[0], spec["relation"], pair[1]):
+            return spec, value_type, True
+        options.append((spec, value_type, False))
+    return options[0]
+
+
 def run(graph, schema: KGSchema, corpus: str | None = None) -> dict:
     from . import store
 
     pages = graph.read("kg/wiki_pages", corpus=corpus, schema=schema.name)
-    extraction = extract(schema, pages)
+    validated: dict[str, str] = {}
+    merged: dict[str, tuple[str, str]] = {}
+    for row in graph.read("kg/value_decisions", schema=schema.name):
+        if row["validated"]:
+            validated[row["id"]] = row["type"]
+        merged.update({old: (row["id"], row["type"]) for old in row["mergedIds"]})
+    extraction = extract(schema, pages, validated, merged)
     stats = store.write(graph, extraction, schema.labels)
+    pruned = prune(graph, schema, extraction)
     store.record_schema(graph, schema)
     result = store.summary(extraction, stats)
-    result.update(pages=len(pages), schema=schema.name, extractor="infobox", confidence=_confidences(extraction))
+    result.update(
+        pages=len(pages),
+        schema=schema.name,
+        extractor="infobox",
+        confidence=_confidences(extraction),
+        pruned=pruned,
+    )
     return result
+
+
+def prune(graph, schema: KGSchema, extraction: Extraction) -> dict:
+    """Remove the edges the pages' infoboxes gave before and no longer give (a mapping changed,
+    a value was read again, a type was validated), then the entities only they named."""
+    source = f"infobox:{schema.name}"
+    keep: dict[str, list[str]] = {d["documentId"]: [] for d in extraction.describes}
+    for r in extraction.relations.values():
+        keep.setdefault(r["props"]["documentId"], []).append(f"{r['source']}|{r['type']}|{r['target']}")
+    rows = [
+        {"entityId": d["entityId"], "documentId": d["documentId"], "keep": keep[d["documentId"]]}
+        for d in extraction.describes
+    ]
+    edges, others = 0, set()
+    for start in range(0, len(rows), 500):
+        for row in graph.write("kg/prune_infobox_edges", rows=rows[start : start + 500], source=source):
+            edges += row["removed"]
+            others.update(row["others"])
+    entities = 0
+    if others:
+        entities = graph.write("kg/prune_infobox_orphans", ids=sorted(others), source=source)[0]["removed"]
+    return {"edges": edges, "entities": entities}
 
 
 def _confidences(extraction: Extraction) -> dict:

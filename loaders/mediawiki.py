@@ -10,8 +10,9 @@ WikiText becomes plain text with mwparserfromhell: templates, <ref>s, files/imag
 categories, interlanguage links and comments are dropped, link text is kept, headings
 become section titles ("History > Early years"). Trailing apparatus sections (References,
 External links, See also, ...) are left out. The first "Infobox ..." template becomes
-`infoboxType`, `infobox` (a JSON object of cleaned parameter values) and flat
-`infobox_<param>` strings.
+`infoboxType`, `infobox` (a JSON object of cleaned parameter values, a list's lines joined
+by "; "), flat `infobox_<param>` strings and `infoboxLinks` (the pages a value links under
+other words: {"pov": {"Jon": "Jon Snow"}}).
 """
 
 from __future__ import annotations
@@ -287,18 +288,49 @@ def _infobox(code, cleaner: _Cleaner) -> dict:
         if not name.lower().startswith("infobox"):
             continue
         values: dict[str, str] = {}
+        links: dict[str, dict[str, str]] = {}
         for param in template.params:
             key = collapse_whitespace(str(param.name))
-            value = collapse_whitespace(cleaner.text(param.value))[:MAX_INFOBOX_VALUE]
+            value = _infobox_value(cleaner.text(param.value))[:MAX_INFOBOX_VALUE]
             if key and value:
                 values[key] = value
+                named = _piped_links(param.value, cleaner)
+                if named:
+                    links[key] = named
         result: dict = {"infoboxType": name, "infobox": json.dumps(values, ensure_ascii=False, sort_keys=True)}
+        if links:
+            result["infoboxLinks"] = json.dumps(links, ensure_ascii=False, sort_keys=True)
         for key, value in values.items():
             flat = re.sub(r"[^a-z0-9]+", "_", key.lower()).strip("_")
             if flat:
                 result.setdefault(f"infobox_{flat}", value)
         return result
     return {}
+
+
+def _infobox_value(text: str) -> str:
+    """One infobox value on one line: the lines of a list (``<br>``, ``*`` items) joined by "; "."""
+    lines = (collapse_whitespace(line).lstrip("*#: ").strip() for line in text.splitlines())
+    return "; ".join(line for line in lines if line)
+
+
+def _piped_links(code, cleaner: _Cleaner) -> dict[str, str]:
+    """The pages an infobox value links under other words: {"Jon": "Jon Snow"} for [[Jon Snow|Jon]]."""
+    named: dict[str, str] = {}
+    for link in code.filter_wikilinks(recursive=True):
+        if link.text is None:
+            continue
+        shown = collapse_whitespace(cleaner.text(link.text))
+        target = collapse_whitespace(str(link.title)).lstrip(":")
+        prefix = target.split(":", 1)[0].strip().lower() if ":" in target else ""
+        if not shown or not target or target.startswith("#") or _INTERWIKI.match(target):
+            continue
+        if prefix in cleaner.info.category_prefixes or prefix in cleaner.info.file_prefixes:
+            continue
+        target = normal_title(target)
+        if target and target != shown:
+            named[shown] = target
+    return named
 
 
 def _sections(code, cleaner: _Cleaner) -> list[Section]:

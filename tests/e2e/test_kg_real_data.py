@@ -66,3 +66,68 @@ def test_enwiki_infobox_articles_with_the_generic_schema(schema, run_cli):
     assert by_name["Abraham Lincoln"] == "Person" and by_name["Algeria"] == "Place"
     assert by_name["American Revolutionary War"] == "Event" and by_name["Animal Farm"] == "Work"
     assert by_name["American National Standards Institute"] == "Organization"
+
+
+def awoiaf_extracted(run_cli):
+    assert run_cli("load", "mediawiki", str(real("got/awoiaf-chapters-export.xml")), "--no-embed").exit_code == 0
+    return twice(run_cli, "extract", "--schema", "got", "--extractor", "infobox")
+
+
+def test_awoiaf_relative_places_and_piped_pov_links(schema, run_cli):
+    out = awoiaf_extracted(run_cli)
+    assert out["edgesByType"]["POV_CHARACTER"] == 352
+    places = {r["n"] for r in cypher(schema, "MATCH (l:Location) RETURN l.name AS n")}
+    assert not [p for p in places if p.lower().startswith(("near ", "north of ", "outside ", "somewhere "))], places
+    near = cypher(
+        schema,
+        "MATCH (c:Chapter {name: 'Tyrion II (The Winds of Winter)'})-[r:SET_IN]->(p) "
+        "RETURN p.name AS p, p.type AS t, r.qualifier AS q, r.value AS v",
+    )
+    assert near == [{"p": "Meereen", "t": "Location", "q": "near", "v": "Near Meereen"}]
+    qualified = cypher(schema, "MATCH ()-[r:SET_IN]->() WHERE r.qualifier IS NOT NULL RETURN count(r) AS n")[0]["n"]
+    assert qualified >= 15
+    # [[Jon Snow|Jon]]: one Jon Snow, also called Jon, the POV of all his 42 chapters
+    jon = cypher(
+        schema,
+        "MATCH (j:Character {name: 'Jon Snow'}) RETURN j.aliases AS a, COUNT { (:Chapter)-[:POV_CHARACTER]->(j) } AS n",
+    )
+    assert jon == [{"a": ["Jon"], "n": 42}]
+    assert not cypher(schema, "MATCH (e:Character) WHERE e.name IN ['Jon', 'Arya', 'Tyrion'] RETURN e")
+
+
+def test_awoiaf_values_are_validated_in_batches(schema, run_cli):
+    from ..llm_server import LLMServer
+
+    awoiaf_extracted(run_cli)
+    values = cypher(schema, "MATCH (e:__Entity__ {typedBy: 'relation', confidence: 'Low'}) RETURN count(e) AS n")
+    assert values[0]["n"] > 100
+
+    def confirm(body):
+        items = json.loads(body["messages"][-1]["content"])
+        return json.dumps(
+            {
+                "results": [
+                    {"id": i["id"], "type": i["guessed_type"], "confidence": "Medium", "reason": "-"} for i in items
+                ]
+            }
+        )
+
+    server = LLMServer(reply=confirm)
+    env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "confirming"}
+    try:
+        first = run_cli("extract", "--schema", "got", "--validate", "--batch-size", "50", "--json", env=env)
+        second = run_cli("extract", "--schema", "got", "--validate", "--batch-size", "50", "--json", env=env)
+    finally:
+        server.close()
+    v = json.loads(first.stdout)["validation"]
+    assert v["candidates"].get("relation") == values[0]["n"] and v["confirmed"] == v["checked"]
+    assert v["requests"] == len(server.requests) == -(-v["checked"] // 50)
+    assert json.loads(second.stdout)["validation"]["checked"] == 0
+    left = cypher(schema, "MATCH (e:__Entity__ {typedBy: 'relation'}) WHERE e.confidence = 'Low' RETURN count(e) AS n")
+    assert left == [{"n": 0}]
+    decided = cypher(
+        schema,
+        "MATCH (e:__Entity__ {typedBy: 'relation'}) RETURN DISTINCT e.confidence AS c, e.heuristicConfidence AS h, "
+        "e.confidenceBy AS by",
+    )
+    assert decided == [{"c": "Medium", "h": "Low", "by": "llm:confirming"}]
