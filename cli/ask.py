@@ -770,11 +770,13 @@ def chat(
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
-    configured; otherwise the previous turn's entities and dates carry over).
+    configured; otherwise the previous turn's entities and dates carry over). What
+    `learn:` loads goes into the chat's --corpus, so the next questions find it.
 
     \b
     Example:
       graphrag chat --corpus sample
+      graphrag chat --corpus notes       # `learn: … | path: ./notes` loads into the corpus notes
       graphrag chat --about Babylon      # every answer from chunks that mention Babylon
       > Who made the silver lantern?
       > And who stole it?
@@ -817,7 +819,7 @@ def chat(
                 print_explain(last.to_dict())
             continue
         if line.lower().startswith("learn:"):
-            _learn(graph, config, line)
+            _learn(graph, config, line, corpus)
             continue
         too_long = question_too_long(line)
         if too_long:
@@ -875,14 +877,16 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
-def _learn(graph, config, line: str) -> None:
-    """Learn what `learn: …` names on the chat's own connection, then go on chatting."""
+def _learn(graph, config, line: str, corpus: str | None = None) -> None:
+    """Learn what `learn: …` names on the chat's own connection, into the chat's --corpus (so the
+    next questions, which search only that corpus, find it), then go on chatting."""
     from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.store.ingest import LoadOptions
 
     from .load import run_learn
 
     try:
-        run_learn(graph, config, line)
+        run_learn(graph, config, line, LoadOptions(loader="learn", source_root="", corpus=corpus))
     except SystemExit:  # some items failed: their lines are printed, the chat goes on
         pass
     except (GraphragError, ValueError, click.ClickException) as exc:
