@@ -265,7 +265,14 @@ def _source_line(source: dict) -> str:
         f"[{source['id']}] {source['title'] or source['document_id']}"
         + (f" <{source['uri']}>" if source["uri"] else "")
         + (" (web)" if source.get("web") else "")
+        + _also_in(source.get("also_in"))
     )
+
+
+def _also_in(copies) -> str:
+    """The other documents that hold the same text (one chunk per content hash), as " (also in: A; B)"."""
+    names = [f"{c['title']} ({c['document_id']})" if c.get("title") else c["document_id"] for c in copies or []]
+    return f" (also in: {'; '.join(names)})" if names else ""
 
 
 def print_explain(answer: dict) -> None:

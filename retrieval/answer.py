@@ -40,8 +40,26 @@ class Source:
         """The title as it may be shown: one line, no brackets, no control characters."""
         return neutral(self.title) or neutral(self.document_id)
 
+    @property
+    def also_in(self) -> list[dict]:
+        """The other documents that hold the same text as the chunks cited here (copies retrieval
+        set aside: one chunk per content hash), each once, in evidence order."""
+        seen: dict[str, dict] = {}
+        for ev in self.chunks:
+            for copy in getattr(ev, "also_in", None) or []:
+                if copy["document_id"] != self.document_id:
+                    seen.setdefault(copy["document_id"], copy)
+        return list(seen.values())
+
     def to_dict(self) -> dict:
-        return {"id": self.cite, "document_id": self.document_id, "title": self.title, "uri": self.uri, "web": self.web}
+        return {
+            "id": self.cite,
+            "document_id": self.document_id,
+            "title": self.title,
+            "uri": self.uri,
+            "web": self.web,
+            "also_in": self.also_in,
+        }
 
 
 def sources_for(evidence: list) -> list[Source]:
