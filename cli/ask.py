@@ -281,6 +281,11 @@ def print_explain(answer: dict) -> None:
     about = answer["filters"].get("about")
     if about:
         click.echo(_line(f"  about: {about['reason']}"))
+    if answer.get("language"):
+        from graphrag_cypher.retrieval.question import LANGUAGE_NAMES
+
+        code = answer["language"]
+        click.echo(_line(f"  question language: {LANGUAGE_NAMES.get(code, code)} ({code})"))
     if answer["entities"]:
         click.echo("  question entities:")
         for e in answer["entities"]:

@@ -299,6 +299,50 @@ def test_detect_language(question, expected):
     assert detect_language(question) == expected
 
 
+LINGUA_LANGUAGES = [
+    ("Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?", "hu"),  # was "de" (mit)
+    ("Ki készítette az ezüst lámpást?", "hu"),
+    ("Kto zrobił srebrną latarnię?", "pl"),
+    ("Dlaczego koło młyna przestało się obracać?", "pl"),
+    ("Kdo vyrobil stříbrnou lucernu?", "cs"),
+    ("Proč se mlýnské kolo přestalo točit?", "cs"),
+    ("Quem fez a lanterna de prata?", "pt"),
+    ("Por que a roda do moinho parou de girar?", "pt"),
+    ("谁做了银灯笼？", "zh"),
+    ("銀の提灯を作ったのは誰ですか？", "ja"),
+    ("ランタンを盗んだのは誰？", "ja"),
+    ("은 등불을 누가 만들었나요?", "ko"),
+    ("Кто сделал серебряный фонарь?", "ru"),
+    # English stays English, plain or not
+    ("Who made the silver lantern?", "en"),
+    ("Who killed Eddard Stark?", "en"),
+    ("Where does the giant Brannock live?", "en"),
+    ("What did Reynold and Brannock do to each other?", "en"),
+    ("Why did the wheel of Tansy Mill stop turning?", "en"),
+    ("Alexandria harbour", "en"),
+    ("Brannock?", "en"),
+    ("Who founded Ürümqi’s old bazaar?", "en"),
+]
+
+
+@pytest.mark.parametrize("question,expected", LINGUA_LANGUAGES)
+def test_detect_language_with_lingua(question, expected):
+    pytest.importorskip("lingua", reason="lingua-language-detector is not installed")
+    assert detect_language(question) == expected
+
+
+NAMES = {"hu": "Hungarian", "pl": "Polish", "cs": "Czech", "pt": "Portuguese", "zh": "Chinese", "ja": "Japanese"}
+
+
+@pytest.mark.parametrize("question,expected", [q for q in LINGUA_LANGUAGES if q[1] in NAMES])
+def test_the_answer_instruction_names_the_question_language(question, expected):
+    pytest.importorskip("lingua", reason="lingua-language-detector is not installed")
+    from graphrag_cypher.retrieval.answer import llm_messages
+
+    system = llm_messages(question, "SOURCES", detect_language(question))[0]["content"]
+    assert system.endswith(f"Answer in {NAMES[expected]}, concisely.")
+
+
 # --- answers: citations checked as they stream, document text as data -----------------------
 
 
