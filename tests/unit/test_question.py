@@ -221,6 +221,53 @@ def test_route(question, expected):
     assert route(question) == expected
 
 
+RB = Route("relation", "Reynold", "Brannock")
+MUTUAL_ROUTES = [
+    # what two did to each other, in English phrasings of the family
+    ("What did Reynold and Brannock do to each other?", RB),
+    ("What have Reynold and Brannock done to one another?", RB),
+    ("What happened between Reynold and Brannock?", RB),
+    ("What went on between the fox and the giant?", Route("relation", "fox", "giant")),
+    ("How did Reynold treat Brannock?", RB),
+    ("How did Reynold and Brannock get along?", RB),
+    ("What did Reynold do to Brannock?", RB),
+    ("Were Reynold and Brannock friends or enemies?", RB),
+    ("Did Reynold and Brannock ever fight each other?", RB),
+    ("What is Reynold's relationship with Brannock?", RB),
+    # in other languages: "A <and> B" written as names, with a word for each other / a relationship
+    ("Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?", RB),
+    ("Mit csinált egymással Reynold és Brannock?", RB),
+    ("Mi történt Reynold és Brannock között?", RB),
+    ("Milyen kapcsolat van Reynold és Brannock között?", RB),
+    ("Was haben Reynold und Brannock einander angetan?", RB),
+    ("In welcher Beziehung stehen Reynold und Brannock?", RB),
+    ("Que se sont fait Reynold et Brannock l'un à l'autre ?", RB),
+    ("¿Qué pasó entre Reynold y Brannock?", RB),
+    ("O que Reynold e Brannock fizeram um ao outro?", RB),
+    ("Co zrobili sobie nawzajem Reynold i Brannock?", RB),
+    ("Co si Reynold a Brannock udělali navzájem?", RB),
+    ("Reynold和Brannock之間發生了什麼？", RB),
+    ("Reynold對Brannock做了什麼？", RB),
+    ("ReynoldとBrannockはお互いに何をしましたか？", RB),
+    # ordinary questions stay searches
+    ("Who made the silver lantern, and who stole it?", Route("search")),
+    ("What lies between the Birch Wood and the sea?", Route("search")),
+    ("Where does the giant Brannock live?", Route("search")),
+    ("What did Reynold promise Ilsa?", Route("search")),
+    ("What did Anselm and Ilsa eat?", Route("search")),
+    ("How did Reynold get to Mount Greyhorn?", Route("search")),
+    ("How do Hansel and Gretel find their way home?", Route("search")),
+    ("Ki készítette az ezüst lámpást?", Route("search")),
+    ("Mit csinált a róka és az óriás egymással?", Route("search")),  # no names written as names
+    ("Was geschah mit Reynold und Brannock?", Route("search")),  # no "between", no "each other"
+]
+
+
+@pytest.mark.parametrize("question,expected", MUTUAL_ROUTES)
+def test_route_mutual_actions(question, expected):
+    assert route(question) == expected
+
+
 # ---------------------------------------------------------------------------- keywords
 
 KEYWORDS = [
