@@ -265,7 +265,14 @@ def _source_line(source: dict) -> str:
         f"[{source['id']}] {source['title'] or source['document_id']}"
         + (f" <{source['uri']}>" if source["uri"] else "")
         + (" (web)" if source.get("web") else "")
+        + _also_in(source.get("also_in"))
     )
+
+
+def _also_in(copies) -> str:
+    """The other documents that hold the same text (one chunk per content hash), as " (also in: A; B)"."""
+    names = [f"{c['title']} ({c['document_id']})" if c.get("title") else c["document_id"] for c in copies or []]
+    return f" (also in: {'; '.join(names)})" if names else ""
 
 
 def print_explain(answer: dict) -> None:
@@ -274,6 +281,11 @@ def print_explain(answer: dict) -> None:
     about = answer["filters"].get("about")
     if about:
         click.echo(_line(f"  about: {about['reason']}"))
+    if answer.get("language"):
+        from graphrag_cypher.retrieval.question import LANGUAGE_NAMES
+
+        code = answer["language"]
+        click.echo(_line(f"  question language: {LANGUAGE_NAMES.get(code, code)} ({code})"))
     if answer["entities"]:
         click.echo("  question entities:")
         for e in answer["entities"]:
@@ -770,11 +782,13 @@ def chat(
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
-    configured; otherwise the previous turn's entities and dates carry over).
+    configured; otherwise the previous turn's entities and dates carry over). What
+    `learn:` loads goes into the chat's --corpus, so the next questions find it.
 
     \b
     Example:
       graphrag chat --corpus sample
+      graphrag chat --corpus notes       # `learn: … | path: ./notes` loads into the corpus notes
       graphrag chat --about Babylon      # every answer from chunks that mention Babylon
       > Who made the silver lantern?
       > And who stole it?
@@ -817,7 +831,7 @@ def chat(
                 print_explain(last.to_dict())
             continue
         if line.lower().startswith("learn:"):
-            _learn(graph, config, line)
+            _learn(graph, config, line, corpus)
             continue
         too_long = question_too_long(line)
         if too_long:
@@ -875,14 +889,16 @@ def _write(text: str) -> None:
     sys.stdout.flush()
 
 
-def _learn(graph, config, line: str) -> None:
-    """Learn what `learn: …` names on the chat's own connection, then go on chatting."""
+def _learn(graph, config, line: str, corpus: str | None = None) -> None:
+    """Learn what `learn: …` names on the chat's own connection, into the chat's --corpus (so the
+    next questions, which search only that corpus, find it), then go on chatting."""
     from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.store.ingest import LoadOptions
 
     from .load import run_learn
 
     try:
-        run_learn(graph, config, line)
+        run_learn(graph, config, line, LoadOptions(loader="learn", source_root="", corpus=corpus))
     except SystemExit:  # some items failed: their lines are printed, the chat goes on
         pass
     except (GraphragError, ValueError, click.ClickException) as exc:

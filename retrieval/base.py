@@ -6,6 +6,7 @@ question it reads, the full-text query syntax, and the fusion weights. The inter
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +122,9 @@ class Evidence:
     text: str
     score: float
     via: list[str] = field(default_factory=list)
+    # other documents holding a chunk with the same content hash ({document_id, title, uri}): the
+    # copies one_per_content set aside
+    also_in: list[dict] = field(default_factory=list)
 
     @classmethod
     def from_row(cls, row: dict, via: list[str] | None = None) -> Evidence:
@@ -144,6 +148,7 @@ class Evidence:
             "score": round(float(self.score), 6),
             "text": self.text,
             "via": self.via,
+            "also_in": self.also_in,
         }
 
 
@@ -158,6 +163,67 @@ def fetch_size(k: int, filters: Filters) -> int:
     if filters.about:
         return max(ABOUT_FETCH, k * 100)
     return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to) else 10))
+
+
+# Documents named as "also in" per chunk, and how many times a ranking is widened to refill the top k
+# after copies were set aside.
+MAX_COPIES = 10
+MAX_WIDENINGS = 3
+
+
+def one_per_content(graph, rank: Callable[[int], list[Evidence]], k: int, filters: Filters) -> list[Evidence]:
+    """The best `k` of `rank(n)` (a mode's top n, best first) with one chunk per content hash.
+
+    A copied file is a second document whose chunks have the same `contentHash`: both would take
+    places in the top k with the same text. The first of them stays, with every other document in
+    scope that holds the same chunk as `also_in` (retrieval/chunk_copies.cypher); the others are set
+    aside and the ranking is asked for that many more, so the top k stays full. A chunk whose copy
+    is in a document already kept is given as that document's, so a copied file is one source, not
+    two (not with `about`: the copy's chunk may not mention the entity). A ranking without copies
+    is returned as it came (one indexed lookup more)."""
+    want, ranked = k, rank(k)
+    if not ranked:
+        return ranked
+    kept: list[Evidence] = []
+    for _ in range(MAX_WIDENINGS + 1):
+        rows = graph.read(
+            "retrieval/chunk_copies",
+            ids=[ev.chunk_id for ev in ranked],
+            corpus=filters.corpus,
+            to=filters.date_to,
+            maxCopies=MAX_COPIES,
+            **{"from": filters.date_from},
+        )
+        found = {row["chunkId"]: row for row in rows}
+        kept = []
+        seen: set[str | None] = set()
+        documents: set[str] = set()
+        for ev in ranked:
+            row = found.get(ev.chunk_id) or {}
+            digest = row.get("contentHash")
+            if digest is not None and digest in seen:
+                continue
+            seen.add(digest)
+            kept.append(_as_kept(ev, row.get("copies") or [], set() if filters.about else documents))
+            documents.add(kept[-1].document_id)
+        if len(kept) >= k or len(kept) == len(ranked) or len(ranked) < want:
+            break  # full, no copy set aside, or the mode has nothing more to give
+        want += k - len(kept)
+        ranked = rank(want)
+    return kept[:k]
+
+
+def _as_kept(ev: Evidence, copies: list[dict], documents: set[str]) -> Evidence:
+    """`ev` with its copies as `also_in`; as the copy in one of `documents` (kept already) when it
+    has one there and is not of one of them itself."""
+    also = [{"document_id": c["documentId"], "title": c["title"], "uri": c["uri"]} for c in copies]
+    home = next((c for c in copies if c["documentId"] in documents), None) if ev.document_id not in documents else None
+    if home is None:
+        ev.also_in = also
+        return ev
+    own = {"document_id": ev.document_id, "title": ev.title, "uri": ev.uri}
+    others = [own] + [a for a in also if a["document_id"] != home["documentId"]]
+    return Evidence(home["chunkId"], home["documentId"], home["title"], home["uri"], ev.text, ev.score, ev.via, others)
 
 
 def fulltext_query(analysis: Analysis) -> str:

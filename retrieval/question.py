@@ -1,7 +1,8 @@
 """Question analysis: time ranges, relation routing, search keywords and language.
 
-Pure Python, standard library only, no database. Everything here is heuristic and
-deliberately conservative: when in doubt a question is left alone.
+Pure Python, no database (the language is told by lingua-language-detector where it is
+installed). Everything here is heuristic and deliberately conservative: when in doubt a
+question is left alone.
 
 Time expressions (``parse_time_range``)
 ======================================
@@ -90,9 +91,20 @@ Routing (``route``)
 "relation" for "how are A and B related|connected|linked", "how is A related to B",
 "how do A and B relate", "what connects|links A and|to|with B", "(the) relationship|
 relation|link|connection between A and B" (anywhere), "what do A and B have in common",
-and Chinese "A和B(之間)有什麼關係 / A与B的关系"; everything else is "search". Entities are
-returned as written, without surrounding quotes, leading articles (the/a/an), trailing
-punctuation or a trailing time expression ("... in 2023").
+and Chinese "A和B(之間)有什麼關係 / A与B的关系". Questions about what two did to each other
+take it too: "what did A and B do to each other", "what happened between A and B", "how did
+A treat B", "what did A do to B", "how did A and B get along", "were A and B friends", "what
+is A's relationship to B", Chinese "A和B之間發生了什麼 / A對B做了什麼 / A和B互相…", Japanese
+"AとBはお互いに…". In any language, "A <and> B" (and, és, und, et, y, e, i, a, en, och, …)
+with a word for "each other" (egymás…, einander, l'un l'autre, el uno al otro, nawzajem,
+navzájem, друг друга, …), for a relationship (viszony, kapcsolat, Beziehung, relación,
+relação, związek, vztah, отношения, …) or "happened between" (mi történt … között, was
+geschah zwischen, …) does, where A and B are written as names (capitalised, next to the
+conjunction): "Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?".
+Everything else is "search". The retrieval takes the route only when both names are known
+entities (`relation.relation`); otherwise the question is searched. Entities are returned
+as written, without surrounding quotes, leading articles (the/a/an), trailing punctuation
+or a trailing time expression ("... in 2023").
 """
 
 from __future__ import annotations
@@ -100,12 +112,14 @@ from __future__ import annotations
 import calendar
 import datetime
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = [
     "DateRange",
     "Route",
+    "LANGUAGE_NAMES",
     "detect_language",
     "keywords",
     "parse_time_range",
@@ -741,6 +755,12 @@ def _is_cjk(char: str) -> bool:
 
 _ENT = r"(?P<a>.+?)"
 _ENT_B = r"(?P<b>.+?)"
+_EACH_OTHER = r"(?:each\s+other|one\s+another)\b"
+_TREAT = (
+    r"treat|treated|deal\s+with|dealt\s+with|behave\s+(?:to|towards?)|behaved\s+(?:to|towards?)|"
+    r"get\s+(?:along|on)\s+with|got\s+(?:along|on)\s+with|feel\s+about|felt\s+about|think\s+of|thought\s+of|"
+    r"regard|regarded|view|viewed|wrong|wronged|betray|betrayed|trick|tricked|help|helped"
+)
 _ROUTES = [
     re.compile(
         rf"^\s*how\s+(?:are|were|is|was)\s+{_ENT}\s+and\s+{_ENT_B}\s+"
@@ -770,7 +790,89 @@ _ROUTES = [
         r"(?:什麼|什么|何|怎樣的|怎样的|哪些|甚麼)?\s*(?:樣的|样的)?\s*的?\s*"
         r"(?:關係|关系|關聯|关联|聯繫|联系)"
     ),
+    # what two did to each other
+    re.compile(
+        rf"^\s*what\s+(?:did|do|does|have|had|has)\s+{_ENT}\s+and\s+{_ENT_B}\s+"
+        rf"(?:do|done|did|say|said|give|given|owe|owed|mean|meant|promise|promised)\s+"
+        rf"(?:to|for|with|about|against)?\s*{_EACH_OTHER}",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*what\s+(?:(?:has|had)\s+)?(?:(?:is|was)\s+going\s+on|happened|happens|happen|went\s+on|goes\s+on|"
+        rf"passed|occurred|took\s+place|came\s+to\s+pass)\s+between\s+{_ENT}\s+and\s+{_ENT_B}\s*[?.!]*\s*$",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*what\s+(?:did|does|do|has|had|have)\s+{_ENT}\s+(?:do|done)\s+(?:to|for|against|with)\s+{_ENT_B}"
+        r"\s*[?.!]*\s*$",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*how\s+(?:did|does|do|has|had|have|was|is|were)\s+{_ENT}\s+(?:{_TREAT})\s+{_ENT_B}\s*[?.!]*\s*$",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*how\s+(?:did|does|do|have|had|were|are)\s+{_ENT}\s+and\s+{_ENT_B}\s+"
+        rf"(?:{_TREAT}|get\s+(?:along|on)|got\s+(?:along|on)|interact(?:ed)?|meet|met|know|knew|"
+        rf"come\s+to\s+know|become\s+(?:friends|enemies))\b",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*(?:were|are|was|is|did|do|have|had)\s+{_ENT}\s+and\s+{_ENT_B}\s+(?:ever\s+)?"
+        r"(?:friends|enemies|allies|rivals|foes|kin|relatives|married|lovers|partners|"
+        r"(?:fight|fought|quarrel|quarrell?ed|meet|met|know|known|help|helped|betray|betrayed)\s+"
+        rf"(?:{_EACH_OTHER}))\b",
+        _I,
+    ),
+    re.compile(
+        rf"^\s*what\s+(?:is|was|are|were)\s+{_ENT}(?:'s|’s|s'|s’)\s+(?:relationship|relation|connection|tie|"
+        rf"link|bond)\s+(?:to|with)\s+{_ENT_B}\s*[?.!]*\s*$",
+        _I,
+    ),
+    re.compile(
+        rf"\b(?:relationship|relation|connection|bond)\s+of\s+{_ENT}\s+(?:to|with|and)\s+{_ENT_B}\s*[?.!]*\s*$", _I
+    ),
+    re.compile(
+        rf"^\s*{_ENT}\s*(?:和|與|与|跟|同)\s*{_ENT_B}\s*(?:之間|之间)\s*(?:發生|发生|有過|有过)了?\s*"
+        r"(?:什麼|什么|甚麼|哪些|何)"
+    ),
+    re.compile(rf"^\s*{_ENT}\s*(?:和|與|与|跟|同)\s*{_ENT_B}\s*(?:之間|之间)?\s*.{{0,8}}(?:互相|彼此|相互)"),
+    re.compile(rf"^\s*{_ENT}\s*(?:對|对)\s*{_ENT_B}\s*(?:做|幹|干)了\s*(?:什麼|什么|甚麼|哪些)"),
+    re.compile(rf"^\s*{_ENT}\s*(?:怎麼|怎么|如何|怎樣|怎样)\s*(?:對待|对待|對|对)\s*{_ENT_B}\s*[？?。]*\s*$"),
+    re.compile(rf"^\s*{_ENT}\s*と\s*{_ENT_B}\s*(?:は|の|との|が)\s*.{{0,12}}?(?:お互い|互い|関係|間に何|あいだに何)"),
 ]
+
+# The cross-language rule: "A <and> B" (A and B written as names) with a word of the family.
+_AND_WORDS = frozenset("and & és meg und et y e i a oraz en och og ja și ve и та і".split())
+_MUTUAL_WORDS = re.compile(
+    r"(?:\beach\s+other\b|\bone\s+another\b|\begymás|\beinander\b|\bgegenseitig|\bl['’]une?\s+(?:à\s+|de\s+|avec\s+)?"
+    r"l['’]autre\b|\bles\s+uns\s+(?:aux|les|des)\s+autres\b|\bmutuel|\bel\s+uno\s+(?:al|del|con\s+el|contra\s+el)\s+"
+    r"otro\b|\bmutua|\bum\s+(?:ao|do|com\s+o)\s+outro\b|\buno\s+(?:all['’]|dell['’]|con\s+l['’])altro\b|\ba\s+vicenda\b|"
+    r"\belkaar\b|\bvarandra\b|\bhverandre\b|\btoisiaan\b|\bnawzajem\b|\bwzajemn|\bnavzájem\b|\bvzájem|\bvzájom|"
+    r"\bunul\s+(?:pe|cu|altuia)|\bbirbir|\bдруг\s+(?:друга|другу|другом|о\s+друге|с\s+другом)|\bвзаимн|"
+    # words for a relationship
+    r"\bviszony|\bkapcsolat|\bbeziehung|\bverhältnis|\brelations?\b|\brelationship|\brapports?\b|\brelaci[óo]n|"
+    r"\brela[çc](?:[ãa]o|[õo]es)\b|\brelazion|\brapport[oi]\b|\brelatie\b|\bverhouding|\bförhållande|\brelacj|\bzwiąz|"
+    r"\bstosun[ek]|\bvztah|\brelați|\brelati[ei]|\bilişki|\bilişk|\bотношени|\bстосунк|\bвідносин)",
+    _I,
+)
+_BETWEEN = re.compile(
+    r"\b(?:között|zwischen|entre|tra|fra|tussen|mellan|mellom|między|mezi|medzi|între|arasında|между|між)\b", _I
+)
+_HAPPENED = re.compile(
+    r"\b(?:történt|zajlott|geschah|geschehen|passiert|vorgefallen|pass[ée]|passou|pasó|pasado|ocurri[óo]|sucedi[óo]|"
+    r"aconteceu|acontecido|successo|accaduto|gebeurd|hände|hendte|stało|wydarzyło|stalo|odehrálo|stalo\s+se|"
+    r"întâmplat|oldu|yaşandı|произошло|случилось|сталося|відбулося)",
+    _I,
+)
+_NAME_CONNECTORS = frozenset("of the von van der den de du la le del della da di dos das al el".split())
+_LEADING_ARTICLES = frozenset("the a an az der die das dem den des le la les l el los las o os as il lo gli".split())
+_QUESTION_WORDS = frozenset(
+    """mit mi mik ki kik milyen hogyan miért mikor hol co kto czy jak jaki jaka kdo jaký jaká proč kde que qué quem
+    como cómo qual cuál cosa chi come wat wie hoe vad hur vem ce cine cum ne kim nasıl что кто как чем хто що""".split()
+)
+_WORD_AT = re.compile(r"[^\W\d_][\w'’.-]*|&")
+_CLAUSE_END = re.compile(r"[,;:?!¿¡()\[\]\"“”«»]|[.](?=\s|$)")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", _I)
 _QUOTES = "\"'“”‘’`«»「」『』"
 
@@ -796,7 +898,56 @@ def route(question: str) -> Route:
         a, b = _clean_entity(m.group("a")), _clean_entity(m.group("b"))
         if a and b and a.lower() != b.lower():
             return Route("relation", a, b)
+    pair = _named_pair(question or "")
+    if pair is not None:
+        return Route("relation", *pair)
     return Route("search")
+
+
+def _named_pair(question: str) -> tuple[str, str] | None:
+    """The two names joined by "and" (in any of _AND_WORDS) in a question with a word for "each
+    other", for a relationship, or "happened between": the cross-language relation rule. Each name is
+    the capitalised run of words next to the conjunction (inner "of", "von", "de" … allowed), a
+    question word or article at its edge left out; None unless both sides have one."""
+    if not (_MUTUAL_WORDS.search(question) or (_BETWEEN.search(question) and _HAPPENED.search(question))):
+        return None
+    for clause in _CLAUSE_END.split(question):
+        words = _WORD_AT.findall(clause)
+        for i, word in enumerate(words):
+            if word.lower() not in _AND_WORDS or i == 0 or i == len(words) - 1:
+                continue
+            a = _name_run(list(reversed(words[:i])), leftward=True)
+            b = _name_run(words[i + 1 :], leftward=False)
+            if a and b and a.lower() != b.lower():
+                return a, b
+    return None
+
+
+def _name_run(words: list[str], leftward: bool) -> str:
+    """The name that starts `words`, read outwards from the conjunction (leftward: the words before
+    it, nearest first): capitalised words, a connector between two of them ("Mount of Greyhorn");
+    after the conjunction an article or two first is skipped ("und der Riese"). A question word or
+    function word at its outer edge is not part of it ("Did Reynold and …")."""
+    i = 0
+    if not leftward:
+        while i < min(2, len(words)) and words[i].lower() in _LEADING_ARTICLES:
+            i += 1
+    run: list[str] = []
+    while i < len(words):
+        word = words[i].rstrip(".'’-")
+        if word[:1].isupper():
+            run.append(word)
+        elif run and word.lower() in _NAME_CONNECTORS and i + 1 < len(words) and words[i + 1][:1].isupper():
+            run.append(word)
+        else:
+            break
+        i += 1
+    if leftward:
+        run.reverse()
+    edge = 0 if leftward else -1
+    while run and (run[edge].lower() in _QUESTION_WORDS or run[edge].lower() in _STOP):
+        run.pop(edge)
+    return " ".join(run)
 
 
 # --------------------------------------------------------------------------- keywords
@@ -894,6 +1045,57 @@ def keywords(question: str, max_terms: int = 12) -> list[str]:
 
 # --------------------------------------------------------------------------- language
 
+# The languages an answer can be asked for: code -> the name the answer instruction uses.
+LANGUAGE_NAMES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "pt": "Portuguese",
+    "it": "Italian",
+    "nl": "Dutch",
+    "hu": "Hungarian",
+    "pl": "Polish",
+    "cs": "Czech",
+    "sk": "Slovak",
+    "ro": "Romanian",
+    "sv": "Swedish",
+    "tr": "Turkish",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "bg": "Bulgarian",
+    "ar": "Arabic",
+    "fa": "Persian",
+    "hi": "Hindi",
+    "el": "Greek",
+    "he": "Hebrew",
+    "th": "Thai",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+}
+# The ones lingua-language-detector tells apart (its models ship in the wheel), by script: one
+# detector per script, built with its models on the first question in that script. The others,
+# and every language when lingua is absent or unsure, are told by their script.
+_LINGUA_SCRIPTS = {
+    "latin": ("en", "de", "fr", "es", "pt", "it", "nl", "hu", "pl", "cs", "sk", "ro", "sv", "tr"),
+    "cyrillic": ("ru", "uk", "bg"),
+    "arabic": ("ar", "fa"),
+}
+# A script's language when lingua cannot tell (Latin: the word votes below decide).
+_SCRIPT_LANGUAGE = {
+    "cyrillic": "ru",
+    "greek": "el",
+    "arabic": "ar",
+    "hebrew": "he",
+    "devanagari": "hi",
+    "thai": "th",
+    "hangul": "ko",
+}
+# lingua's confidence values are relative (they sum to 1 over the candidates); below this the top one
+# is a guess (one name alone, "Paris", splits its mass over many languages)
+MIN_CONFIDENCE = 0.12
+
 _VOTES = {
     "en": set(
         "the is are was were and of to in what who how why when which did does do with for on about "
@@ -913,19 +1115,58 @@ _VOTES = {
     ),
 }
 _HAN = re.compile(rf"[{_CJK}]")
+_KANA = re.compile(r"[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_SCRIPT_NAMES = ("LATIN", "CYRILLIC", "GREEK", "ARABIC", "HEBREW", "DEVANAGARI", "THAI", "HANGUL")
 
 
 def detect_language(question: str) -> str:
-    """A rough language code: "zh", "de", "fr", "es" or "en" (the default)."""
-    if not question:
+    """The question's language as an ISO 639-1 code (a key of LANGUAGE_NAMES; "en" when nothing tells).
+
+    Chinese, Japanese and Korean by their script (kana: Japanese; Han alone: Chinese; Hangul:
+    Korean). Words in the Latin, Cyrillic or Arabic script go to lingua-language-detector,
+    restricted to that script's languages and built once, on the first such question. When lingua
+    is absent or unsure (one word, a low confidence) the script decides: its language (Cyrillic:
+    Russian, …), and for Latin the word votes (German, French, Spanish, else English). A question in
+    plain English (ASCII, two English function words, none of another language's) is English
+    without lingua: loading the Latin-script models takes seconds (README "Answer language")."""
+    if not question or not question.strip():
         return "en"
     han = len(_HAN.findall(question))
-    latin_words = [w for w in _LATIN_WORD.findall(_HAN.sub(" ", question))]
-    if han and han >= len(latin_words):
+    kana = len(_KANA.findall(question))
+    words = _LATIN_WORD.findall(_KANA.sub(" ", _HAN.sub(" ", question)))
+    if kana and han + kana >= len(words):
+        return "ja"
+    if han and han >= len(words) + kana:
         return "zh"
+    script = _main_script(words)
+    if script == "latin" and _plain_english(question, words):
+        return "en"
+    if len(words) >= 2 and script in _LINGUA_SCRIPTS:
+        found = _lingua(_KANA.sub(" ", _HAN.sub(" ", question)), script)
+        if found is not None:
+            return found
+    if script == "latin" or script is None:
+        return _voted(question, words)
+    return _SCRIPT_LANGUAGE[script]
+
+
+def _main_script(words: list[str]) -> str | None:
+    """The script most of the words are written in (lower case: "latin", "cyrillic", …)."""
+    import unicodedata
+
+    counts: dict[str, int] = {}
+    for word in words:
+        name = unicodedata.name(word[0], "")
+        script = next((s for s in _SCRIPT_NAMES if name.startswith(s)), None)
+        if script is not None:
+            counts[script.lower()] = counts.get(script.lower(), 0) + 1
+    return max(counts, key=lambda s: counts[s]) if counts else None
+
+
+def _votes(question: str, words: list[str]) -> dict[str, int]:
     counts = dict.fromkeys(_VOTES, 0)
-    for word in (w.lower().replace("’", "'") for w in latin_words):
+    for word in (w.lower().replace("’", "'") for w in words):
         for lang, vocab in _VOTES.items():
             if word in vocab:
                 counts[lang] += 1
@@ -933,7 +1174,51 @@ def detect_language(question: str) -> str:
             counts["fr"] += 1
     if "¿" in question or "¡" in question:
         counts["es"] += 2
+    return counts
+
+
+def _plain_english(question: str, words: list[str]) -> bool:
+    counts = _votes(question, words)
+    return question.isascii() and counts["en"] >= 2 and not any(counts[lang] for lang in ("de", "fr", "es"))
+
+
+def _voted(question: str, words: list[str]) -> str:
+    """German, French or Spanish when their function words outvote English's, else English."""
+    counts = _votes(question, words)
     best = max(("de", "fr", "es"), key=lambda lang: counts[lang])
     if counts[best] > counts["en"] and list(counts.values()).count(counts[best]) == 1:
         return best
     return "en"
+
+
+_detectors: dict[str, object] = {}  # script -> its detector, or None when lingua is not installed
+_detectors_lock = threading.Lock()
+
+
+def _lingua(question: str, script: str) -> str | None:
+    """lingua's language for the question among its script's LANGUAGE_NAMES, when lingua is sure enough."""
+    detector = language_detector(script)
+    if detector is None:
+        return None
+    values = detector.compute_language_confidence_values(question)  # type: ignore[attr-defined]
+    if not values or values[0].value < MIN_CONFIDENCE:
+        return None
+    code = values[0].language.iso_code_639_1.name.lower()
+    return code if code in LANGUAGE_NAMES else None
+
+
+def language_detector(script: str = "latin"):
+    """lingua's detector for the languages of `script` in _LINGUA_SCRIPTS (None without lingua),
+    built once, on first use, with its models loaded (in parallel: faster than lingua's lazy loading;
+    measured in README "Answer language")."""
+    with _detectors_lock:
+        if script not in _detectors:
+            try:
+                from lingua import IsoCode639_1, LanguageDetectorBuilder
+            except ImportError:
+                _detectors[script] = None
+            else:
+                codes = [getattr(IsoCode639_1, code.upper()) for code in _LINGUA_SCRIPTS[script]]
+                builder = LanguageDetectorBuilder.from_iso_codes_639_1(*codes).with_preloaded_language_models()
+                _detectors[script] = builder.build()
+        return _detectors[script]

@@ -18,7 +18,7 @@ from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
 from .about import resolve_about
 from .analysis import QuestionAnalyzer
-from .base import WEIGHTS, Analysis, Evidence
+from .base import WEIGHTS, Analysis, Evidence, one_per_content
 
 
 class Retriever(GraphragRetriever):
@@ -46,8 +46,9 @@ class Retriever(GraphragRetriever):
         """The best `k` chunks for an analysed question, best first, filters held."""
 
     def retrieve(self, analysis: Analysis, k: int = 5) -> list[Evidence]:
+        """The mode's best `k` chunks, one per content hash (copies listed as `also_in`)."""
         started = time.perf_counter()
-        results = self.rank(analysis, k)
+        results = one_per_content(self.graph, lambda n: self.rank(analysis, n), k, analysis.filters)
         self.timings["retrieve_ms"] = (time.perf_counter() - started) * 1000
         return results
 

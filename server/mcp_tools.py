@@ -135,7 +135,13 @@ def build_mcp(state, writes: bool = False):
         return {
             "answer": result["answer_with_titles"],
             "citations": [
-                {"id": c["id"], "title": c["title"], "uri": c["uri"], "document_id": c["document_id"]}
+                {
+                    "id": c["id"],
+                    "title": c["title"],
+                    "uri": c["uri"],
+                    "document_id": c["document_id"],
+                    "also_in": c.get("also_in") or [],  # documents holding the same text
+                }
                 for c in result["citations"]
             ],
             "note": result["llm"]["note"],
@@ -173,6 +179,7 @@ def build_mcp(state, writes: bool = False):
                     "uri": e["uri"],
                     "score": e["score"],
                     "text": _cut(e["text"]),
+                    "also_in": e.get("also_in") or [],
                 }
                 for e in result["evidence"]
             ],

@@ -124,6 +124,11 @@ function showAnswer(turn, box, result) {
       item.appendChild(citationButton(sources[c.id] || c, result));
       // a web page the web-search fallback fetched: its URL beside the title, as text
       if (c.web && c.uri) item.appendChild(el("span", "web-source", " " + c.uri + " (web)"));
+      // the same text in other documents: retrieval kept one chunk per content hash
+      const copies = (sources[c.id] || c).also_in || [];
+      if (copies.length) {
+        item.appendChild(el("span", "also-in", " also in: " + copies.map((d) => (d.title ? d.title + " (" + d.document_id + ")" : d.document_id)).join("; ")));
+      }
       list.appendChild(item);
     }
     turn.appendChild(list);

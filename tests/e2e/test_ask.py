@@ -428,3 +428,29 @@ def test_streamed_answer_never_shows_an_unchecked_citation(sample, run_cli):
     assert out["answer"] == "Old Maren made the lantern [T2]. Also. And; see [T2] and! A list and an unclosed [T2"
     assert out["dropped_citations"] == ["X9", "T2::E99", "Z1", "see page 4", "1"]
     assert out["answer_with_titles"] == answer_shown.strip()
+
+
+@pytest.mark.parametrize(
+    "question, language, name",
+    [
+        ("Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?", "hu", "Hungarian"),
+        ("Ki készítette az ezüst lámpást?", "hu", "Hungarian"),
+        ("Kto zrobił srebrną latarnię?", "pl", "Polish"),
+        ("Kdo vyrobil stříbrnou lucernu?", "cs", "Czech"),
+        ("Quem fez a lanterna de prata?", "pt", "Portuguese"),
+        ("谁做了银灯笼？", "zh", "Chinese"),
+        ("銀の提灯を作ったのは誰ですか？", "ja", "Japanese"),
+        ("Who made the silver lantern?", "en", "English"),
+    ],
+)
+def test_the_answer_is_asked_for_in_the_question_language(sample, run_cli, question, language, name):
+    server = LLMServer("A reply.")
+    try:
+        env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "m"}
+        out = ask_json(run_cli, question, env=env)
+    finally:
+        server.close()
+    assert out["language"] == language
+    systems = [r["body"]["messages"][0]["content"] for r in server.requests]
+    answering = [s for s in systems if "Answer in " in s]
+    assert answering and answering[-1].rstrip().endswith(f"Answer in {name}, concisely."), systems

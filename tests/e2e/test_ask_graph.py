@@ -156,3 +156,44 @@ def test_chat_follow_up_carries_names_once_and_finds_the_second_hop(kg):
     assert "found by" in trace and "[T5] story:sample:T5::" in trace
     second = result.stdout.split("Sources:")[1]  # the second turn's answer
     assert "stole the silver lantern. [The Troll Who Stole the Light]" in second
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did Reynold and Brannock do to each other?",
+        "Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?",
+        "Mi történt Reynold és Brannock között?",
+        "What happened between Reynold and Brannock?",
+        "How did Reynold treat Brannock?",
+        "Was haben Reynold und Brannock einander angetan?",
+    ],
+)
+def test_mutual_action_questions_take_the_relation_route(kg, run_cli, question):
+    out = ask_json(run_cli, question)
+    assert out["route"] == "relation", (out["route"], out["entities"])
+    steps = [(r["start"], r["type"], r["end"]) for p in out["paths"] for r in p["relationships"]]
+    assert ("T1::E1", "DEFEATS", "T1::E4") in steps
+    assert [c["document_id"] for c in out["citations"]] == ["story:sample:T1"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did Reynold promise Ilsa?",  # two names, no mutual phrasing
+        "Where does the giant Brannock live?",
+        "What did Reynold and the weather do to each other?",  # "the weather" is no entity: searched
+        "What happened between Reynold and Zebulon?",  # no such name in the graph
+    ],
+)
+def test_other_questions_are_searched(kg, run_cli, question):
+    out = ask_json(run_cli, question)
+    assert out["route"] != "relation" and not out["paths"]
+
+
+def test_the_hungarian_relation_question_answers_from_the_path(kg, run_cli):
+    shown = run_cli("ask", "Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?", "--explain")
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.startswith("In the graph: Reynold defeats Brannock [The Fox Who Moved the Boulder].")
+    assert "route relation" in shown.stdout
+    assert "  question language: Hungarian (hu)" in shown.stdout

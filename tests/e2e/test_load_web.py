@@ -111,3 +111,25 @@ def test_chat_learns_then_answers_from_what_it_learned(schema, run_cli, tmp_path
     assert "error: path not found" in result.output
     assert titles(schema) == {"Tides": ["harbours"]}
     assert "Tides" in result.output.split("Sources:")[-1]
+
+
+def test_chat_learns_into_its_corpus_and_answers_from_it(schema, run_cli, tmp_path):
+    """`chat --corpus X`: what `learn:` loads is in corpus X, so the next question (which searches
+    only X) finds it."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "tides.md").write_text("# Tides\n\nThe harbour master of Portus kept a ledger of the tides.\n")
+    lines = [f"learn: harbours | path: {notes}", "Who kept a ledger of the tides?", "/quit"]
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    result = CliRunner().invoke(
+        cli, ["chat", "--corpus", "harbourlog", "--no-llm", "--mode", "hybrid"], input="\n".join(lines) + "\n"
+    )
+    assert result.exit_code == 0, result.output
+    with schema.driver() as driver:
+        corpora = driver.execute_query("MATCH (d:Document) RETURN d.title AS t, d.corpus AS c").records
+    assert {(r["t"], r["c"]) for r in corpora} == {("Tides", "harbourlog")}
+    assert "ledger of the tides" in result.stdout
+    assert "[D1] Tides" in result.stdout.split("Sources:")[-1]

@@ -221,6 +221,53 @@ def test_route(question, expected):
     assert route(question) == expected
 
 
+RB = Route("relation", "Reynold", "Brannock")
+MUTUAL_ROUTES = [
+    # what two did to each other, in English phrasings of the family
+    ("What did Reynold and Brannock do to each other?", RB),
+    ("What have Reynold and Brannock done to one another?", RB),
+    ("What happened between Reynold and Brannock?", RB),
+    ("What went on between the fox and the giant?", Route("relation", "fox", "giant")),
+    ("How did Reynold treat Brannock?", RB),
+    ("How did Reynold and Brannock get along?", RB),
+    ("What did Reynold do to Brannock?", RB),
+    ("Were Reynold and Brannock friends or enemies?", RB),
+    ("Did Reynold and Brannock ever fight each other?", RB),
+    ("What is Reynold's relationship with Brannock?", RB),
+    # in other languages: "A <and> B" written as names, with a word for each other / a relationship
+    ("Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?", RB),
+    ("Mit csinált egymással Reynold és Brannock?", RB),
+    ("Mi történt Reynold és Brannock között?", RB),
+    ("Milyen kapcsolat van Reynold és Brannock között?", RB),
+    ("Was haben Reynold und Brannock einander angetan?", RB),
+    ("In welcher Beziehung stehen Reynold und Brannock?", RB),
+    ("Que se sont fait Reynold et Brannock l'un à l'autre ?", RB),
+    ("¿Qué pasó entre Reynold y Brannock?", RB),
+    ("O que Reynold e Brannock fizeram um ao outro?", RB),
+    ("Co zrobili sobie nawzajem Reynold i Brannock?", RB),
+    ("Co si Reynold a Brannock udělali navzájem?", RB),
+    ("Reynold和Brannock之間發生了什麼？", RB),
+    ("Reynold對Brannock做了什麼？", RB),
+    ("ReynoldとBrannockはお互いに何をしましたか？", RB),
+    # ordinary questions stay searches
+    ("Who made the silver lantern, and who stole it?", Route("search")),
+    ("What lies between the Birch Wood and the sea?", Route("search")),
+    ("Where does the giant Brannock live?", Route("search")),
+    ("What did Reynold promise Ilsa?", Route("search")),
+    ("What did Anselm and Ilsa eat?", Route("search")),
+    ("How did Reynold get to Mount Greyhorn?", Route("search")),
+    ("How do Hansel and Gretel find their way home?", Route("search")),
+    ("Ki készítette az ezüst lámpást?", Route("search")),
+    ("Mit csinált a róka és az óriás egymással?", Route("search")),  # no names written as names
+    ("Was geschah mit Reynold und Brannock?", Route("search")),  # no "between", no "each other"
+]
+
+
+@pytest.mark.parametrize("question,expected", MUTUAL_ROUTES)
+def test_route_mutual_actions(question, expected):
+    assert route(question) == expected
+
+
 # ---------------------------------------------------------------------------- keywords
 
 KEYWORDS = [
@@ -297,6 +344,50 @@ LANGUAGES = [
 @pytest.mark.parametrize("question,expected", LANGUAGES)
 def test_detect_language(question, expected):
     assert detect_language(question) == expected
+
+
+LINGUA_LANGUAGES = [
+    ("Reynold és Brannock milyen viszonyban vannak, mit csináltak egymással?", "hu"),  # was "de" (mit)
+    ("Ki készítette az ezüst lámpást?", "hu"),
+    ("Kto zrobił srebrną latarnię?", "pl"),
+    ("Dlaczego koło młyna przestało się obracać?", "pl"),
+    ("Kdo vyrobil stříbrnou lucernu?", "cs"),
+    ("Proč se mlýnské kolo přestalo točit?", "cs"),
+    ("Quem fez a lanterna de prata?", "pt"),
+    ("Por que a roda do moinho parou de girar?", "pt"),
+    ("谁做了银灯笼？", "zh"),
+    ("銀の提灯を作ったのは誰ですか？", "ja"),
+    ("ランタンを盗んだのは誰？", "ja"),
+    ("은 등불을 누가 만들었나요?", "ko"),
+    ("Кто сделал серебряный фонарь?", "ru"),
+    # English stays English, plain or not
+    ("Who made the silver lantern?", "en"),
+    ("Who killed Eddard Stark?", "en"),
+    ("Where does the giant Brannock live?", "en"),
+    ("What did Reynold and Brannock do to each other?", "en"),
+    ("Why did the wheel of Tansy Mill stop turning?", "en"),
+    ("Alexandria harbour", "en"),
+    ("Brannock?", "en"),
+    ("Who founded Ürümqi’s old bazaar?", "en"),
+]
+
+
+@pytest.mark.parametrize("question,expected", LINGUA_LANGUAGES)
+def test_detect_language_with_lingua(question, expected):
+    pytest.importorskip("lingua", reason="lingua-language-detector is not installed")
+    assert detect_language(question) == expected
+
+
+NAMES = {"hu": "Hungarian", "pl": "Polish", "cs": "Czech", "pt": "Portuguese", "zh": "Chinese", "ja": "Japanese"}
+
+
+@pytest.mark.parametrize("question,expected", [q for q in LINGUA_LANGUAGES if q[1] in NAMES])
+def test_the_answer_instruction_names_the_question_language(question, expected):
+    pytest.importorskip("lingua", reason="lingua-language-detector is not installed")
+    from graphrag_cypher.retrieval.answer import llm_messages
+
+    system = llm_messages(question, "SOURCES", detect_language(question))[0]["content"]
+    assert system.endswith(f"Answer in {NAMES[expected]}, concisely.")
 
 
 # --- answers: citations checked as they stream, document text as data -----------------------

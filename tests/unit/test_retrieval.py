@@ -106,7 +106,9 @@ def test_answer_to_dict_keeps_the_json_keys():
         "timings_ms",
     ]
     assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
-    assert out["citations"] == [{"id": "T2", "document_id": "story:T2", "title": None, "uri": None, "web": False}]
+    assert out["citations"] == [
+        {"id": "T2", "document_id": "story:T2", "title": None, "uri": None, "web": False, "also_in": []}
+    ]
     assert out["filters"]["corpus"] == "sample" and out["llm"] == {
         "used": False,
         "model": None,
