@@ -470,11 +470,14 @@ def print_web(web: dict | None) -> None:
         click.echo(_line(f"  web: searched {web['provider']} ({web['reason']}), but the search failed: {web['error']}"))
         return
     used = [r for r in results if r.get("id")]
+    dates = web.get("dates")
+    dated = f" dated {dates['from'] or '…'} to {dates['to'] or '…'}" if dates else ""
+    judged = f", judged by {web['judged_by']}" if web.get("judged_by") else ""
     click.echo(
         _line(
-            f'  web: searched {web["provider"]} for "{web["query"]}" ({web["reason"]}): {len(results)} result(s), '
+            f'  web: searched {web["provider"]} for "{web["query"]}"{dated} ({web["reason"]}): {len(results)} result(s), '
             f"{sum(1 for r in results if r['fetched'])} fetched, {sum(1 for r in results if r['blocked'])} blocked, "
-            f"{len(used)} used"
+            f"{len(used)} used{judged}"
         )
     )
     for r in results:
@@ -498,6 +501,9 @@ def _result_state(r: dict) -> str:
         state += f", best similarity {r['best_similarity']:.3f}"
     if r.get("note"):
         state += f"; {r['note']}"
+    dropped = r.get("dropped")
+    if dropped and not dropped.startswith("not fetched:") and dropped != r.get("note"):
+        state += f"; dropped: {dropped}"  # under the gate, judged off-topic, outranked, no text
     return state
 
 

@@ -118,7 +118,14 @@ def print_load(result: dict, as_json: bool) -> None:
                 )
             else:
                 click.echo(f"entities (llm): {x.get('entities', 0)} extracted, {x.get('edgesBuilt', 0)} relation(s)")
-    if result["documents"]["failed"]:
+        if "web" in result:
+            w = result["web"]
+            skipped = sum(len(t["skipped"]) for t in w["topics"])
+            click.echo(
+                f"web: {len(w['topics'])} topic(s) searched on {w['provider']}, {w['pages']} page(s) learned "
+                f"as :WebPage (corpus {w['corpus']}), {skipped} result(s) skipped, {w['failed']} search(es) failed"
+            )
+    if result["documents"]["failed"] or result.get("web", {}).get("failed"):
         raise SystemExit(EXIT_SOME_FAILED)
 
 
@@ -672,20 +679,66 @@ def embed(graph, config, batch: int, as_json: bool) -> None:
 
 
 def _learn_request(ctx, param, value: str):
-    """REQUEST parsed and its paths checked before anything connects."""
+    """REQUEST parsed and its paths checked before anything connects; topics alone need a
+    web search (one line when none is configured)."""
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.loaders.learn import parse_learn
 
     try:
-        return parse_learn(value).check()
+        parsed = parse_learn(value).check()
     except GraphragError as exc:
         raise click.BadParameter(str(exc)) from None
+    if parsed.topics_only:
+        try:
+            topic_web()
+        except GraphragError as exc:
+            raise click.ClickException(str(exc)) from None
+    return parsed
+
+
+def topic_web():
+    """The configured web search that topics alone are learned from; GraphragError (one
+    line) when none is configured or its configuration cannot work."""
+    from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.loaders.learn import TOPICS_NEED_WEB
+    from graphrag_cypher.loaders.web import PoliteClient
+    from graphrag_cypher.retrieval.websearch import WebConfig, WebFallback
+
+    config = WebConfig.from_env()
+    if config.provider == "off":
+        raise GraphragError(TOPICS_NEED_WEB)
+    return WebFallback(config, PoliteClient)
+
+
+def print_topic(topic: dict) -> None:
+    """One topic's search while `learn` runs (stderr): results, pages to learn, and one line
+    per result skipped with why (blocked, robots.txt, not readable)."""
+    from graphrag_cypher.terminal import safe_text
+
+    name = safe_text(topic["topic"])
+    if topic["error"]:
+        return  # the error line says it
+    info(
+        f"learn: {name!r}: {topic['results']} result(s) from {topic['provider']}, "
+        f"{len(topic['pages'])} page(s) to learn, {len(topic['skipped'])} skipped"
+    )
+    for page in topic["pages"]:
+        info(f"  page {safe_text(page)}")
+    for skipped in topic["skipped"]:
+        info(f"  skipped {safe_text(skipped['url'])}: {safe_text(skipped['why'])}")
 
 
 @click.command("learn")
 @click.argument("request", callback=_learn_request)
 @click.option("--crawl/--no-crawl", default=True, show_default=True, help="Follow same-site links from URLs.")
 @click.option("--max-pages", type=int, default=30, show_default=True)
+@click.option(
+    "--per-topic",
+    type=click.IntRange(1, 20),
+    default=3,
+    show_default=True,
+    help="Pages learned per topic when REQUEST names topics alone (from the web search).",
+)
 @fetch_options
 @allow_local_option
 @load_options
@@ -696,6 +749,7 @@ def learn(
     request,
     crawl: bool,
     max_pages: int,
+    per_topic: int,
     timeout: float,
     crawl_timeout: float,
     allow_local: bool,
@@ -708,12 +762,17 @@ def learn(
     When anything changed, the phrases chunks share are re-linked (`graphrag link phrases`),
     so graph retrieval can follow what was just learned.
 
-    REQUEST is "topic, topic | path: DIR | url: URL" (a leading "learn:" is fine).
+    REQUEST is "topic, topic | path: DIR | url: URL" (a leading "learn:" is fine). Topics
+    alone are learned from the configured web search (GRAPHRAG_WEB_SEARCH): each topic's
+    first --per-topic pages, fetched under the web fallback's blocklist and the crawler's
+    rules, stored as :WebPage documents (corpus GRAPHRAG_WEB_CORPUS unless --corpus) with
+    the topic; a second run changes nothing.
 
     \b
     Example:
       graphrag learn "ancient harbours, trade | path: ./notes | url: https://example.org/ports/"
       graphrag learn "ports | url: https://example.org/ports/" --max-pages 10 --crawl-timeout 120
+      graphrag learn "quillon harbours, tide ledgers" --per-topic 3
     """
     from graphrag_cypher.loaders.learn import FetchLimits
 
@@ -724,19 +783,42 @@ def learn(
         crawl_timeout=crawl_timeout,
         allow_local=True if allow_local else None,
     )
-    run_learn(graph, config, request, options_from("learn", "", **kw), limits, no_embed=no_embed, as_json=as_json)
+    run_learn(
+        graph,
+        config,
+        request,
+        options_from("learn", "", **kw),
+        limits,
+        no_embed=no_embed,
+        as_json=as_json,
+        per_topic=per_topic,
+    )
 
 
-def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bool = False, as_json: bool = False):
+def run_learn(
+    graph,
+    config,
+    request,
+    options=None,
+    limits=None,
+    *,
+    no_embed: bool = False,
+    as_json: bool = False,
+    per_topic: int = 3,
+):
     """Learn what `request` names (text in the learn syntax, or a parsed LearnRequest) with a progress
     display, re-link shared phrases when anything changed, print the summary (what `learn` and
-    chat's `learn:` do). Exit code 3 (SystemExit) when some items failed."""
+    chat's `learn:` do); topics alone are learned from the web search. Exit code 3 (SystemExit)
+    when some items failed."""
     from graphrag_cypher.kg.auto import extractor
     from graphrag_cypher.linkers.phrases import link_phrases
-    from graphrag_cypher.loaders.learn import learn
+    from graphrag_cypher.loaders.learn import learn, parse_learn
     from graphrag_cypher.store.ingest import LoadInterrupted
 
     from .progress import LoadProgress
+
+    request = parse_learn(request) if isinstance(request, str) else request
+    web = topic_web() if request.topics_only else None
 
     with LoadProgress("load learn", enabled=not as_json) as progress:
         try:
@@ -750,6 +832,9 @@ def run_learn(graph, config, request, options=None, limits=None, *, no_embed: bo
                 on_error=progress.error,
                 on_progress=progress.update,
                 extract=extractor(config),
+                web=web,
+                per_topic=per_topic,
+                on_topic=(lambda topic: None) if as_json else print_topic,
             )
         except LoadInterrupted as exc:
             print_interrupted(exc, as_json)

@@ -162,6 +162,21 @@ def apply_gate(
     return evidence, trace
 
 
+def passage_judge(settings, question: str, judge: str = "auto", use_llm: bool = True):
+    """The relevance judge for the web's pages (websearch.WebFallback.find's `judge`): a function
+    from passages to ({chunk_id: (relevant, reason)}, the model's label), through the same
+    prompt and cache as the graph's evidence; None without an LLM or with the gate off."""
+    if judge == "off" or not (use_llm and settings.llm_configured):
+        return None
+
+    def run(passages: list[Evidence]) -> tuple[dict[str, tuple[bool, str]], str | None]:
+        threshold, drop = thresholds_for(settings)
+        verdicts = _Judge(settings).judge(question, passages, GateTrace(threshold, drop, None, True))
+        return verdicts, settings.llm_label
+
+    return run
+
+
 def _verdict(ev: Evidence, sims: dict, relevant: bool, reason: str, by: str) -> dict:
     sim = sims.get(ev.chunk_id)
     return {

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphrag_cypher.retrieval.websearch import WebFound, WebTrace, learn_pages, learned_nothing
+from graphrag_cypher.retrieval.websearch import WebFound, WebTrace, learn_pages, learned_nothing, web_question
 
 from .. import llm
 from ..chinese import Conversion, StreamConverter, choose
@@ -31,7 +31,7 @@ from .answer import (
 )
 from .base import Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
-from .gate import GateTrace, apply_gate, thresholds_for
+from .gate import GateTrace, apply_gate, passage_judge, thresholds_for
 from .modes import DEFAULT_MODE, GLOBAL_MODE
 from .relation import relation
 from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
@@ -243,7 +243,7 @@ def ask(
         timings["gate_ms"] = (time.perf_counter() - gate_started) * 1000
     sources = sources_for(evidence)
     web_trace, found = _search_web(
-        web, web_mode, route_used, retrieved, evidence, analysis, question, embedder, settings, judge, k
+        web, web_mode, route_used, retrieved, evidence, analysis, question, embedder, settings, judge, k, use_llm, today
     )
     web_sources = _web_sources(found, sources) if found else []
     if web_trace.searched:
@@ -444,8 +444,12 @@ def _structured_answer(
     )
 
 
-def _search_web(web, web_mode, route, retrieved, evidence, analysis, question, embedder, settings, judge, k):
-    """(trace, found): whether the web is searched for this question, and what it gave."""
+def _search_web(
+    web, web_mode, route, retrieved, evidence, analysis, question, embedder, settings, judge, k, use_llm, today
+):
+    """(trace, found): whether the web is searched for this question, and what it gave. The web
+    is asked the standalone question with its date range stated (websearch.web_question); with
+    an LLM, the relevance judge decides which pages are about it (else the cosine floor)."""
     if web_mode not in WEB_MODES:
         raise GraphragError(f"web mode {web_mode!r}: use {', '.join(WEB_MODES)}")
     name = getattr(web, "name", None)
@@ -468,14 +472,17 @@ def _search_web(web, web_mode, route, retrieved, evidence, analysis, question, e
     if analysis.embedding is None:
         analysis.embedding = embedder.embed_query(analysis.search_text or question)
     floor = None if judge == "off" else thresholds_for(settings)[1]
+    text, dates = web_question(analysis, today)
     found = web.find(
-        question,
+        text,
         analysis.embedding,
         embedder.embed,
         k=k,
         keywords=analysis.keywords,
         min_similarity=floor,
         reason=reason,
+        dates=dates,
+        judge=passage_judge(settings, question, judge, use_llm),
     )
     return found.trace, found
 

@@ -94,12 +94,60 @@ class WebResult:
     engine: str | None = None
 
 
+Dates = tuple[str | None, str | None]  # (from, to), inclusive, YYYY-MM-DD; None: open
+
+
 class SearchProvider(Protocol):
     name: str
 
     def search(self, query: str, n: int) -> list[WebResult]:
-        """The first `n` results for `query`; GraphragError with one line when the search fails."""
+        """The first `n` results for `query`; GraphragError with one line when the search fails.
+        A provider that takes ``dates=(from, to)`` as well is given the question's date range
+        (`WebFallback` passes it only when there is one)."""
         ...
+
+
+def with_dates(text: str, dates: Dates | None) -> str:
+    """`text` with its date range as the search operators Google-family engines read
+    (``after:YYYY-MM-DD before:YYYY-MM-DD``): what SearxNG sends on to its engines."""
+    start, end = dates or (None, None)
+    return " ".join(part for part in (text, start and f"after:{start}", end and f"before:{end}") if part)
+
+
+def web_question(analysis, today: date) -> tuple[str, Dates | None]:
+    """(text, dates): what the web is asked for a question — the standalone question with a
+    relative time expression ("上個月", "last month") taken out and stated as the dates it
+    means against `today`, since a search engine cannot resolve it. The graph's date filter
+    (the question's own range, or --from/--to) is stated too. An absolute expression the graph
+    did not filter by ("born in 1990" in an undated corpus) stays in the text as written: an
+    engine reads it there."""
+    from .question import parse_time_range, strip_time_expression
+
+    filters = analysis.filters
+    stated = (filters.date_from, filters.date_to)
+    if filters.time_expression:
+        return analysis.search_text, stated
+    question = analysis.question
+    dates = stated if any(stated) else None
+    found = parse_time_range(question, today)
+    if found is not None and _relative(question, found, today):
+        question = strip_time_expression(question, found)
+        dates = dates or (
+            found.start.isoformat() if found.start else None,
+            found.end.isoformat() if found.end else None,
+        )
+    return question, dates
+
+
+def _relative(question: str, found, today: date) -> bool:
+    """Whether the expression's dates depend on today (the same question asked 400 days later
+    means other dates)."""
+    from datetime import timedelta
+
+    from .question import parse_time_range
+
+    later = parse_time_range(question, today + timedelta(days=400))
+    return later is None or (later.start, later.end) != (found.start, found.end)
 
 
 class PageClient(Protocol):
@@ -165,8 +213,9 @@ class SearxngProvider(_JsonSearch):
         if self.base_url.endswith("/search"):
             self.base_url = self.base_url[: -len("/search")]
 
-    def search(self, query: str, n: int) -> list[WebResult]:
-        data = self._get(f"{self.base_url}/search", {"q": query, "format": "json"}, {"Accept": "application/json"})
+    def search(self, query: str, n: int, dates: Dates | None = None) -> list[WebResult]:
+        q = with_dates(query, dates)
+        data = self._get(f"{self.base_url}/search", {"q": q, "format": "json"}, {"Accept": "application/json"})
         return parse_searxng(data)[:n]
 
     def _hint(self, response) -> str:
@@ -184,12 +233,12 @@ class BraveProvider(_JsonSearch):
         super().__init__(timeout)
         self.api_key, self.base_url = api_key, base_url
 
-    def search(self, query: str, n: int) -> list[WebResult]:
-        data = self._get(
-            self.base_url,
-            {"q": query[:400], "count": min(n, MAX_RESULTS)},
-            {"Accept": "application/json", "X-Subscription-Token": self.api_key},
-        )
+    def search(self, query: str, n: int, dates: Dates | None = None) -> list[WebResult]:
+        params: dict = {"q": query[:400], "count": min(n, MAX_RESULTS)}
+        if dates and any(dates):
+            # Brave's own date filter: freshness=YYYY-MM-DDtoYYYY-MM-DD (both ends needed)
+            params["freshness"] = f"{dates[0] or '1970-01-01'}to{dates[1] or date.today().isoformat()}"
+        data = self._get(self.base_url, params, {"Accept": "application/json", "X-Subscription-Token": self.api_key})
         return parse_brave(data)[:n]
 
     def _hint(self, response) -> str:
@@ -383,6 +432,7 @@ class ResultTrace:
     chunks: int = 0  # chunks of the page compared with the question
     best_similarity: float | None = None
     note: str | None = None  # why a fetched result gave no evidence
+    dropped: str | None = None  # why it gave no evidence, in a few words (blocked, robots, gate, judge…)
 
     def to_dict(self) -> dict:
         return {
@@ -398,7 +448,19 @@ class ResultTrace:
             "chunks": self.chunks,
             "best_similarity": None if self.best_similarity is None else round(self.best_similarity, 4),
             "note": self.note,
+            "dropped": None if self.id else self.why_dropped(),
         }
+
+    def why_dropped(self) -> str | None:
+        """Why this result gave no evidence: blocked, not fetched (robots.txt, HTTP errors, local
+        addresses), under the gate, judged off-topic, or outranked."""
+        if self.blocked:
+            return f"blocked: {self.blocked} is on the web blocklist"
+        if self.dropped:
+            return self.dropped
+        if self.error and not self.snippet_used:
+            return f"not fetched: {self.error}"
+        return self.note
 
 
 @dataclass
@@ -408,10 +470,12 @@ class WebTrace:
     provider: str | None
     searched: bool = False
     reason: str = ""
-    query: str | None = None
+    query: str | None = None  # the standalone question, a relative time expression taken out
+    dates: Dates | None = None  # the date range stated with it (from, to)
     results: list[ResultTrace] = field(default_factory=list)
     error: str | None = None  # the search itself failed
-    min_similarity: float | None = None  # chunks under it were not used
+    min_similarity: float | None = None  # chunks under it were not used (None with a judge)
+    judged_by: str | None = None  # the LLM that judged the pages, if one did
     learned: dict | None = None  # --learn-web: what storing the pages did
     ms: float = 0.0
 
@@ -421,9 +485,11 @@ class WebTrace:
             "searched": self.searched,
             "reason": self.reason,
             "query": self.query,
+            "dates": {"from": self.dates[0], "to": self.dates[1]} if self.dates else None,
             "results": [r.to_dict() for r in self.results],
             "error": self.error,
             "min_similarity": self.min_similarity,
+            "judged_by": self.judged_by,
             "learned": self.learned,
             "ms": round(self.ms, 1),
         }
@@ -524,47 +590,42 @@ class WebFallback:
         keywords: Iterable[str] = (),
         min_similarity: float | None = None,
         reason: str = "",
+        dates: Dates | None = None,
+        judge: Callable | None = None,
     ) -> WebFound:
-        """The web evidence for `query`: at most `k` chunks, those under `min_similarity` left out."""
+        """The web evidence for `query` (searched with `dates`, the question's date range): at
+        most `k` chunks, those under `min_similarity` left out. With a `judge`
+        (gate.passage_judge: an LLM is configured), each page is judged by its best chunk
+        instead and the cosine floor does not apply: an English-only embedder's cosine says
+        little about a page in another language (it scores any two Chinese texts alike)."""
         started = time.perf_counter()
-        trace = WebTrace(self.name, searched=True, reason=reason, query=query, min_similarity=min_similarity)
+        trace = WebTrace(
+            self.name,
+            searched=True,
+            reason=reason,
+            query=query,
+            dates=dates if dates and any(dates) else None,
+            min_similarity=None if judge else min_similarity,
+        )
         found = WebFound([], trace)
-        try:
-            hits = self.provider.search(query, self.config.results) if self.provider else []
-        except GraphragError as exc:
-            trace.error = str(exc)
+        to_fetch = self._search(query, self.config.results, trace)
+        if trace.error:
             trace.ms = (time.perf_counter() - started) * 1000
             return found
-        trace.results = [ResultTrace(h.title, h.url, h.snippet) for h in hits]
-        to_fetch = []
-        for result in trace.results:
-            entry = self.config.blocklist.match(result.url)
-            if entry:
-                result.blocked = entry
-            else:
-                to_fetch.append(result)
         documents = self._fetch(to_fetch)
         words = _stems(keywords) or _stems(re.findall(r"\w+", query))
         candidates: list[tuple[ResultTrace, ParsedDocument | None, str, str, str]] = []
         for result in to_fetch:
-            doc = documents.get(result.url)
-            if isinstance(doc, ParsedDocument):
-                result.fetched = True
-                result.final_url = doc.uri if doc.uri != result.url else None
-                if doc.title == doc.uri and result.title != result.url:
-                    doc.title = result.title  # a page without a <title>: the search's title
+            doc = self._read(result, documents.get(result.url))
+            if doc is not None:
                 texts = _page_chunks(doc)
-                if doc.notes:
-                    result.note = "; ".join(doc.notes)  # what the parse budget cut
                 if not texts:
-                    result.note = "the page has no text"
+                    result.dropped = "the page has no text"
                 for chunk_id, text in _best_by_words(texts, words, EMBEDDED_PER_PAGE):
                     candidates.append((result, doc, chunk_id, text, _embedding_input(doc.title, text)))
                 result.chunks = len(texts)
                 if texts:
                     continue
-            else:
-                result.error = doc.error if isinstance(doc, ItemError) else "not fetched"
             if result.snippet:
                 result.snippet_used = True
                 candidates.append(
@@ -588,7 +649,11 @@ class WebFallback:
                 result.best_similarity = sim
             scored.append((sim, result, doc, WebChunk(chunk_id, text, sim, vector, embedded)))
         scored.sort(key=lambda s: -s[0])
-        chosen = [s for s in scored if min_similarity is None or s[0] >= min_similarity][:k]
+        if judge is not None:
+            off_topic = self._judge(scored, judge, trace)
+            chosen = [s for s in scored if s[1].url not in off_topic][:k]
+        else:
+            chosen = [s for s in scored if min_similarity is None or s[0] >= min_similarity][:k]
         pages: dict[str, WebPage] = {}
         for _sim, result, doc, chunk in chosen:
             page = pages.get(result.url)
@@ -596,16 +661,102 @@ class WebFallback:
                 page = pages[result.url] = WebPage("", result, doc, [])
             page.chunks.append(chunk)
         for result in trace.results:
-            if result.url not in pages and result.best_similarity is not None and result.note is None:
-                if min_similarity is not None and result.best_similarity < min_similarity:
-                    result.note = (
-                        f"best similarity {result.best_similarity:.3f} < {min_similarity:g}: not about the question"
-                    )
+            if result.url not in pages and result.best_similarity is not None and result.dropped is None:
+                if judge is None and min_similarity is not None and result.best_similarity < min_similarity:
+                    result.dropped = f"cosine {result.best_similarity:.3f} below the gate ({min_similarity:g})"
                 else:
-                    result.note = f"other results were closer to the question (the best {k} chunk(s) are used)"
+                    result.dropped = f"other results were closer to the question (the best {k} chunk(s) are used)"
         found.pages = list(pages.values())
         trace.ms = (time.perf_counter() - started) * 1000
         return found
+
+    def _search(self, query: str, n: int, trace: WebTrace) -> list[ResultTrace]:
+        """Search (results into `trace`, a failure as its `error`) and drop what the blocklist
+        blocks: the results left to fetch, in order."""
+        try:
+            if self.provider is None:
+                hits = []
+            elif trace.dates:
+                hits = self.provider.search(query, n, dates=trace.dates)  # type: ignore[call-arg]
+            else:
+                hits = self.provider.search(query, n)
+        except GraphragError as exc:
+            trace.error = str(exc)
+            return []
+        trace.results = [ResultTrace(h.title, h.url, h.snippet) for h in hits]
+        to_fetch = []
+        for result in trace.results:
+            entry = self.config.blocklist.match(result.url)
+            if entry:
+                result.blocked = entry
+            else:
+                to_fetch.append(result)
+        return to_fetch
+
+    @staticmethod
+    def _read(result: ResultTrace, doc: ParsedDocument | ItemError | None) -> ParsedDocument | None:
+        """The result's parsed page (its trace filled in), or None with the reason in the trace."""
+        if not isinstance(doc, ParsedDocument):
+            result.error = doc.error if isinstance(doc, ItemError) else "not fetched"
+            return None
+        result.fetched = True
+        result.final_url = doc.uri if doc.uri != result.url else None
+        if doc.title == doc.uri and result.title != result.url:
+            doc.title = result.title  # a page without a <title>: the search's title
+        if doc.notes:
+            result.note = "; ".join(doc.notes)  # what the parse budget cut
+        return doc
+
+    @staticmethod
+    def _judge(scored: list, judge: Callable, trace: WebTrace) -> set[str]:
+        """The URLs of the pages the judge called off-topic, each judged by its best chunk."""
+        from .base import Evidence
+
+        best: dict[str, tuple] = {}
+        for _sim, result, doc, chunk in scored:  # best first
+            if result.url not in best:
+                best[result.url] = (result, doc, chunk)
+        if not best:
+            return set()
+        passages = [
+            Evidence(
+                chunk.chunk_id, result.url, doc.title if doc else result.title, result.url, chunk.text, chunk.similarity
+            )
+            for result, doc, chunk in best.values()
+        ]
+        verdicts, trace.judged_by = judge(passages)
+        off = set()
+        for url, (result, _doc, chunk) in best.items():
+            relevant, reason = verdicts.get(chunk.chunk_id, (True, "no verdict: kept"))
+            if not relevant:
+                off.add(url)
+                result.dropped = f"judged off-topic by {trace.judged_by}" + (f": {reason}" if reason else "")
+        return off
+
+    def topic_pages(self, topic: str, n: int, today: date | None = None) -> TopicPages:
+        """The first `n` results for `topic` whose pages could be had, as web documents to store
+        (`learn "topic"`): blocked results are never fetched, and pages are fetched under the
+        crawler's rules as the fallback fetches them; more results are asked for than `n`, so
+        that a blocked or unreadable one does not leave the topic short."""
+        trace = WebTrace(self.name, searched=True, reason="learn: a topic", query=topic)
+        candidates = self._search(topic, min(MAX_RESULTS, max(self.config.results, 2 * n)), trace)
+        stamp = (today or date.today()).isoformat()
+        out = TopicPages(topic, trace)
+        while candidates and len(out.documents) < n:
+            batch, candidates = candidates[: n - len(out.documents)], candidates[n - len(out.documents) :]
+            fetched = self._fetch(batch)
+            for result in batch:
+                doc = self._read(result, fetched.get(result.url))
+                if doc is None:
+                    continue
+                if not any(s.text.strip() for s in doc.sections):
+                    result.dropped = "the page has no text"
+                    continue
+                result.id = f"P{len(out.documents) + 1}"
+                out.documents.append(stored_page(doc, stamp))
+        for result in candidates:
+            result.note = f"not fetched: the first {n} page(s) were enough"
+        return out
 
     def _fetch(self, results: list[ResultTrace]) -> dict[str, ParsedDocument | ItemError]:
         """Each result's page; hosts in parallel, one host's pages one after another (`delay` apart).
@@ -717,6 +868,45 @@ def learned_nothing(note: str | None = None, error: str | None = None) -> dict:
     return dict(out, errors=[], note=note, error=error)
 
 
+def stored_page(doc: ParsedDocument, stamp: str) -> ParsedDocument:
+    """A fetched page as a web document to store (kind `web`, :WebPage, `fetched` the date
+    of the fetch whose text is stored)."""
+    return ParsedDocument(
+        id=doc.id,
+        title=doc.title,
+        kind="web",
+        source=doc.source,
+        uri=doc.uri,
+        labels=tuple(doc.labels),
+        metadata=dict(doc.metadata, fetched=stamp),
+        sections=[Section(s.text, s.title, s.page, s.kind, s.seq) for s in doc.sections],
+    )
+
+
+@dataclass
+class TopicPages:
+    """What a topic's search gave to learn: the pages (web documents) and, in the trace, what
+    became of each result (blocked, not fetched, no text, not needed)."""
+
+    topic: str
+    trace: WebTrace
+    documents: list[ParsedDocument] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "topic": self.topic,
+            "provider": self.trace.provider,
+            "error": self.trace.error,
+            "results": len(self.trace.results),
+            "pages": [d.id for d in self.documents],
+            "skipped": [  # the results tried or blocked that gave no page
+                {"url": r.url, "why": r.why_dropped()}
+                for r in self.trace.results
+                if r.id is None and (r.blocked or r.error or r.dropped)
+            ],
+        }
+
+
 def learn_pages(graph, embedder, found: WebFound, corpus: str = DEFAULT_CORPUS, today: date | None = None) -> dict:
     """Store the fetched pages that gave evidence as web documents (kind `web`, with `fetched`,
     the date of the fetch whose text is stored), through the ingest path in write
@@ -725,24 +915,7 @@ def learn_pages(graph, embedder, found: WebFound, corpus: str = DEFAULT_CORPUS, 
     from graphrag_cypher.store.ingest import LoadOptions, load
 
     stamp = (today or date.today()).isoformat()
-    docs = []
-    for page in found.pages:
-        if page.document is None:
-            continue
-        doc = page.document
-        metadata = dict(doc.metadata, fetched=stamp)
-        docs.append(
-            ParsedDocument(
-                id=doc.id,
-                title=doc.title,
-                kind="web",
-                source=doc.source,
-                uri=doc.uri,
-                labels=tuple(doc.labels),
-                metadata=metadata,
-                sections=[Section(s.text, s.title, s.page, s.kind, s.seq) for s in doc.sections],
-            )
-        )
+    docs = [stored_page(page.document, stamp) for page in found.pages if page.document is not None]
     if not docs:
         return learned_nothing("only search snippets gave evidence: nothing to learn")
     options = LoadOptions(

@@ -31,6 +31,8 @@ __all__ = [
     "community",
     "label",
     "learn",
+    "learn_topics",
+    "topics_need_web",
     "crawl_items",
     "path_items",
     "upload_items",
@@ -236,6 +238,49 @@ def learn(
         extract=extractor(settings) if settings is not None else None,
     )
     return learned.to_dict()
+
+
+def learn_topics(
+    graph,
+    embedder,
+    topics: Iterable[str],
+    *,
+    per_topic: int = 3,
+    corpus: str | None = None,
+    on_progress: Callable[[dict], None] = lambda stats: None,
+    on_error: Callable[[str], None] = lambda line: None,
+    should_stop: Callable[[], bool] = lambda: False,
+    settings=None,
+) -> dict:
+    """Learn topics alone from the configured web search, as `graphrag learn "topic, topic"`
+    does (loaders.learn.learn_topics): each topic's first `per_topic` pages as :WebPage
+    documents with the topic. The summary has `web`: what each topic's search gave."""
+    from graphrag_cypher.kg.auto import extractor
+    from graphrag_cypher.linkers.phrases import link_phrases
+    from graphrag_cypher.loaders.learn import learn_topics as learn_from_web
+    from graphrag_cypher.store.ingest import LoadOptions
+
+    learned = learn_from_web(
+        graph,
+        embedder,
+        topics,
+        web_fallback(),
+        per_topic,
+        LoadOptions(loader="learn", source_root="web-search", corpus=corpus),
+        link_phrases,
+        on_error=on_error,
+        on_progress=lambda stats: on_progress(stats.progress()),
+        should_stop=should_stop,
+        extract=extractor(settings) if settings is not None else None,
+    )
+    return learned.to_dict()
+
+
+def topics_need_web() -> str | None:
+    """Why topics alone cannot be learned here (no web search configured), or None."""
+    from graphrag_cypher.loaders.learn import TOPICS_NEED_WEB
+
+    return TOPICS_NEED_WEB if web_fallback() is None else None
 
 
 def forget(graph, document_id: str) -> dict:

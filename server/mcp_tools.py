@@ -245,12 +245,20 @@ def build_mcp(state, writes: bool = False):
     if writes:
 
         @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True))
-        async def learn(request: str) -> dict:
+        async def learn(request: str, per_topic: int = 3) -> dict:
             """Learn from URLs (and folders the operator allowed): "topic, topic | url: URL | path: DIR".
+            Topics alone are learned from the configured web search (`per_topic` pages each, 1 to 20).
             Returns the load summary."""
 
             def check():
+                from graphrag_cypher.errors import GraphragError
+
                 parsed = engine.parse_learn(request[:4000])
+                missing = engine.topics_need_web() if parsed.topics_only else None
+                if missing:
+                    raise GraphragError(missing)
+                if not 1 <= per_topic <= 20:
+                    raise GraphragError(f"per_topic: give a whole number from 1 to 20, not {per_topic}")
                 return parsed, [allowed_path(p, state.options.allowed_paths) for p in parsed.paths]
 
             parsed, paths = await call(check)
@@ -263,6 +271,17 @@ def build_mcp(state, writes: bool = False):
             root = " ".join([str(p) for p in paths] + sorted(parsed.urls))
 
             def work(progress, error, should_stop):  # the document embedder may load on first use
+                if parsed.topics_only:
+                    return engine.learn_topics(
+                        state.graph,
+                        state.document_embedder(),
+                        parsed.topics,
+                        per_topic=per_topic,
+                        on_progress=progress,
+                        on_error=error,
+                        should_stop=should_stop,
+                        settings=state.settings,
+                    )
                 return engine.learn(
                     state.graph,
                     state.document_embedder(),
@@ -279,7 +298,7 @@ def build_mcp(state, writes: bool = False):
             def learn():  # a job like POST /crawl's: in the one line of loads, shown by GET /jobs
                 from graphrag_cypher.errors import GraphragError
 
-                job = state.jobs.submit("learn", root, work)
+                job = state.jobs.submit("learn", root or ", ".join(parsed.topics), work)
                 over = state.jobs.wait(job["id"]) or job
                 if over["state"] == "failed":
                     raise GraphragError(over["error"])

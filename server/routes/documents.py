@@ -31,6 +31,7 @@ class CrawlRequest(BaseModel):
     delay: float = Field(default=0.5, ge=0, le=10)
     corpus: str | None = Field(default=None, max_length=200)
     topics: list[str] = Field(default_factory=list, max_length=20)
+    per_topic: int = Field(default=3, ge=1, le=20, description="Pages learned per topic when only topics are given")
 
 
 def router(state: State) -> APIRouter:
@@ -107,6 +108,8 @@ def router(state: State) -> APIRouter:
         if body.request:
             parsed = engine.parse_learn(body.request)
             urls, paths, topics = urls + parsed.urls, paths + parsed.paths, topics + parsed.topics
+        if not urls and not paths and topics:
+            return _learn_topics(topics, body)
         if not urls and not paths:
             raise ApiError(422, 'nothing to learn from: give url, urls, path or request ("topic | url: URL")')
         bad = [u for u in urls if not u.lower().startswith(("http://", "https://"))]
@@ -138,6 +141,31 @@ def router(state: State) -> APIRouter:
 
         try:
             return state.jobs.submit("crawl", " ".join([*map(str, resolved), *urls]), work)
+        except QueueFull as exc:
+            raise ApiError(429, str(exc)) from None
+
+    def _learn_topics(topics: list[str], body: CrawlRequest):
+        """Topics alone: learned from the configured web search (a job), as `graphrag learn "topic"`."""
+        missing = engine.topics_need_web()
+        if missing:
+            raise ApiError(422, missing)
+        state.check_room()
+
+        def work(progress, error, should_stop):
+            return engine.learn_topics(
+                state.graph,
+                state.document_embedder(),
+                topics,
+                per_topic=body.per_topic,
+                corpus=body.corpus,
+                on_progress=progress,
+                on_error=error,
+                should_stop=should_stop,
+                settings=state.settings,
+            )
+
+        try:
+            return state.jobs.submit("learn", ", ".join(topics), work)
         except QueueFull as exc:
             raise ApiError(429, str(exc)) from None
 

@@ -16,6 +16,9 @@ def test_without_prefix_and_several_paths():
     assert request.paths == ["a", "b"] and request.topics == ["x"] and request.urls == []
 
 
-def test_topics_alone_are_refused_with_advice():
+def test_topics_alone_are_learned_from_the_web_and_nothing_at_all_is_refused_with_advice():
+    request = parse_learn("learn: rome, carthage")
+    assert request.topics == ["rome", "carthage"] and request.topics_only
+    assert not parse_learn("rome | path: ./notes").topics_only
     with pytest.raises(GraphragError, match="path: DIR"):
-        parse_learn("learn: rome, carthage")
+        parse_learn("learn:  | ")

@@ -198,7 +198,7 @@ def test_the_fallback_keeps_the_closest_chunks_falls_back_to_snippets_and_never_
     by_url = {r.url: r for r in found.trace.results}
     assert by_url["https://spam.example/w"].blocked == "spam.example"
     assert by_url["https://c.example/gone"].snippet_used and by_url["https://c.example/gone"].error == "HTTP 404"
-    assert "not about the question" in by_url["https://a.example/lantern"].note
+    assert "below the gate" in by_url["https://a.example/lantern"].dropped
     assert (
         by_url["https://c.example/nothing"].error == "HTTP 404" and not by_url["https://c.example/nothing"].snippet_used
     )
