@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import bench_neo4j, data_dir  # noqa: E402
 
-MODES = ("vector", "fulltext", "hybrid", "graph", "ppr")
+from graphrag_cypher.retrieval.modes import MODES  # noqa: E402  (every retrieval mode of the registry)
+
 STRUCTURED = (
     "Who killed Eddard Stark?",
     "Who killed Jon Snow?",

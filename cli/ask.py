@@ -9,13 +9,14 @@ from datetime import date
 import click
 
 from graphrag_cypher.chinese import CHOICES
+from graphrag_cypher.retrieval.modes import ANSWER_MODES
 
 from .context import with_graph
 from .output import print_json
 from .params import json_option
 
-# the retrieval modes (retrieval.base.MODES) and the global route (retrieval.base.GLOBAL_MODE)
-MODE_CHOICE = click.Choice(["vector", "fulltext", "hybrid", "graph", "ppr", "global"])
+# every mode of the registry: the retrieval modes and the global route
+MODE_CHOICE = click.Choice(list(ANSWER_MODES))
 
 
 class UsageProblem(click.ClickException):

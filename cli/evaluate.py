@@ -6,11 +6,13 @@ from pathlib import Path
 
 import click
 
+from graphrag_cypher.retrieval.modes import MODES
+
 from .context import with_settings
 from .output import info, print_json
 from .params import json_option
 
-ALL_MODES = "vector,fulltext,hybrid,graph,ppr"
+ALL_MODES = ",".join(MODES)  # every retrieval mode of the registry
 
 
 def eval_options(func):
