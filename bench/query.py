@@ -54,8 +54,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None) -> dict:
-    from graphrag_cypher.retrieval import retriever
     from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
+    from graphrag_cypher.retrieval.modes import retriever
 
     analyzer = QuestionAnalyzer(graph)
     results = {}

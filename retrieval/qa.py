@@ -15,7 +15,7 @@ from .. import llm
 from ..chinese import Conversion, StreamConverter, choose
 from ..config import question_too_long
 from ..errors import GraphragError
-from . import global_search, retriever
+from . import global_search
 from . import structured as structure
 from .about import About, resolve_about
 from .analysis import QuestionAnalyzer
@@ -32,7 +32,7 @@ from .answer import (
 from .base import Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
 from .gate import GateTrace, apply_gate, passage_judge, thresholds_for
-from .modes import DEFAULT_MODE, GLOBAL_MODE
+from .modes import DEFAULT_MODE, GLOBAL_MODE, retriever
 from .relation import relation
 from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
 

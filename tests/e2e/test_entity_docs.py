@@ -145,7 +145,7 @@ def test_vector_search_finds_an_entity_by_its_document(kg, run_cli):
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.db import connect
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.retrieval import retriever
+    from graphrag_cypher.retrieval.modes import retriever
 
     settings = load_settings()
     with connect(settings) as graph:

@@ -39,7 +39,7 @@ def test_every_mode_is_a_neo4j_graphrag_retriever(parts, mode):
     from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
     from neo4j_graphrag.types import RetrieverResult
 
-    from graphrag_cypher.retrieval import retriever
+    from graphrag_cypher.retrieval.modes import retriever
 
     graph, embedder = parts
     ours = retriever(mode, graph, embedder)

@@ -55,8 +55,8 @@ def _search(g, question: str, config: dict) -> list[dict]:
 
 
 def _python(g, embedder, question: str, mode: str, k: int):
-    from graphrag_cypher.retrieval import retriever
     from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
+    from graphrag_cypher.retrieval.modes import retriever
 
     analysis = QuestionAnalyzer(g).analyze(question)
     return analysis, retriever(mode, g, embedder).retrieve(analysis, k)
