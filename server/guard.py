@@ -8,7 +8,7 @@ import hmac
 from .common import error_response
 from .options import ServerOptions, is_loopback
 
-OPEN_PATHS = {"/", "/favicon.ico"}
+OPEN_PATHS = {"/", "/favicon.ico", "/modes"}  # the page and what it needs before a key is typed
 OPEN_PREFIXES = ("/static/",)
 
 

@@ -67,7 +67,7 @@ async function ask(said) {
   const history = loadHistory();
   const response = await fetch("/chat", {
     method: "POST", headers: headers({"Accept": "text/event-stream"}),
-    body: JSON.stringify({question: said, history, mode: $("mode").value, stream: true}),
+    body: JSON.stringify({question: said, history, mode: $("mode").value || undefined, stream: true}),
   });
   if (!response.ok) { turn.appendChild(el("div", "error", await failure(response))); return; }
   const answered = (data) => {
@@ -255,6 +255,21 @@ async function openCommunity(id) {
   $("passage").scrollIntoView({block: "nearest"});
 }
 
+// the mode list comes from the server's registry (GET /modes), so a new mode needs no page change
+async function loadModes() {
+  const response = await fetch("/modes", {headers: headers()});
+  if (!response.ok) return;  // the one "default mode" option stays: the server picks
+  const select = $("mode");
+  select.textContent = "";
+  for (const mode of (await response.json()).modes) {
+    const option = el("option", null, mode.name === "global" ? "global (the whole corpus)" : mode.name);
+    option.value = mode.name;
+    option.title = mode.summary;
+    if (mode.default) option.selected = true;
+    select.appendChild(option);
+  }
+}
+
 async function loadThemes() {
   const box = $("themes-list");
   box.textContent = "loading…";
@@ -430,6 +445,7 @@ document.addEventListener("DOMContentLoaded", () => {
     box.append(el("div", "said", turn.question), el("div", "answer", turn.answer));
     $("conversation").appendChild(box);
   }
+  loadModes().catch(() => {});
   $("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
   $("themes").addEventListener("toggle", () => { if ($("themes").open) loadThemes(); });
   $("clear").addEventListener("click", () => { saveHistory([]); $("conversation").textContent = ""; });

@@ -579,9 +579,10 @@ def test_the_http_api_and_mcp_learn_topics_from_the_web(corpus, site, monkeypatc
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.db import connect
     from graphrag_cypher.onnx_embedder import make_query_embedder
-    from graphrag_cypher.server import ServerOptions, create_app
-    from graphrag_cypher.server.app import State
+    from graphrag_cypher.server.app import create_app
+    from graphrag_cypher.server.common import State
     from graphrag_cypher.server.mcp_tools import build_mcp
+    from graphrag_cypher.server.options import ServerOptions
 
     site.answer_with = TOPIC_HITS
     key = "k" * 24

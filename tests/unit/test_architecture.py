@@ -93,6 +93,14 @@ def test_every_part_has_a_layer_and_every_folder_is_mapped():
     assert not [p for p in (ROOT / "core").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
 
 
+def test_every_package_folder_is_installed():
+    """A sub-package pyproject does not list is left out of a wheel (the Docker image): editable
+    installs find it anyway, so only this test notices."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["packages"])
+    found = {dotted(init) for folder in FOLDERS for init in (ROOT / folder).rglob("__init__.py")}
+    assert found == listed, f"not listed: {sorted(found - listed)}; listed but absent: {sorted(listed - found)}"
+
+
 def test_imports_point_down_the_layers():
     wrong = []
     for path in sources():

@@ -228,7 +228,9 @@ try:
     cli(["ask", "--json", "Who made the silver lantern?"], prog_name="graphrag")
 except SystemExit as exc:
     code = exc.code
-heavy = [m for m in ("neo4j", "numpy", "onnxruntime", "graphrag_cypher.retrieval") if m in sys.modules]
+heavy = [m for m in ("neo4j", "numpy", "onnxruntime") if m in sys.modules]
+# the mode registry is names only; any other retrieval module means the retriever was loaded
+heavy += sorted(m for m in sys.modules if m.startswith("graphrag_cypher.retrieval.") and m != "graphrag_cypher.retrieval.modes")
 print(json.dumps({"heavy": heavy, "code": code}), file=sys.stderr)
 """
 

@@ -116,7 +116,7 @@ def test_documents_list_and_one(served):
     assert gone.status_code == 404 and gone.json() == {"error": gone.json()["error"]}
 
 
-def test_every_endpoint_needs_the_key_but_the_page(served):
+def test_every_endpoint_needs_the_key_but_the_page_and_its_mode_list(served):
     anonymous = httpx.Client(base_url=served.url, timeout=30)
     wrong = httpx.Client(base_url=served.url, timeout=30, headers={"Authorization": "Bearer " + "x" * len(KEY)})
     for http in (anonymous, wrong):
@@ -142,6 +142,13 @@ def test_every_endpoint_needs_the_key_but_the_page(served):
             assert "API key" in message
     page = anonymous.get("/")
     assert page.status_code == 200 and '<form id="ask">' in page.text
+    # the page's mode list loads before a key is typed: GET /modes is the registry, open to read
+    from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE
+
+    modes = anonymous.get("/modes").json()["modes"]
+    assert tuple(m["name"] for m in modes) == ANSWER_MODES
+    assert [m["name"] for m in modes if m["default"]] == [DEFAULT_MODE] and all(m["summary"] for m in modes)
+    assert anonymous.post("/modes", json={}).status_code == 405
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert anonymous.get("/static/app.js").status_code == 200
 

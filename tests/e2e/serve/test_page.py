@@ -49,6 +49,16 @@ def until(page, condition, seconds: float = 60) -> None:
     raise AssertionError("the page did not get there in time")
 
 
+def test_the_mode_list_is_the_servers_registry(page):
+    from graphrag_cypher.retrieval.modes import ANSWER_MODES, BY_NAME, DEFAULT_MODE
+
+    until(page, lambda: page.locator("#mode option").count() == len(ANSWER_MODES))
+    options = page.locator("#mode option")
+    assert [options.nth(i).get_attribute("value") for i in range(len(ANSWER_MODES))] == list(ANSWER_MODES)
+    assert page.input_value("#mode") == DEFAULT_MODE
+    assert page.locator("#mode option[value=ppr]").get_attribute("title") == BY_NAME["ppr"].summary
+
+
 def test_ask_stream_cite_open_passage_and_draw_the_graph(page):
     page.fill("#question", "Who made the silver lantern, and who stole it?")
     page.click("#send")
