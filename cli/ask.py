@@ -210,6 +210,30 @@ def _web(web: bool | None, learn_web: bool):
     return WebFallback(config, PoliteClient), mode
 
 
+def _ask_options(
+    mode, k, corpus, about, date_from, date_to, no_llm, convert, rerank_candidates, judge, web_mode, learn_web
+):
+    """The AskOptions of `graphrag ask` and `graphrag chat`, from their shared flags: made once a
+    question is answered in this process (a served ask sends the flags and imports none of this)."""
+    from graphrag_cypher.retrieval.modes import DEFAULT_MODE
+    from graphrag_cypher.retrieval.options import AskOptions
+
+    return AskOptions(
+        mode=mode or DEFAULT_MODE,
+        k=k,
+        corpus=corpus,
+        about=about,
+        date_from=date_from,
+        date_to=date_to,
+        use_llm=not no_llm,
+        convert=convert,
+        rerank_candidates=rerank_candidates,
+        judge=judge,
+        web_mode=web_mode,
+        learn_web=learn_web,
+    )
+
+
 def _reranker(rerank: bool, spec: str | None):
     """The reranker --rerank asks for, or None (a missing or unknown one is a one-line error)."""
     if not rerank:
@@ -298,7 +322,7 @@ def print_explain(answer: dict) -> None:
             )
     ambiguous = answer.get("ambiguous") or []
     if ambiguous:
-        chosen = {}
+        chosen: dict[tuple[str, str], list[dict]] = {}
         for e in ambiguous:
             chosen.setdefault((e["matched"], e["chosen"]), []).append(e)
         for (matched, pick), others in chosen.items():
@@ -650,19 +674,8 @@ def ask(
     from .context import settings
 
     config = settings()
-    options = dict(
-        mode=mode,
-        k=k,
-        corpus=corpus,
-        about=about,
-        date_from=date_from,
-        date_to=date_to,
-        convert=convert,
-        reranker=_reranker(rerank, reranker_spec),
-        rerank_candidates=rerank_candidates,
-        judge=_judge(judge, no_gate),
-        learn_web=learn_web,
-    )
+    reranker = _reranker(rerank, reranker_spec)
+    gate = _judge(judge, no_gate)
     use_llm = bool(config.llm_configured and not no_llm)
     streamed = use_llm and not as_json
     forced = bool(server_url) and server_url.strip().lower() != "none" and not direct
@@ -672,9 +685,7 @@ def ask(
         raise click.ClickException(str(exc)) from None
     if server is not None and not forced and not served.servable(question):
         server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
-    if server is not None and (
-        options["reranker"] or options["judge"] != "auto" or convert != "auto" or web is not None or learn_web
-    ):
+    if server is not None and (reranker or gate != "auto" or convert != "auto" or web is not None or learn_web):
         if forced:
             raise click.ClickException(
                 f"{server.url} answers with the default gate, conversion, web search and no reranking: ask without "
@@ -709,15 +720,18 @@ def ask(
         answer = served.as_ask_json(result, question, server)
     else:
         # the web search is set up here only: a served ask uses the server's (and imports none of it)
-        options["web"], options["web_mode"] = _web(web, learn_web)
-        answer = _ask_direct(config, question, options, use_llm=not no_llm, streamed=streamed)
+        fallback, web_mode = _web(web, learn_web)
+        options = _ask_options(
+            mode, k, corpus, about, date_from, date_to, no_llm, convert, rerank_candidates, gate, web_mode, learn_web
+        )
+        answer = _ask_direct(config, question, options, reranker, fallback, streamed=streamed)
     if as_json:
         print_json(answer)
     else:
         print_answer(answer, explain, show_mermaid, streamed)
 
 
-def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: bool) -> dict:
+def _ask_direct(config, question: str, options, reranker, web, streamed: bool) -> dict:
     """The question answered in this process: the graph opened here, the query model loaded here."""
     from graphrag_cypher.db import connect
     from graphrag_cypher.retrieval import qa
@@ -729,21 +743,10 @@ def _ask_direct(config, question: str, options: dict, use_llm: bool, streamed: b
             embedder,
             config,
             question,
-            mode=options["mode"] or qa.DEFAULT_MODE,
-            k=options["k"],
-            corpus=options["corpus"],
-            about=options["about"],
-            date_from=options["date_from"],
-            date_to=options["date_to"],
-            use_llm=use_llm,
+            options,
             on_token=_write if streamed else None,
-            convert=options["convert"],
-            reranker=options["reranker"],
-            rerank_candidates=options["rerank_candidates"],
-            judge=options["judge"],
-            web=options["web"],
-            web_mode=options["web_mode"],
-            learn_web=options["learn_web"],
+            reranker=reranker,
+            web=web,
         )
         _warn_web(answer.web)
         # what the command did before the question: opening the connection and loading the model
@@ -815,6 +818,20 @@ def chat(
     embedder = _embedder(config)
     reranker = _reranker(rerank, reranker_spec)
     web_fallback, web_mode = _web(web, learn_web)
+    options = _ask_options(
+        mode,
+        k,
+        corpus,
+        about,
+        date_from,
+        date_to,
+        no_llm,
+        convert,
+        rerank_candidates,
+        _judge(judge, no_gate),
+        web_mode,
+        learn_web,
+    )
     conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
     last = None
     interactive = sys.stdin.isatty()
@@ -855,22 +872,11 @@ def chat(
                 embedder,
                 config,
                 question,
-                mode=mode or qa.DEFAULT_MODE,
-                k=k,
-                corpus=corpus,
-                about=about,
-                date_from=date_from,
-                date_to=date_to,
-                use_llm=not no_llm,
+                options,
                 history=conversation.messages(),
                 on_token=on_token,
-                convert=convert,
                 reranker=reranker,
-                rerank_candidates=rerank_candidates,
-                judge=_judge(judge, no_gate),
                 web=web_fallback,
-                web_mode=web_mode,
-                learn_web=learn_web,
             )
         except GraphragError as exc:
             click.echo(f"error: {exc}", err=True)

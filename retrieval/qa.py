@@ -33,8 +33,9 @@ from .base import Analysis, Evidence, Filters
 from .context import evidence_graph, merge_graphs, path_graph
 from .gate import GateTrace, apply_gate, passage_judge, thresholds_for
 from .modes import DEFAULT_MODE, GLOBAL_MODE, retriever
+from .options import AskOptions
 from .relation import relation
-from .reranking import DEFAULT_CANDIDATES, RerankTrace, rerank
+from .reranking import RerankTrace, rerank
 
 NOTHING_RELEVANT = (
     "I found nothing relevant to this question in the graph: {n} passage(s) were retrieved, "
@@ -44,7 +45,6 @@ NOTHING_ANYWHERE = (
     "I found nothing relevant to this question in the graph ({n} passage(s) were retrieved, none of them "
     "evidence for it) nor in the web search's results (see --explain)."
 )
-WEB_MODES = ("auto", "always", "off")
 NO_LLM_NOTE = (
     "No LLM is configured (set OPENAI_BASE_URL and GRAPHRAG_LLM_MODEL); "
     "this answer quotes the most relevant sentences of the evidence."
@@ -150,25 +150,16 @@ def ask(
     embedder,
     settings,
     question: str,
-    mode: str = DEFAULT_MODE,
-    k: int = 5,
-    corpus: str | None = None,
-    date_from: str | None = None,
-    date_to: str | None = None,
-    use_llm: bool = True,
+    options: AskOptions | None = None,
+    *,
     history=(),
     on_token: Callable[[str], None] | None = None,
-    today=None,
-    convert: str = "auto",
     reranker=None,
-    rerank_candidates: int = DEFAULT_CANDIDATES,
-    judge: str = "auto",
     web=None,
-    web_mode: str = "auto",
-    learn_web: bool = False,
-    about: str | None = None,
+    **changes,
 ) -> Answer:
-    """Answer `question`. With an LLM and `on_token`, the answer streams to `on_token` as it is
+    """Answer `question` as `options` (an :class:`AskOptions`; ``**changes`` alter some of its
+    fields, e.g. ``ask(..., use_llm=False)``) say. With an LLM and `on_token`, the answer streams to `on_token` as it is
     checked: each citation is held back until it closes, checked against the ids the context
     gave and written as its sources' titles; an unknown one never reaches `on_token`.
     `convert` (auto, s2t, s2tw, s2twp, t2s, none) converts the answer between simplified and
@@ -182,21 +173,28 @@ def ask(
     `about` (an entity id or name, about.resolve_about) keeps only evidence that mentions it.
     A question about the whole corpus ("What are the main themes of the tales?", "What do the
     papers say about harbours?") or `mode` "global" takes the global route (global_search.py)."""
+    options = options or AskOptions()
+    if changes:
+        options = options.but(**changes)
+    mode, k, corpus, about, use_llm = options.mode, options.k, options.corpus, options.about, options.use_llm
+    judge = options.judge
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     too_long = question_too_long(question)
     if too_long:
         raise GraphragError(too_long)
     started = time.perf_counter()
-    conversion = choose(question, convert)
-    today = today or _today()
+    conversion = choose(question, options.convert)
+    today = options.today or _today()
     timings: dict[str, float] = {}
     found_about = resolve_about(graph, about, corpus) if about is not None else None  # an unknown one fails first
     if use_llm and settings.local_model_path is not None:
         # a local model is loaded once per process, before retrieval: a missing file fails first
         timings["llm_load_ms"] = llm.prepare(settings)
     analyzer = QuestionAnalyzer(graph, timings)
-    analysis = analyzer.analyze(question, corpus=corpus, date_from=date_from, date_to=date_to, today=today)
+    analysis = analyzer.analyze(
+        question, corpus=corpus, date_from=options.date_from, date_to=options.date_to, today=today
+    )
     if found_about is not None:
         analysis.filters.about = found_about.ids
     route_used, paths = "search", list[dict]()
@@ -226,7 +224,7 @@ def ask(
             )
     reranked = None
     if evidence is None:
-        fetch = max(k, rerank_candidates) if reranker is not None else k
+        fetch = max(k, options.rerank_candidates) if reranker is not None else k
         evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, fetch)
         if reranker is not None:
             evidence, reranked = rerank(reranker, analysis.search_text or question, evidence, k)
@@ -243,7 +241,19 @@ def ask(
         timings["gate_ms"] = (time.perf_counter() - gate_started) * 1000
     sources = sources_for(evidence)
     web_trace, found = _search_web(
-        web, web_mode, route_used, retrieved, evidence, analysis, question, embedder, settings, judge, k, use_llm, today
+        web,
+        options.web_mode,
+        route_used,
+        retrieved,
+        evidence,
+        analysis,
+        question,
+        embedder,
+        settings,
+        judge,
+        k,
+        use_llm,
+        today,
     )
     web_sources = _web_sources(found, sources) if found else []
     if web_trace.searched:
@@ -278,7 +288,7 @@ def ask(
     writer.close()
     checked = checker.close()
     timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
-    if learn_web:
+    if options.learn_web:
         _learn(graph, embedder, web, web_trace, found, today, timings)
     timings["total_ms"] = (time.perf_counter() - started) * 1000
     return Answer(
@@ -450,8 +460,6 @@ def _search_web(
     """(trace, found): whether the web is searched for this question, and what it gave. The web
     is asked the standalone question with its date range stated (websearch.web_question); with
     an LLM, the relevance judge decides which pages are about it (else the cosine floor)."""
-    if web_mode not in WEB_MODES:
-        raise GraphragError(f"web mode {web_mode!r}: use {', '.join(WEB_MODES)}")
     name = getattr(web, "name", None)
     if web is None or name is None:
         return WebTrace(None, reason="no web-search fallback is configured"), None

@@ -1200,7 +1200,7 @@ def _lingua(question: str, script: str) -> str | None:
     detector = language_detector(script)
     if detector is None:
         return None
-    values = detector.compute_language_confidence_values(question)  # type: ignore[attr-defined]
+    values = detector.compute_language_confidence_values(question)
     if not values or values[0].value < MIN_CONFIDENCE:
         return None
     code = values[0].language.iso_code_639_1.name.lower()

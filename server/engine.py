@@ -16,6 +16,7 @@ from pathlib import Path
 from graphrag_cypher.retrieval import qa
 from graphrag_cypher.retrieval.chat import Conversation
 from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE, MODES
+from graphrag_cypher.retrieval.options import AskOptions
 
 __all__ = [
     "DEFAULT_MODE",
@@ -56,11 +57,12 @@ class LockedEmbedder:
         return getattr(self._embedder, name)
 
 
-def ask(graph, embedder, settings, question: str, **options) -> dict:
-    """The answer as `graphrag ask --json` prints it (`options` as `qa.ask` takes them); the
-    configured web search is the fallback, as for `graphrag ask`."""
-    options.setdefault("web", web_fallback())
-    return qa.ask(graph, embedder, settings, question, **options).to_dict()
+def ask(graph, embedder, settings, question: str, options: AskOptions, history=(), on_token=None) -> dict:
+    """The answer as `graphrag ask --json` prints it; the configured web search is the
+    fallback, as for `graphrag ask`."""
+    return qa.ask(
+        graph, embedder, settings, question, options, history=history, on_token=on_token, web=web_fallback()
+    ).to_dict()
 
 
 _web: dict = {}
@@ -89,7 +91,8 @@ def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -
     """A follow-up rewritten into a standalone question, as `graphrag chat` does. `history`
     holds earlier turns: {question, answer, entities: [names], time}."""
     conversation = Conversation(settings, use_llm=use_llm)
-    for turn in history[-conversation.turns.maxlen :]:
+    keep = conversation.turns.maxlen or len(history)  # the turns a conversation holds
+    for turn in history[-keep:]:
         conversation.add_turn(
             turn.get("question") or "",
             turn.get("question") or "",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from graphrag_cypher import __version__
 from graphrag_cypher.config import question_too_long
 from graphrag_cypher.retrieval.modes import ANSWER_MODES
+from graphrag_cypher.retrieval.options import AskOptions
 
 from . import engine
 from .common import ApiError, allowed_path
@@ -126,11 +127,7 @@ def build_mcp(state, writes: bool = False):
             state.embedder,
             state.settings,
             question,
-            mode=mode,
-            k=max(1, min(k, 20)),
-            corpus=corpus,
-            about=about,
-            use_llm=state.options.use_llm,
+            AskOptions(mode=mode, k=max(1, min(k, 20)), corpus=corpus, about=about, use_llm=state.options.use_llm),
         )
         return {
             "answer": result["answer_with_titles"],
@@ -164,11 +161,7 @@ def build_mcp(state, writes: bool = False):
             state.embedder,
             state.settings,
             query,
-            mode=mode,
-            k=max(1, min(k, 20)),
-            corpus=corpus,
-            about=about,
-            use_llm=False,
+            AskOptions(mode=mode, k=max(1, min(k, 20)), corpus=corpus, about=about, use_llm=False),
         )
         return {
             "evidence": [

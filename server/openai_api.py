@@ -20,6 +20,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphrag_cypher.config import MAX_QUESTION, question_too_long
+from graphrag_cypher.retrieval.options import AskOptions
 
 from . import engine
 from .common import ApiError
@@ -157,11 +158,12 @@ def router(state) -> APIRouter:
         said, history = _turns(body.messages)
         use_llm = state.options.use_llm
         question = await asyncio.to_thread(engine.standalone, state.settings, history, said, use_llm)
-        kwargs = dict(mode=mode, k=5, use_llm=use_llm, history=engine.history_messages(history), about=body.about)
+        options = AskOptions(mode=mode, use_llm=use_llm, about=body.about)
+        turns = engine.history_messages(history)
         created, ident = int(time.time()), "chatcmpl-" + uuid.uuid4().hex[:24]
         if not body.stream:
             result = await asyncio.to_thread(
-                engine.ask, state.graph, state.embedder, state.settings, question, **kwargs
+                engine.ask, state.graph, state.embedder, state.settings, question, options, turns
             )
             content = (result["answer_with_titles"] or "I found no evidence for this question.") + _sources_line(result)
             return {
@@ -192,7 +194,7 @@ def router(state) -> APIRouter:
         async def events():
             yield chunk({"role": "assistant", "content": ""})
             try:
-                async for kind, value in run_streaming(state, question, kwargs):
+                async for kind, value in run_streaming(state, question, options, turns):
                     if kind == "token":
                         yield chunk({"content": value})
                     else:

@@ -7,6 +7,8 @@ import asyncio
 import json
 import re
 
+from graphrag_cypher.retrieval.options import AskOptions
+
 from . import engine
 from .common import State
 from .errors import one_line, status_for
@@ -23,7 +25,7 @@ def event(name: str, data) -> dict:
     return {"event": name, "data": json.dumps(data, ensure_ascii=True)}
 
 
-async def run_streaming(state: State, question: str, kwargs: dict):
+async def run_streaming(state: State, question: str, options: AskOptions, history=()):
     """qa.ask in a worker thread; yields ("token", text) while it runs, then ("result", dict)."""
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue = asyncio.Queue()
@@ -34,7 +36,7 @@ async def run_streaming(state: State, question: str, kwargs: dict):
 
     def work() -> None:
         try:
-            result = engine.ask(state.graph, state.embedder, state.settings, question, on_token=on_token, **kwargs)
+            result = engine.ask(state.graph, state.embedder, state.settings, question, options, history, on_token)
             loop.call_soon_threadsafe(queue.put_nowait, ("result", result))
         except BaseException as exc:
             loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
@@ -56,10 +58,10 @@ async def run_streaming(state: State, question: str, kwargs: dict):
             raise value
 
 
-async def stream_answer(state: State, question: str, kwargs: dict, finish):
+async def stream_answer(state: State, question: str, options: AskOptions, history, finish):
     yield event("question", {"question": question})
     try:
-        async for kind, value in run_streaming(state, question, kwargs):
+        async for kind, value in run_streaming(state, question, options, history):
             if kind == "token":
                 yield event("token", {"text": value})
             else:

@@ -11,7 +11,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field, field_validator
 
 from graphrag_cypher.config import MAX_QUESTION
-from graphrag_cypher.retrieval.modes import ANSWER_MODES
+from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE
+from graphrag_cypher.retrieval.options import AskOptions
 
 from .. import engine
 from ..common import ApiError, State
@@ -77,7 +78,7 @@ class ChatRequest(BaseModel):
 def router(state: State) -> APIRouter:
     routes = APIRouter(tags=["chat"])
 
-    def prepare(body: ChatRequest) -> tuple[str, dict]:
+    def prepare(body: ChatRequest) -> tuple[str, AskOptions, list[dict]]:
         if body.date_from and body.date_to and body.date_from > body.date_to:
             raise ApiError(422, f"from {body.date_from} is after to {body.date_to}: nothing could match")
         if body.question.strip().lower().startswith("learn:"):
@@ -85,8 +86,8 @@ def router(state: State) -> APIRouter:
         use_llm = body.llm and state.options.use_llm
         history = [t.model_dump() for t in body.history]
         question = engine.standalone(state.settings, history, body.question.strip(), use_llm=use_llm)
-        kwargs = dict(
-            mode=body.mode or engine.DEFAULT_MODE,
+        options = AskOptions(
+            mode=body.mode or DEFAULT_MODE,
             k=body.k,
             corpus=body.corpus,
             about=body.about,
@@ -94,9 +95,8 @@ def router(state: State) -> APIRouter:
             date_to=body.date_to,
             use_llm=use_llm,
             web_mode=body.web,
-            history=engine.history_messages(history),
         )
-        return question, kwargs
+        return question, options, engine.history_messages(history)
 
     def finish(result: dict, said: str, question: str) -> dict:
         result["said"] = said
@@ -109,12 +109,13 @@ def router(state: State) -> APIRouter:
         wants_stream = (
             body.stream if body.stream is not None else "text/event-stream" in request.headers.get("accept", "")
         )
-        question, kwargs = await asyncio.to_thread(prepare, body)
+        question, options, history = await asyncio.to_thread(prepare, body)
         if not wants_stream:
             result = await asyncio.to_thread(
-                engine.ask, state.graph, state.embedder, state.settings, question, **kwargs
+                engine.ask, state.graph, state.embedder, state.settings, question, options, history
             )
             return finish(result, body.question.strip(), question)
-        return sse(stream_answer(state, question, kwargs, lambda r: finish(r, body.question.strip(), question)))
+        said = body.question.strip()
+        return sse(stream_answer(state, question, options, history, lambda r: finish(r, said, question)))
 
     return routes
