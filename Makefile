@@ -52,11 +52,11 @@ demo: setup
 ## test: the lint checks, the Python suite (it starts and stops its own Neo4j) and the Java suite
 test: setup lint test-python test-java
 
-## lint: ruff (lint, format check), mypy on core/, and the README's command reference against --help
+## lint: ruff (lint, format check), mypy over every package (scripts/typecheck.py), and the README's command reference against --help
 lint: python-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy core
+	$(BIN)/python scripts/typecheck.py
 	$(BIN)/cog --check README.md
 
 ## deadcode: unused functions, classes and variables (vulture; settings in pyproject.toml)

@@ -141,8 +141,8 @@ def extract(
             kinds=None if not kinds or "all" in kinds else list(kinds),
             document_ids=list(document_ids) or None,
         )
-        with CountProgress("extract ner: chunks", enabled=not as_json) as progress:
-            result = ner.run(graph, schema, selection, model=model or config.ner_model, progress=progress.update)
+        with CountProgress("extract ner: chunks", enabled=not as_json) as counting:
+            result = ner.run(graph, schema, selection, model=model or config.ner_model, progress=counting.update)
         if as_json:
             print_json(result)
         else:
@@ -177,13 +177,13 @@ def extract(
             chosen = None
         else:
             chosen = tuple(kinds) or (None if document_ids else ("story",))
-        selection = llm_extract.Selection(corpus=corpus, kinds=chosen, ids=tuple(document_ids) or None)
+        llm_selection = llm_extract.Selection(corpus=corpus, kinds=chosen, ids=tuple(document_ids) or None)
         with RequestProgress("extract llm", enabled=not as_json) as progress:
             result = llm_extract.run(
                 graph,
                 config,
                 schema,
-                selection,
+                llm_selection,
                 resume=resume,
                 limit=limit,
                 max_chars=max_chars,

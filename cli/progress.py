@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Self
+
 import click
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 class LoadProgress:
     def __init__(self, title: str, enabled: bool = True):
         self.title, self.enabled = title, enabled
-        self._progress = None
-        self._task = None
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
 
-    def __enter__(self) -> LoadProgress:
+    def __enter__(self) -> Self:
         if self.enabled:
             from rich.console import Console
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
@@ -34,6 +39,7 @@ class LoadProgress:
 
     def update(self, stats) -> None:
         if self._progress:
+            assert self._task is not None  # set together with _progress
             done = stats.created + stats.updated + stats.unchanged
             self._progress.update(
                 self._task,
@@ -60,7 +66,7 @@ class RequestProgress(LoadProgress):
     """Requests to an LLM on stderr: units done of all, requests sent, cache hits, time left;
     error lines above it (as a load's)."""
 
-    def __enter__(self) -> RequestProgress:
+    def __enter__(self) -> Self:
         if self.enabled:
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -81,6 +87,7 @@ class RequestProgress(LoadProgress):
 
     def requests(self, done: int, total: int, requests: int, cached: int) -> None:
         if self._progress:
+            assert self._task is not None  # set together with _progress
             self._progress.update(
                 self._task,
                 completed=done,
@@ -94,4 +101,5 @@ class CountProgress(RequestProgress):
 
     def update(self, done: int, total: int | None) -> None:  # type: ignore[override]
         if self._progress:
+            assert self._task is not None  # set together with _progress
             self._progress.update(self._task, completed=done, total=total or None)

@@ -281,6 +281,7 @@ def extract(
                     continue
                 known = typed.get(target_id)
                 value_type = known[2].type if known else (survivor[1] if survivor else value_types.get(target_id))
+                assert typing.type is not None  # `typed` holds only the pages that got a type
                 chosen = _choose(schema, specs, typing.type, value_type)
                 spec, target_type, allowed = chosen
                 relation = spec["relation"]

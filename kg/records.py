@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..schema import KGSchema, SchemaError, load_schema
 from .names import norm_name
@@ -148,7 +149,7 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
         type_name = overrides.get(norm, entity.get("type"))
         entity_id = schema.entity_id(norm)
         aliases = [a for f in entity.get("aliases") or [] for a in values_at(record, f) if isinstance(a, str)]
-        props = {
+        props: dict[str, Any] = {
             "name": name,
             "normName": norm,
             "confidence": "High",

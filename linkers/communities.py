@@ -303,13 +303,13 @@ def build(
     for ids in _batches(stale):
         graph.write("communities/delete", ids=ids)
     if fresh:
-        rows = []
+        upserts = []
         for cid in fresh:
             level, member_rows, digest = wanted[cid]
             props = written[cid]
             props.update(level=level.level, membersHash=digest, builtAt=built_at)
-            rows.append({"id": cid, "props": props})
-        for batch in _batches(rows, 500):
+            upserts.append({"id": cid, "props": props})
+        for batch in _batches(upserts, 500):
             graph.write("communities/upsert", rows=batch)
         edges = []
         for cid in fresh:

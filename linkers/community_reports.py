@@ -120,7 +120,7 @@ def extractive(
 
     progress = progress or (lambda message: None)
     order: list[str] = []  # chunk ids in the order of the term matrix rows
-    vectors: dict[int, object] = {}
+    vectors: dict[int, np.ndarray] = {}
     documents: list[str | None] = []
     corpora: list[str | None] = []
     titles: dict[str, str] = {}

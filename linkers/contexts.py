@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 WINDOW = 120  # characters of context kept on each side (NFC)
@@ -118,7 +119,7 @@ def _squash(text: str) -> str:
     return _SPACES.sub(" ", text)
 
 
-def in_emphasis(occ: Occurrence, spans: list[str]) -> bool:
+def in_emphasis(occ: Occurrence, spans: Sequence[str]) -> bool:
     """The occurrence lies inside one of the document's italic spans (a title, as written there)."""
     before, after = _squash(occ.before), _squash(occ.after)
     surface = _squash(occ.surface)
@@ -141,7 +142,7 @@ def not_a_place(
     *,
     is_place=lambda word: False,
     person_names: frozenset[str] = frozenset(),
-    emphasis: list[str] = (),
+    emphasis: Sequence[str] = (),
 ) -> str | None:
     """Why this occurrence is not a place mention (a rule name), or None.
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 STUB = re.compile(r"^An ancient place, cited: BAtlas|precise location cannot be determined", re.I)
@@ -84,6 +85,7 @@ def profile(
     types = [t.lower() for t in (place_types or []) if isinstance(t, str)]
     point = (float(lat), float(lon)) if lat is not None and lon is not None else None
     modern = source == "geonames" and any(t in ("country", "continent") for t in types)
+    kind: str | None
     if modern:
         kind = "continent" if "continent" in types else "country"
     else:
@@ -127,7 +129,7 @@ NO_PROFILE = Profile()
 
 @dataclass
 class Decision:
-    target: str | None
+    target: str  # always one of the candidates (below the minimum confidence, the caller links nothing)
     confidence: float
     rule: str
     candidates: list[str]  # the alternatives, best first
@@ -152,7 +154,7 @@ def decide(
     exonyms: frozenset = frozenset(),
     known: set | frozenset = frozenset(),
     distance=None,
-    qualifiers: set[str] = frozenset(),
+    qualifiers: AbstractSet[str] = frozenset(),
     sense: str | None = None,
 ) -> Decision:
     """The record `key` means, from its candidates' profiles, the kind cues around it, the
@@ -228,7 +230,7 @@ def decide(
     same = sum(
         w
         for t, w in weights.items()
-        if t == best or point and profs[t].point and distance_km(point, profs[t].point) <= SAME_PLACE_KM
+        if t == best or point and (other := profs[t].point) and distance_km(point, other) <= SAME_PLACE_KM
     )
     confidence = same / sum(weights.values()) * alone
     runner = parts[ranked[1]]

@@ -299,13 +299,13 @@ def _decide_documents(
             hits[(chunk["id"], occ.key)].append(occ)
     # Story-scoped entities only count in their own document.
     targets = dict(names.table.targets)
-    scoped_hits = {}
-    for (chunk, key), surfaces in hits.items():  # surfaces: the occurrences
-        allowed = tuple(t for t in targets[key] if names.scope.get(t, chunk_doc[chunk]) == chunk_doc[chunk])
+    scoped_hits: dict[tuple[str, str], list[Occurrence]] = {}
+    for (chunk_id, key), surfaces in hits.items():  # surfaces: the occurrences
+        allowed = tuple(t for t in targets[key] if names.scope.get(t, chunk_doc[chunk_id]) == chunk_doc[chunk_id])
         if allowed:
-            scoped_key = key if allowed == targets[key] else f"{key}@{chunk_doc[chunk]}"
+            scoped_key = key if allowed == targets[key] else f"{key}@{chunk_doc[chunk_id]}"
             targets[scoped_key] = allowed
-            scoped_hits[(chunk, scoped_key)] = surfaces
+            scoped_hits[(chunk_id, scoped_key)] = surfaces
     result.matches += len(scoped_hits)
     page = EntityLinkResult(dry_run=options.dry_run)
     edges = resolve(scoped_hits, targets, chunk_doc, names.profiles, options.min_confidence, linker=LINKER, result=page)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -142,7 +142,7 @@ class NameTable:
 
 
 def build_name_table(
-    names: dict[str, Iterable[Any]], *, min_length: int = 3, stoplist: frozenset[str] = frozenset()
+    names: Mapping[str, Iterable[Any]], *, min_length: int = 3, stoplist: frozenset[str] = frozenset()
 ) -> NameTable:
     table = NameTable()
     merged: dict[str, dict[Any, None]] = {}
@@ -172,7 +172,7 @@ class Matcher:
 
     def __init__(
         self,
-        names: dict[str, Iterable[Any]] | NameTable,
+        names: Mapping[str, Iterable[Any]] | NameTable,
         *,
         min_length: int = 3,
         stoplist: frozenset[str] = frozenset(),
@@ -228,6 +228,7 @@ class Matcher:
             # the bounded text, less the BOUNDARY put in front.
             return self._found(text, BOUNDARY + marked + BOUNDARY, None)
         folded, origin = fold_with_offsets(text)
+        assert origin is not None  # an IRREGULAR character is one that does not fold to exactly one
         return self._found(text, BOUNDARY + bounded(folded) + BOUNDARY, (folded, origin))
 
     def _found(self, text: str, marked: str, offsets: tuple[str, list[int]] | None) -> list[Match]:

@@ -52,13 +52,12 @@ class PlaceNames:
 
     def matcher(self, *, require_capital: bool, skip_tails: bool) -> Matcher:
         """The fast engine's matcher: from the saved automaton when there is one that loads."""
-        rules = {"require_capital": require_capital, "skip_tails": skip_tails}
         if self.automaton is not None:
             try:
-                return Matcher(self.table, saved=self.automaton, **rules)
+                return Matcher(self.table, saved=self.automaton, require_capital=require_capital, skip_tails=skip_tails)
             except (TypeError, ValueError, KeyError, IndexError):  # a damaged cache file: build it again
                 self.automaton = None
-        return Matcher(self.table, **rules)
+        return Matcher(self.table, require_capital=require_capital, skip_tails=skip_tails)
 
 
 class PlaceNameSource:
@@ -91,11 +90,13 @@ class PlaceNameSource:
         )
         on_disk = self.path is not None and self.path.exists()
         self._asked = pool.submit(graph.read, "places/fingerprint", sources=self.sources) if pool and on_disk else None
-        self.names = read_cache(self.path) if on_disk else None
-        self.cached = self.unconfirmed = self.names is not None
-        if self.names is None:
+        self.names: PlaceNames  # from the cache file, or read (and built) at once
+        cached = read_cache(self.path) if self.path is not None and on_disk else None
+        self.cached = self.unconfirmed = cached is not None
+        if cached is None:
             self._read()
         else:
+            self.names = cached
             self._restrict()
 
     def confirm(self) -> bool:

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from neo4j.exceptions import Neo4jError
 
@@ -431,7 +431,8 @@ def place_mentions(
         bare = {doc: {fold(span) for span in spans} for doc, spans in emphasis.items()}
         for chunk, kept in kept_by_chunk.items():
             doc = chunk_doc.get(chunk)
-            titles.update((doc, occ.key) for occ in kept if occ.key in bare.get(doc, ()) and title_cue(occ))
+            if doc is not None:
+                titles.update((doc, occ.key) for occ in kept if occ.key in bare.get(doc, ()) and title_cue(occ))
     for chunk, kept in kept_by_chunk.items():
         doc = chunk_doc.get(chunk)
         for occ in kept:
@@ -439,7 +440,7 @@ def place_mentions(
                 dropped["title"] += 1
                 continue
             if emphasis is not None:
-                spans = emphasis.get(doc, []) if occ.surface in joined.get(doc, "") else []
+                spans = emphasis.get(doc, []) if doc is not None and occ.surface in joined.get(doc, "") else []
                 why = not_a_place(
                     occ,
                     is_place=is_place,
@@ -455,13 +456,21 @@ def place_mentions(
     return mentions
 
 
+class DecisionCounts(Protocol):
+    """What :func:`resolve` counts its decisions into: a place run's result, or an entity run's."""
+
+    undecided: int
+    linked: int
+    rules: dict
+
+
 def resolve(
     mentions: dict[tuple[str, str], list[Occurrence]],
     targets: dict,
     chunk_doc: dict,
     profiles: dict,
     min_confidence: float = MIN_CONFIDENCE,
-    result: PlaceLinkResult | None = None,
+    result: DecisionCounts | None = None,
     *,
     exonyms: dict | None = None,
     linker: str = LINKER,

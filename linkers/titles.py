@@ -260,11 +260,13 @@ def link_titles(graph: Graph, options: TitleLinkOptions | None = None, **fields)
     (incremental: only what changed since the last run; ``full=True``: everything)."""
     options = options_for(TitleLinkOptions, options, fields)
     started = time.perf_counter()
-    state = (graph.read("titles/state") or [None])[0]
+    rows = graph.read("titles/state")
+    state = rows[0] if rows else None
     counts = graph.read("titles/chunk_counts")[0]
     full = options.full or state is None or state["minLength"] != options.min_length or state["maxRuns"] is None
     lost = state is not None and counts["total"] - counts["pending"] < (state["chunks"] or 0)
     if not full and not lost and options.corpus is None and counts["pending"] <= SPAN_CHUNKS:
+        assert state is not None  # no state makes a full run
         return _link_changes(graph, options, state, started)
     return _link_by_catalogue(graph, options, full, started)
 

@@ -72,7 +72,7 @@ def python_sections(source: str) -> list[Section]:
     return module + definitions
 
 
-def _title(node: ast.AST) -> str:
+def _title(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
     if isinstance(node, ast.ClassDef):
         return f"class {node.name}"
     prefix = "async def" if isinstance(node, ast.AsyncFunctionDef) else "def"

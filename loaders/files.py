@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from graphrag_cypher.budget import ParseBudget, cut_text
 from graphrag_cypher.model import ContentError, ItemError, ParsedDocument, Section
@@ -203,7 +204,7 @@ def _read_bounded(path: Path, max_bytes: int) -> bytes:
 
 def _parse_bytes(path: Path, identifier: str, data: bytes, budget: ParseBudget) -> ParsedDocument:
     suffix = path.suffix.lower()
-    base = {"id": identifier, "source": str(path), "uri": path.resolve().as_uri()}
+    base: dict[str, Any] = {"id": identifier, "source": str(path), "uri": path.resolve().as_uri()}
     if suffix == ".pdf":
         from .pdf_content import parse_pdf
 
@@ -393,7 +394,9 @@ class _MarkdownBuilder:
     def fence(self, lines: list[str], start: int) -> int:
         """Consume a fenced block; return the index after its closing fence."""
         self.flush()
-        marker = _FENCE.match(lines[start]).group(1)
+        opening = _FENCE.match(lines[start])
+        assert opening is not None  # the caller only calls this on a line that matches _FENCE
+        marker = opening.group(1)
         end = start + 1
         while end < len(lines) and not lines[end].lstrip().startswith(marker):
             end += 1

@@ -251,13 +251,13 @@ def learn_topics(
         groups.setdefault(tuple(dict.fromkeys((*stored.get(url, ()), *found_by))), []).append(doc)
     corpus = options.corpus or getattr(getattr(web, "config", None), "corpus", None)
     stats = LoadStats()
-    for found_by, docs in groups.items():
+    for group_topics, docs in groups.items():
         grouped = dataclasses.replace(
             options,
             loader="learn",
             source_root="web-search",
             corpus=corpus,
-            topics=tuple(dict.fromkeys((*found_by, *options.topics))),
+            topics=tuple(dict.fromkeys((*group_topics, *options.topics))),
         )
         _add(stats, load(graph, embedder, grouped, docs, on_error=on_error, on_progress=on_progress))
     changed = stats.created or stats.updated

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 
 from graphrag_cypher import __version__
 from graphrag_cypher.errors import GraphragError
@@ -316,12 +317,12 @@ def list_pages(
         titles = list(dict.fromkeys(selection.titles))
         for i in range(0, len(titles), CONTENT_BATCH):
             part = titles[i : i + CONTENT_BATCH]
-            for batch, _ in api.query_batches({**params, "titles": "|".join(part)}):
-                pages, errors = _listed(batch, selection, api.url)
+            for rows, _ in api.query_batches({**params, "titles": "|".join(part)}):
+                pages, errors = _listed(rows, selection, api.url)
                 yield pages, errors, None
         return
-    for batch, cont in api.query_batches(params, start):
-        pages, errors = _listed(batch, selection, api.url)
+    for rows, cont in api.query_batches(params, start):
+        pages, errors = _listed(rows, selection, api.url)
         yield pages, errors, cont
 
 
@@ -461,9 +462,7 @@ class SyncRun:
             listed_total += len(pages)
             yield from fetch_documents(self.api, info, todo, self.site)
             text = json.dumps(cont) if cont else None
-            yield Checkpoint(
-                reached=lambda text=text, n=listed_total: self._save(text, pagesListed=n), unchanged=tuple(current)
-            )
+            yield Checkpoint(reached=partial(self._save, text, pagesListed=listed_total), unchanged=tuple(current))
             if cont is None:
                 break
             if self.limit is not None and self.api.stats.listed >= self.limit:

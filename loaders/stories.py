@@ -85,7 +85,7 @@ def _story_from_record(record, corpus: str, source: str) -> ParsedDocument | str
     text = clean_paragraphs(str(record["text"]))
     if not text:
         return "empty text"
-    metadata = {"corpus": corpus}
+    metadata: dict[str, str | int | float | bool] = {"corpus": corpus}
     for key, value in record.items():
         if key not in ("id", "title", "text") and isinstance(value, (str, int, float, bool)):
             metadata[key] = value

@@ -33,6 +33,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
 
@@ -270,7 +271,8 @@ def _local_address(host: str) -> str | None:
         addresses = [_shown(ipaddress.ip_address(host))]
     except ValueError:
         try:
-            addresses = [info[4][0] for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
+            # str(): an address is a str for TCP; typeshed also allows an int (AF_INET6 without IPv6 support)
+            addresses = [str(info[4][0]) for info in socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)]
         except (OSError, UnicodeError):
             return None
     for address in addresses:
@@ -301,7 +303,14 @@ def _public_only_classes():
         """Resolves the host once, refuses the connection when any of its addresses is not
         public, and connects to one of the addresses it checked (never a second lookup)."""
 
-        def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+        ) -> httpcore.NetworkStream:
             name = host.strip("[]").lower()
             if name == "localhost" or name.endswith(".localhost"):
                 raise LocalAddressRefused(_local_refusal(name))
@@ -347,10 +356,11 @@ def _public_only_transport():
 def _refused_locally(exc: BaseException) -> str | None:
     """The refusal line when `exc` is (caused by) a connection refused for a local address."""
     refused = _public_only_classes()[0]
-    while exc is not None:
-        if isinstance(exc, refused):
-            return str(exc)
-        exc = exc.__cause__ or exc.__context__
+    current: BaseException | None = exc
+    while current is not None:
+        if isinstance(current, refused):
+            return str(current)
+        current = current.__cause__ or current.__context__
     return None
 
 
@@ -483,10 +493,11 @@ class _Fetcher:
                         break
                     target = nxt
                     continue
+                # allow_all/disallow_all: RobotFileParser's attributes, missing from typeshed's stub
                 if response.status in (401, 403):
-                    parser.disallow_all = True
+                    parser.disallow_all = True  # type: ignore[attr-defined]
                 elif response.status >= 300:
-                    parser.allow_all = True
+                    parser.allow_all = True  # type: ignore[attr-defined]
                 else:
                     text = response.data.decode("utf-8", errors="replace")
                     lines = text.splitlines()
@@ -496,7 +507,7 @@ class _Fetcher:
                 return parser
         except (FetchError, ValueError):
             pass  # an unreachable robots.txt does not forbid the site
-        parser.allow_all = True
+        parser.allow_all = True  # type: ignore[attr-defined]  # missing from typeshed's stub
         return parser
 
     # -- a page, redirects checked hop by hop ------------------------------------------------
@@ -575,7 +586,7 @@ def _document(
     """A fetched body as a document, parsed within `budget` (default: the environment's
     `ParseBudget`, as a local file is); what the budget cut is in the document's `notes`."""
     budget = budget or ParseBudget.from_env()
-    base = {"id": url, "kind": "web", "source": url, "uri": url, "labels": ("WebPage",)}
+    base: dict[str, Any] = {"id": url, "kind": "web", "source": url, "uri": url, "labels": ("WebPage",)}
     if content_type in HTML_TYPES:
         from .html_content import parse_html
 
