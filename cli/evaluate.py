@@ -28,8 +28,11 @@ def eval_options(func):
             "--passages",
             "passages_path",
             required=True,
-            type=click.Path(exists=True, dir_okay=False, path_type=Path),
-            help="Passages file: a list of {title, text} or an object title -> [sentences].",
+            multiple=True,
+            type=click.Path(exists=True, path_type=Path),
+            help="Passages file: a list of {title, text} or an object title -> [sentences]; a folder is "
+            "its *.json files. Repeat it to score against the union of several corpora (a passage in "
+            "more than one is loaded once).",
         ),
         click.option("-k", "--k", "k", type=click.IntRange(1, 100), default=5, show_default=True),
         click.option("--limit", type=int, default=None, help="Only the first N questions."),
@@ -101,6 +104,8 @@ def eval_retrieval(
         --passages musique_train_corpus.json --peers --report eval-report/
       graphrag eval retrieval --questions musique_train.json --passages musique_train_corpus.json \\
         --modes vector,graph --rerank --reranker http://127.0.0.1:8081/v1
+      graphrag eval retrieval --questions musique_train.json --passages musique_train_corpus.json \\
+        --passages hotpotqa_train_corpus.json --passages 2wikimultihopqa_corpus.json
     """
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.evaluation import (
@@ -130,6 +135,8 @@ def eval_retrieval(
         result = {
             "dataset": f"{fmt} ({questions_path.name})",
             "questions": len(questions),
+            "corpus_files": [path.name for path in run.passages],  # the corpus scored against: their union
+            "corpus_passages": run.loaded,
             "k": k,
             "default_mode": DEFAULT_MODE,
             "modes": evaluate_modes(run.graph, run.embedder, questions, wanted, k, CORPUS, say),

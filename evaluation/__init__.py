@@ -395,18 +395,43 @@ def f1(prediction: str, truths: list[str]) -> float:
 # --- an isolated Neo4j for the corpus ---------------------------------------------------------
 
 
-def corpus_key(corpus: Path, embedder_name: str) -> str:
+def passage_files(passages) -> tuple[Path, ...]:
+    """The corpus files `passages` names (a file, a folder of ``*.json`` files, or several of
+    either), in a stable order; their union is the corpus an evaluation scores against."""
+    from graphrag_cypher.errors import GraphragError
+
+    given = [Path(passages)] if isinstance(passages, str | Path) else [Path(p) for p in passages]
+    files: list[Path] = []
+    for path in given:
+        if path.is_dir():
+            found = sorted(path.glob("*.json"))
+            if not found:
+                raise GraphragError(f"{path} holds no .json passage files")
+            files += found
+        else:
+            files.append(path)
+    unique = tuple(dict.fromkeys(f.resolve() for f in files))
+    if not unique:
+        raise GraphragError("no passage files given: pass --passages FILE (or a folder), once or more")
+    return unique
+
+
+def corpus_key(corpus, embedder_name: str) -> str:
+    """A hash of the corpus files' bytes (in their order) and the embedder's name."""
     import hashlib
 
     digest = hashlib.sha256()
-    with open(corpus, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    for n, path in enumerate(passage_files(corpus)):
+        if n:
+            digest.update(b"\0next file\0")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
     digest.update(embedder_name.encode())
     return digest.hexdigest()[:12]
 
 
-def instance_home(passages: Path, embedder_name: str, root: Path) -> Path:
+def instance_home(passages, embedder_name: str, root: Path) -> Path:
     """The evaluation's Neo4j folder for these passages and embedder (reused by later runs).
 
     A relative root is the project's, as for every local instance: the password kept there and
@@ -431,12 +456,13 @@ class EvalInstance:
     def __init__(
         self,
         settings,
-        passages: Path,
+        passages,
         keep: bool = False,
         on_progress=lambda message: None,
         root: Path = Path(".graphrag") / "eval",
     ):
-        self.settings, self.passages, self.keep, self.say, self.root = settings, passages, keep, on_progress, root
+        self.settings, self.keep, self.say, self.root = settings, keep, on_progress, root
+        self.passages = passage_files(passages)  # one file, a folder, or several: their union
 
     def __enter__(self) -> EvalInstance:
         from contextlib import ExitStack
@@ -446,7 +472,7 @@ class EvalInstance:
         from graphrag_cypher.embedder import make_embedder
         from graphrag_cypher.linkers.phrases import link_phrases
         from graphrag_cypher.linkers.titles import link_titles
-        from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
+        from graphrag_cypher.loaders.qa_corpus import parse_qa_corpora
         from graphrag_cypher.store.ingest import Loader, LoadOptions
 
         say = self.say
@@ -465,8 +491,10 @@ class EvalInstance:
             migrations.apply(self.graph, config.placeholders())
             stats = Loader(
                 self.graph, self.embedder, LoadOptions(loader="qa-corpus", source_root=CORPUS, corpus=CORPUS)
-            ).run(parse_qa_corpus(self.passages, corpus=CORPUS))
-            say(f"corpus: {stats.created} passages loaded, {stats.unchanged} unchanged, {stats.failed} failed")
+            ).run(parse_qa_corpora(self.passages, corpus=CORPUS))
+            self.loaded = stats.created + stats.unchanged  # the corpus's passages, each once
+            files = f" from {len(self.passages)} files" if len(self.passages) > 1 else ""
+            say(f"corpus: {stats.created} passages loaded{files}, {stats.unchanged} unchanged, {stats.failed} failed")
             linked = link_titles(self.graph, corpus=CORPUS)
             say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
             shared = link_phrases(self.graph)

@@ -21,9 +21,20 @@ def passage_id(title: str, text: str) -> str:
     return "passage:" + hashlib.sha1(f"{title}\n{text}".encode()).hexdigest()[:16]
 
 
-def parse_qa_corpus(path: str | os.PathLike, corpus: str | None = None) -> Iterator[ParsedDocument | ItemError]:
+def parse_qa_corpora(paths, corpus: str) -> Iterator[ParsedDocument | ItemError]:
+    """The passages of several corpus files as one corpus: a passage in more than one file (same
+    title and text) is yielded once, from the first."""
+    seen: set[str] = set()
+    for path in paths:
+        yield from parse_qa_corpus(path, corpus=corpus, seen=seen)
+
+
+def parse_qa_corpus(
+    path: str | os.PathLike, corpus: str | None = None, seen: set[str] | None = None
+) -> Iterator[ParsedDocument | ItemError]:
     path = Path(path)
     corpus = corpus or path.stem
+    seen = set() if seen is None else seen
     try:
         data = read_json(path)
     except OSError as exc:
@@ -32,7 +43,6 @@ def parse_qa_corpus(path: str | os.PathLike, corpus: str | None = None) -> Itera
     except ContentError as exc:  # bad UTF-8, bad or too deep JSON, too large
         yield ItemError(str(path), str(exc))
         return
-    seen: set[str] = set()
     for label, record in _records(data):
         item = f"{path.name} {label}"
         passage = _passage(record)

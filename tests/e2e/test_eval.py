@@ -98,3 +98,36 @@ def test_eval_retrieval_reranked_rows(run_exe):
     row = out["modes"]["vector+rerank"]
     assert 0 <= row["recall@2"] <= row["recall@5"] <= 100 and row["latency_ms"]
     assert len(server.requests) == 3 and all(1 <= len(r["body"]["documents"]) <= 12 for r in server.requests)
+
+
+def test_eval_retrieval_scores_against_the_union_of_several_corpora(run_exe, tmp_path):
+    """Several --passages (files or a folder) are one corpus: a passage in two files loads once,
+    and the distractors of the second compete with the first's gold passages."""
+    corpus = json.loads((FIXTURES / "corpus.json").read_text())
+    distractors = [
+        {"title": f"Mill {n}", "text": f"Mill {n} stands on a river far from Hollowmere; its wheel is old."}
+        for n in range(5)
+    ]
+    folder = tmp_path / "more"
+    folder.mkdir()
+    (folder / "distractors.json").write_text(json.dumps([corpus[0], *distractors]))
+    result = run_exe(
+        "eval",
+        "retrieval",
+        "--questions",
+        str(FIXTURES / "musique_questions.json"),
+        "--passages",
+        str(FIXTURES / "corpus.json"),
+        "--passages",
+        str(folder),
+        "--modes",
+        "vector,graph",
+        "--json",
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["corpus_files"] == ["corpus.json", "distractors.json"]
+    assert out["corpus_passages"] == len(corpus) + len(distractors), "the passage in both files is loaded once"
+    assert set(out["modes"]) == {"vector", "graph"}
+    assert all(0 <= r["recall@2"] <= r["recall@5"] <= 100 for r in out["modes"].values())

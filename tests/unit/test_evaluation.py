@@ -70,3 +70,30 @@ def test_the_report_marks_the_default_mode(tmp_path):
     assert "| vector | 50.00 | 70.00 |" in text and "vector (default)" not in text
     assert "Default mode: `graph`" in text
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_passage_files_expand_folders_and_keep_one_corpus_key(tmp_path):
+    import json
+
+    from graphrag_cypher.evaluation import corpus_key, passage_files
+    from graphrag_cypher.loaders.qa_corpus import parse_qa_corpora
+
+    a, folder = tmp_path / "a.json", tmp_path / "more"
+    folder.mkdir()
+    a.write_text(json.dumps([{"title": "Mill", "text": "A mill."}, {"title": "Weir", "text": "A weir."}]))
+    (folder / "c.json").write_text(
+        json.dumps([{"title": "Mill", "text": "A mill."}, {"title": "Ford", "text": "A ford."}])
+    )
+    (folder / "b.json").write_text(json.dumps({"Bridge": ["A bridge."]}))
+    (folder / "notes.txt").write_text("not a corpus")
+    files = passage_files([a, folder])
+    assert [f.name for f in files] == ["a.json", "b.json", "c.json"]
+    assert passage_files([a, a]) == (a.resolve(),)
+    titles = [d.title for d in parse_qa_corpora(files, corpus="eval")]
+    assert titles == ["Mill", "Weir", "Bridge", "Ford"], "the passage in two files comes once, from the first"
+    # one file keeps the key it had (instances made before are reused); a union has its own
+    assert corpus_key(a, "m") == corpus_key([a], "m") != corpus_key([a, folder], "m")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(GraphragError, match="holds no .json passage files"):
+        passage_files([empty])
