@@ -251,7 +251,7 @@ def link_titles_cmd(graph, corpus, min_length, full, dry_run, as_json) -> None:
     "--max-chunks",
     type=click.IntRange(2, None),
     default=None,
-    help="Keep a phrase only when at most this many chunks share it (default: as the last run, else 100; "
+    help="Keep a phrase only when at most this many chunks share it (default: as the last run, else 250; "
     "a change re-reads every chunk).",
 )
 @click.option(

@@ -470,7 +470,7 @@ class EvalInstance:
         from graphrag_cypher.admin import migrations, neo4j_local
         from graphrag_cypher.db import connect
         from graphrag_cypher.embedder import make_embedder
-        from graphrag_cypher.linkers.phrases import link_phrases
+        from graphrag_cypher.linkers.phrases import MAX_CHUNKS, link_phrases
         from graphrag_cypher.linkers.titles import link_titles
         from graphrag_cypher.loaders.qa_corpus import parse_qa_corpora
         from graphrag_cypher.store.ingest import Loader, LoadOptions
@@ -497,7 +497,7 @@ class EvalInstance:
             say(f"corpus: {stats.created} passages loaded{files}, {stats.unchanged} unchanged, {stats.failed} failed")
             linked = link_titles(self.graph, corpus=CORPUS)
             say(f"titles: {linked['topics']} topics, {linked['mentions_total']} title mentions")
-            shared = link_phrases(self.graph)
+            shared = link_phrases(self.graph, max_chunks=MAX_CHUNKS)  # an instance linked before follows the default
             say(f"phrases: {shared['phrases']} shared phrases, {shared['links']} chunk-phrase links")
             self._stack = stack.pop_all()
         return self

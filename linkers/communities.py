@@ -43,7 +43,7 @@ from graphrag_cypher.errors import GraphragError
 from .base import no_progress
 from .community_reports import Level, Members
 
-MAX_PHRASE_CHUNKS = 50  # as the graph mode's maxPhraseChunks (retrieval/base.py WEIGHTS)
+MAX_PHRASE_CHUNKS = 50  # the graph mode's floor, maxPhraseChunks (retrieval/base.py WEIGHTS)
 KNN_TOP_K = 10
 SEED = 42
 BATCH = 5000  # rows per write statement

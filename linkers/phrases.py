@@ -58,7 +58,7 @@ from .base import LinkOptions, LinkResult, options_for
 from .matcher import LUCENE_STOP_WORDS
 
 PAGE = 2000
-MAX_CHUNKS, MIN_LENGTH = 100, 3
+MAX_CHUNKS, MIN_LENGTH = 250, 3  # 2% of 12,500 chunks: what the graph mode reads (WEIGHTS phraseChunksShare)
 VERSION = 2  # the phrase state a graph keeps (:__PhraseState.version)
 CONNECTORS = frozenset("of the de du des da di del della do dos von van der den la le les y and & for on upon".split())
 LEADING_STOP = LUCENE_STOP_WORDS | frozenset(

@@ -30,7 +30,10 @@ WEIGHTS = {
     "linkWeight": 0.4,
     "coverWeight": 0.4,
     "phraseCap": 1.0,  # shared phrases together weigh at most one topic link
-    "maxPhraseChunks": 50,  # a phrase shared by more chunks than this links nothing
+    # a phrase shared by more chunks than max(maxPhraseChunks, phraseChunksShare x all chunks) links
+    # nothing: how common a name is depends on the size of the corpus (README "Evaluation")
+    "maxPhraseChunks": 50,
+    "phraseChunksShare": 0.02,
     "aboutWeight": 1.0,  # link weight of "the seed names a topic; this chunk is about it"
     "perEntity": 20,
 }

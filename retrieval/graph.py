@@ -101,6 +101,7 @@ class GraphRetriever(Retriever):
             seedIds=top,
             embedding=embedding,
             maxPhraseChunks=w["maxPhraseChunks"],
+            phraseChunksShare=float(w["phraseChunksShare"]),
             phraseCap=w["phraseCap"],
             aboutRules=sorted(ABOUT_RULES),
             aboutWeight=w["aboutWeight"],

@@ -29,6 +29,7 @@ GRAPH_WEIGHTS = (
     "coverWeight",
     "phraseCap",
     "maxPhraseChunks",
+    "phraseChunksShare",
     "aboutWeight",
     "perEntity",
 )
@@ -52,6 +53,7 @@ def neighbour_config(weights: dict | None = None, **filters) -> dict:
     w = {**WEIGHTS, **(weights or {})}
     return {
         "maxPhraseChunks": w["maxPhraseChunks"],
+        "phraseChunksShare": float(w["phraseChunksShare"]),
         "phraseCap": float(w["phraseCap"]),
         "aboutRules": sorted(ABOUT_RULES),
         "aboutWeight": float(w["aboutWeight"]),

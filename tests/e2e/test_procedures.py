@@ -140,6 +140,27 @@ def test_ppr_mode_walks_alike_with_and_without_the_plugin(generated):
         assert [e.title for e in with_plugin] == [e.title for e in without]
 
 
+def test_the_phrase_cut_off_grows_with_the_number_of_chunks(generated):
+    """A phrase more chunks share than max(maxPhraseChunks, phraseChunksShare x all chunks) links
+    nothing: the hub phrase (12 of the 40 chunks) links under a share of 0.3 (a cut-off of 12), not
+    under 0.2 (8), on both paths."""
+    from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
+
+    graph, made = generated
+    embedding = [0.3, 0.1, 0.9, 0.4]
+    filters = {"corpus": None, "from": None, "to": None, "about": None}
+    for share, hub_links in ((0.2, False), (0.3, True)):
+        weights = {"maxPhraseChunks": 4, "phraseChunksShare": share, "leadsPerSeed": 1000}
+        config = {k: v for k, v in neighbour_config(weights).items() if k not in filters}
+        cypher = graph.read(
+            "retrieval/seed_neighbours", seedIds=made["chunks"], embedding=embedding, **config, **filters
+        )
+        proc = neighbours_via_procedure(graph, made["chunks"], embedding, weights=weights)
+        for rows in (cypher, proc):
+            assert rows
+            assert any("phrase 0" in r["via"] for r in rows) is hub_links, (share, len(rows))
+
+
 def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
     from graphrag_cypher.retrieval.base import WEIGHTS
     from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
@@ -149,7 +170,8 @@ def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
     for filters in ({"corpus": None, "from": None, "to": None}, {"corpus": "a", "from": None, "to": "2020-06-01"}):
         for weights in (
             {},
-            {"maxPhraseChunks": 4, "leadsPerSeed": 3},
+            {"maxPhraseChunks": 4, "phraseChunksShare": 0.0, "leadsPerSeed": 3},
+            {"maxPhraseChunks": 4, "phraseChunksShare": 0.3, "leadsPerSeed": 3},
             {"phraseCap": 0.3, "linkWeight": 2.0, "aboutWeight": 0.5, "leadsPerSeed": 1},
         ):
             config = neighbour_config(weights)

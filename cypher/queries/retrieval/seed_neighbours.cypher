@@ -1,6 +1,7 @@
 // The chunks each seed chunk leads to, the strongest $perSeed per seed. Links: a shared phrase
 // (`graphrag link phrases`) adds 1 / (chunks sharing it), ignoring phrases more than
-// $maxPhraseChunks chunks share, and all shared phrases together add at most $phraseCap (passages
+// max($maxPhraseChunks, $phraseChunksShare x all chunks) chunks share (how common a name is depends on
+// the size of the corpus: the count is Neo4j's count store, no scan), and all shared phrases together add at most $phraseCap (passages
 // of one family or genus share many names without leading anywhere); a topic the seed names whose own chunk this is (`graphrag link
 // titles`, or any entity with a chunk about it) adds $aboutWeight. Chunks of the seed's own
 // document are not neighbours: the point is the next document.
@@ -8,13 +9,18 @@
 // vector minus the part the seed already explains (q - (q.s) s, the residual, as multi-hop dense
 // retrieval conditions the second hop on the first), plus $linkWeight x link weight.
 // vector.similarity.cosine is (1 + cos) / 2, so cosines are taken back to [-1, 1] first.
-// params: $seedIds, $embedding, $maxPhraseChunks, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to, $about
+// params: $seedIds, $embedding, $maxPhraseChunks, $phraseChunksShare, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $perSeed, $corpus, $from, $to, $about
 // returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
+CALL () {
+  MATCH (c:Chunk)
+  RETURN count(c) AS chunks
+}
+WITH CASE WHEN $phraseChunksShare * chunks > $maxPhraseChunks THEN $phraseChunksShare * chunks ELSE $maxPhraseChunks END AS phraseLimit
 UNWIND $seedIds AS seedId
 MATCH (s:Chunk {id: seedId})-[:FROM_DOCUMENT]->(sd:Document)
-CALL (s) {
+CALL (s, phraseLimit) {
   MATCH (s)-[:HAS_PHRASE]->(p:Phrase)<-[:HAS_PHRASE]-(n:Chunk)
-  WHERE p.chunks <= $maxPhraseChunks AND n <> s
+  WHERE p.chunks <= phraseLimit AND n <> s
   RETURN n, 1.0 / p.chunks AS w, 0.0 AS t, p.name AS via
   UNION ALL
   MATCH (s)-[m1:MENTIONS]->(e:__Entity__)<-[m2:MENTIONS]-(n:Chunk)

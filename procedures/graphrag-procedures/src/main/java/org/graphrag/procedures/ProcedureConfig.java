@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * whole number from 1 to 1000, not 'abc'}); a null value means the key is absent.
  *
  * <p>The bounds: k 1..1000; fetch 1..100000; graphCandidates 1..1000; linkSeeds, leadsPerSeed,
- * perSeed, perEntity 0..1000; linksPerSeed 0..100; maxPhraseChunks 0..1000000; the weights
+ * perSeed, perEntity 0..1000; linksPerSeed 0..100; maxPhraseChunks 0..1000000; phraseChunksShare 0..1; the weights
  * (vectorWeight, fulltextWeight, linkWeight, coverWeight, phraseCap, aboutWeight) finite, 0..1000;
  * rrfK finite, 0..100000; from and to real dates written YYYY-MM-DD; corpus, mode and index names text
  * of at most 200 characters; entityIds, terms and aboutRules lists of at most 1000 texts; about a text of
@@ -57,6 +57,7 @@ final class ProcedureConfig {
 
     static {
         NEIGHBOURS.put("maxPhraseChunks", whole(0, 1_000_000));
+        NEIGHBOURS.put("phraseChunksShare", real(0, 1));
         NEIGHBOURS.put("phraseCap", real(0, 1000));
         NEIGHBOURS.put("aboutRules", TEXTS);
         NEIGHBOURS.put("aboutWeight", real(0, 1000));

@@ -84,7 +84,9 @@ public class RetrieveProcedures {
 
     /** The settings both procedures read from their config map (defaults: the graph mode's weights). */
     static final class Settings {
-        final double maxPhraseChunks;
+        /** The phrase cut-off: a phrase more chunks share than this links nothing (see phraseLimit). */
+        double maxPhraseChunks;
+        final double phraseChunksShare;
         final double phraseCap;
         final List<String> aboutRules;
         final double aboutWeight;
@@ -98,6 +100,7 @@ public class RetrieveProcedures {
 
         Settings(Map<String, Object> config) {
             maxPhraseChunks = number(config, "maxPhraseChunks", 50).doubleValue();
+            phraseChunksShare = number(config, "phraseChunksShare", 0.02).doubleValue();
             phraseCap = number(config, "phraseCap", 1.0).doubleValue();
             aboutRules = strings(config, "aboutRules", List.of("own-title"));
             aboutWeight = number(config, "aboutWeight", 1.0).doubleValue();
@@ -107,6 +110,17 @@ public class RetrieveProcedures {
             from = (String) config.get("from");
             to = (String) config.get("to");
             about = ids(config.get("about"));
+        }
+
+        /** The cut-off grows with the graph: max(maxPhraseChunks, phraseChunksShare x chunks), as
+         *  seed_neighbours.cypher computes it (a name in 2% of a large corpus is as common as one in 50
+         *  of 2,500 passages). The chunk count is Neo4j's count store: no scan. */
+        Settings sizedTo(Transaction tx) {
+            try (Result r = tx.execute("MATCH (c:Chunk) RETURN count(c) AS chunks")) {
+                long chunks = ((Number) r.next().get("chunks")).longValue();
+                maxPhraseChunks = Math.max(maxPhraseChunks, phraseChunksShare * chunks);
+            }
+            return this;
         }
 
         boolean filtered() {
@@ -143,7 +157,7 @@ public class RetrieveProcedures {
     @Procedure(name = "graphrag.retrieve.neighbours", mode = Mode.READ)
     @Description("graphrag.retrieve.neighbours(seedIds, embedding, config) - the chunks each seed chunk leads to "
             + "in another document, the strongest perSeed (20) per seed: a shared phrase adds 1 / (chunks sharing "
-            + "it), ignoring phrases more than maxPhraseChunks (50) chunks share, all together at most phraseCap "
+            + "it), ignoring phrases more than max(maxPhraseChunks (50), phraseChunksShare (0.02) x chunks) chunks share, all together at most phraseCap "
             + "(1.0); a topic the seed names whose own chunk this is (a MENTIONS rule in aboutRules, ['own-title']) "
             + "adds aboutWeight (1.0). strength = cosine with what the embedding asks beyond the seed + linkWeight "
             + "(0.4) x weight. Yields seedId, chunkId, documentId, title, uri, text, similarity (cosine with the "
@@ -156,7 +170,7 @@ public class RetrieveProcedures {
             @Name("embedding") List<Double> embedding,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
         ProcedureConfig.check("graphrag.retrieve.neighbours", config, ProcedureConfig.NEIGHBOURS);
-        Settings settings = new Settings(config);
+        Settings settings = new Settings(config).sizedTo(tx);
         float[] query = Vectors.of(embedding);
         Map<Node, float[]> vectors = new HashMap<>();
         List<Neighbour> rows = new ArrayList<>();
@@ -289,7 +303,7 @@ public class RetrieveProcedures {
             + "vectors only). config: k (5), entityIds, terms (the question's keywords, for coverage), corpus, from, "
             + "to, about (entity ids: only chunks that MENTION one of them; the vector list is then those chunks "
             + "ranked by cosine), and the weights of the graph mode (graphCandidates 30, linkSeeds 10, linksPerSeed 1, leadsPerSeed "
-            + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, aboutWeight 1.0, aboutRules "
+            + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, phraseChunksShare 0.02, aboutWeight 1.0, aboutRules "
             + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
             + "'chunk_embedding', fulltextIndex 'chunk_text'); an unknown key or a value out of range (k: 1 to 1000) is "
             + "refused. Yields chunkId, documentId, title, uri, text, score, "
@@ -301,7 +315,7 @@ public class RetrieveProcedures {
             @Name("query") String query,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
         ProcedureConfig.check("graphrag.retrieve.graph", config, ProcedureConfig.GRAPH);
-        Settings s = new Settings(config);
+        Settings s = new Settings(config).sizedTo(tx);
         long k = number(config, "k", 5).longValue();
         long candidates = Math.max(k, number(config, "graphCandidates", 30).longValue());
         long fetch = config.get("fetch") instanceof Number f

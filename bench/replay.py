@@ -1,0 +1,418 @@
+"""Offline replay of the graph mode: what each rule and weight does, on the graph an evaluation built.
+
+    python bench/replay.py --questions musique_train.json --passages a.json [--passages b.json ...]
+                           [--grid] [--explain] [--json]
+
+The first run opens the evaluation's Neo4j (the instance `graphrag eval retrieval` built for the
+same passages, reused), reads the passage graph (chunks, embeddings, shared phrases, title
+mentions) and, per question, what the database gives the graph mode to start from (the hybrid
+seeds, the vector and full-text lists, the passages about the question's entities), and caches it
+under `.graphrag/replay/`. Every later run ranks in memory, so a grid of weights over 100 questions
+takes seconds. The ranking is the graph mode's (retrieval/graph.py, seed_neighbours.cypher), with
+its weights and the rules under study as parameters; with the shipped weights it reproduces the
+mode's recall (printed as a check against a live run of the mode on the first questions).
+
+`--explain` prints, per question the graph mode misses a gold passage of, where that passage was:
+not a candidate at all, a seed ranked too low, a neighbour of a seed beaten by another neighbour
+(and through which link), or a neighbour of no followed seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import math
+import pickle
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = REPO / ".graphrag" / "replay"
+FETCH = 300  # vector and full-text list lengths kept per question (the mode fuses their tops)
+
+
+@dataclass
+class Corpus:
+    ids: list[str]
+    doc: list[str]
+    title: list[str]
+    words: list[frozenset]
+    vectors: np.ndarray  # unit rows
+    phrases: dict[int, list[tuple[int, int]]]  # chunk -> [(phrase index, chunks sharing it)]
+    members: list[list[int]]  # phrase index -> chunks
+    phrase_names: list[str]
+    mentions: dict[int, list[tuple[str, str]]]  # chunk -> [(entity id, rule)]
+    about: dict[str, list[int]]  # entity id -> chunks about it (rule own-title)
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+
+@dataclass
+class Case:
+    text: str
+    gold: set[str]  # gold document ids (MuSiQue) or titles (2Wiki, HotpotQA)
+    keywords: list[str]
+    vector: np.ndarray
+    vector_list: list[tuple[int, float]]  # (chunk, cosine) best first
+    fulltext_list: list[int]
+    hybrid: list[int]  # the mode's hybrid seeds, as the database ranked them
+    about: list[int]  # the chunks about the question's entities, in the question's order
+    live: list[str] = field(default_factory=list)  # titles the live graph mode ranked (first questions)
+    by_title: bool = False  # gold are titles
+
+
+def cache_key(questions: Path, passages: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in [questions, *passages]:
+        h.update(str(p.resolve()).encode() + str(p.stat().st_size).encode())
+    return h.hexdigest()[:12]
+
+
+def collect(questions_path: Path, passages: list[Path], limit: int | None, live: int) -> tuple[Corpus, list[Case]]:
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.evaluation import CORPUS, EvalInstance, read_questions
+    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
+    from graphrag_cypher.retrieval.base import ABOUT_RULES, WEIGHTS
+    from graphrag_cypher.retrieval.fulltext import FulltextRetriever
+    from graphrag_cypher.retrieval.graph import GraphRetriever, words
+    from graphrag_cypher.retrieval.hybrid import HybridRetriever
+    from graphrag_cypher.retrieval.vector import VectorRetriever
+
+    _, questions = read_questions(questions_path)
+    questions = questions[:limit] if limit else questions
+    settings = load_settings()
+    say = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    with EvalInstance(settings, passages, keep=True, on_progress=say) as run:
+        graph, embedder = run.graph, run.embedder
+        rows = list(graph.read("bench/replay_chunks", corpus=CORPUS))
+        index = {r["id"]: i for i, r in enumerate(rows)}
+        vectors = np.array([r["embedding"] for r in rows], dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        phrases: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        members, names = [], []
+        for r in graph.read("bench/replay_phrases"):
+            chunk_ids = [index[c] for c in r["members"] if c in index]
+            for c in chunk_ids:
+                phrases[c].append((len(members), int(r["chunks"])))
+            members.append(chunk_ids)
+            names.append(r["phrase"])
+        mentions: dict[int, list[tuple[str, str]]] = defaultdict(list)
+        about: dict[str, list[int]] = defaultdict(list)
+        for r in graph.read("bench/replay_mentions"):
+            if r["chunk"] in index:
+                mentions[index[r["chunk"]]].append((r["entity"], r["rule"]))
+                if r["rule"] in ABOUT_RULES:
+                    about[r["entity"]].append(index[r["chunk"]])
+        corpus = Corpus(
+            ids=[r["id"] for r in rows],
+            doc=[r["doc"] for r in rows],
+            title=[r["title"] for r in rows],
+            words=[frozenset(words(r["text"] or "")) for r in rows],
+            vectors=vectors,
+            phrases=dict(phrases),
+            members=members,
+            phrase_names=names,
+            mentions=dict(mentions),
+            about=dict(about),
+        )
+        analyzer = QuestionAnalyzer(graph)
+        seeds = HybridRetriever(graph, embedder)
+        vector, fulltext, mode = VectorRetriever(graph, embedder), FulltextRetriever(graph, embedder), None
+        mode = GraphRetriever(graph, embedder)
+        cases = []
+        for n, q in enumerate(questions):
+            analysis = analyzer.analyze(q.text, corpus=CORPUS)
+            embedding = seeds.embedding(analysis)
+            hybrid = [index[e.chunk_id] for e in seeds.rank(analysis, WEIGHTS["graphCandidates"])]
+            first = seeds.rank(analysis, 1)
+            about_rows = mode._about_entities(analysis, embedding, first[0]) if first else []
+            qv = np.array(embedding, dtype=np.float32)
+            cases.append(
+                Case(
+                    text=q.text,
+                    gold=set(q.gold_ids or q.gold_titles),
+                    by_title=not q.gold_ids,
+                    keywords=list(analysis.keywords),
+                    vector=qv / np.linalg.norm(qv),
+                    vector_list=[(index[e.chunk_id], float(e.score)) for e in vector.rank(analysis, FETCH)],
+                    fulltext_list=[index[e.chunk_id] for e in fulltext.rank(analysis, FETCH)],
+                    hybrid=hybrid,
+                    about=[index[e.chunk_id] for e in about_rows],
+                    live=[e.title for e in mode.retrieve(analysis, 10)] if n < live else [],
+                )
+            )
+            if n % 20 == 19:
+                say(f"collected {n + 1}/{len(questions)} questions")
+    return corpus, cases
+
+
+def load(questions: Path, passages: list[Path], limit: int | None, live: int) -> tuple[Corpus, list[Case]]:
+    path = CACHE / f"{cache_key(questions, passages)}-{limit or 'all'}.pkl"
+    if path.exists():
+        from graphrag_cypher.evaluation import read_questions
+
+        with path.open("rb") as f:
+            raw_corpus, raw_cases = pickle.load(f)  # plain fields: readable whatever imports this module
+        corpus, cases = Corpus(**raw_corpus), [Case(**case) for case in raw_cases]
+        for case, q in zip(cases, read_questions(questions)[1], strict=False):  # the gold, as the scorer reads it
+            case.gold, case.by_title = set(q.gold_ids or q.gold_titles), not q.gold_ids
+        return corpus, cases
+    corpus, cases = collect(questions, passages, limit, live)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        pickle.dump((vars(corpus), [vars(case) for case in cases]), f)
+    return corpus, cases
+
+
+# -- the ranking ---------------------------------------------------------------------------------------
+
+
+def term_weights(terms: list[str], texts: list[frozenset]) -> dict[str, float]:
+    from graphrag_cypher.retrieval.graph import term_words
+
+    n = len(texts)
+    return {t: math.log((n + 1) / (sum(term_words(t) <= ws for ws in texts) + 0.5)) for t in terms}
+
+
+def coverage(weights: dict[str, float], seed_words: frozenset, text_words: frozenset) -> float:
+    from graphrag_cypher.retrieval.graph import term_words
+
+    missing = {t: w for t, w in weights.items() if not term_words(t) <= seed_words}
+    total = sum(missing.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in missing.items() if term_words(t) <= text_words) / total
+
+
+def phrase_weight(chunks: int, w: dict, size: int) -> float:
+    """One shared phrase's link weight: 1 / chunks (shipped) or a rarity scaled to the corpus."""
+    rule = w.get("phraseRule", "inverse")
+    if rule == "inverse":
+        return 1.0 / chunks
+    if rule == "idf":  # log(N / chunks) / log(N): 1 for a phrase of one chunk, 0 for one of all
+        return math.log(size / chunks) / math.log(size)
+    raise ValueError(rule)
+
+
+def max_phrase_chunks(w: dict, size: int) -> float:
+    cap = w["maxPhraseChunks"]
+    if w.get("phraseChunksShare"):  # the cap as a share of the corpus
+        return max(cap, w["phraseChunksShare"] * size)
+    return cap
+
+
+def neighbours(c: Corpus, seed: int, w: dict) -> dict[int, tuple[float, float, list[str]]]:
+    """chunk -> (phrase weight, topic weight, vias): the seed's neighbours outside its document."""
+    limit = max_phrase_chunks(w, c.size)
+    phrase: dict[int, float] = defaultdict(float)
+    topic: dict[int, float] = defaultdict(float)
+    via: dict[int, list[str]] = defaultdict(list)
+    for p, chunks in c.phrases.get(seed, ()):
+        if chunks > limit:
+            continue
+        pw = phrase_weight(chunks, w, c.size)
+        for n in c.members[p]:
+            if n != seed:
+                phrase[n] += pw
+                via[n].append(c.phrase_names[p])
+    for entity, rule in c.mentions.get(seed, ()):
+        if rule == "own-title":
+            continue
+        for n in c.about.get(entity, ()):
+            if n != seed:
+                topic[n] += w["aboutWeight"]
+                via[n].append("topic " + entity)
+    out = {}
+    for n in set(phrase) | set(topic):
+        if c.doc[n] == c.doc[seed]:
+            continue
+        out[n] = (min(phrase.get(n, 0.0), w["phraseCap"]), topic.get(n, 0.0), via[n])
+    return out
+
+
+def hybrid_seeds(case: Case, w: dict, count: int) -> list[int]:
+    if not w.get("refuse"):
+        return case.hybrid[:count]
+    scores: dict[int, float] = defaultdict(float)
+    fetch = w.get("seedFetch", 600)
+    for r, (chunk, _) in enumerate(case.vector_list[:fetch]):
+        scores[chunk] += w["vectorWeight"] / (w["rrfK"] + r + 1)
+    for r, chunk in enumerate(case.fulltext_list[:fetch]):
+        scores[chunk] += w["fulltextWeight"] / (w["rrfK"] + r + 1)
+    return sorted(scores, key=lambda ch: (-scores[ch], ch))[:count]
+
+
+def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None) -> list[int]:
+    link_seeds = min(w["linkSeeds"], k // 2 + 2)
+    seeds = hybrid_seeds(case, w, max(k, w["graphCandidates"]))
+    if not seeds:
+        return []
+    order = seeds[:1] + case.about + seeds[1:]
+    sequence: list[int] = []
+    for s in order:
+        if s not in sequence:
+            sequence.append(s)
+    q = case.vector
+    leads: dict[int, list[tuple[float, int, tuple]]] = {}
+    for s in sequence[:link_seeds]:
+        found = neighbours(c, s, w)
+        if not found:
+            continue
+        ids = list(found)
+        sv = c.vectors[s]
+        qs = float(q @ sv)
+        nv = c.vectors[ids]
+        qn, sn = nv @ q, nv @ sv
+        residual = (qn - qs * sn) / math.sqrt(max(1 - qs * qs, 0.01))
+        strength = residual + w["linkWeight"] * np.array([found[n][0] + found[n][1] for n in ids])
+        top = sorted(zip(-strength, ids, strict=True), key=lambda t: (t[0], c.ids[t[1]]))[: w["leadsPerSeed"]]
+        leads[s] = [(-float(st), n, found[n]) for st, n in top]
+    texts = {s: c.words[s] for s in sequence}
+    for rows in leads.values():
+        for _, n, _ in rows:
+            texts.setdefault(n, c.words[n])
+    weights = term_weights(case.keywords, list(texts.values()))
+    ranked: list[int] = []
+    placed: set[int] = set()
+    first_scored: list = []
+    for s in sequence:
+        if s not in placed:
+            placed.add(s)
+            ranked.append(s)
+        rows = [r for r in leads.get(s, []) if r[1] not in placed]
+        if not rows:
+            continue
+        scored = sorted(
+            (
+                (-(st + w["coverWeight"] * coverage(weights, c.words[s], c.words[n])), c.ids[n], n, via)
+                for st, n, via in rows
+            )
+        )
+        if trace is not None:
+            trace[s] = scored
+        if s == sequence[0]:
+            first_scored = scored
+        per_seed = w.get("firstSeedLinks", w["linksPerSeed"]) if s == sequence[0] else w["linksPerSeed"]
+        for rank_, (score, _, n, _) in enumerate(scored[:per_seed]):
+            if rank_ and "secondMargin" in w and -score < -scored[0][0] - w["secondMargin"]:
+                break
+            if rank_ and "secondCover" in w:
+                known = c.words[s] | c.words[scored[0][2]]
+                if coverage(weights, known, c.words[n]) < w["secondCover"]:
+                    break
+            if n not in placed:
+                placed.add(n)
+                ranked.append(n)
+    at = w.get("secondAt")
+    if at is not None and first_scored:
+        extra = [row[2] for row in first_scored[1:] if row[2] not in placed][:1]
+        ranked[at:at] = extra
+    return ranked[:k]
+
+
+def recall(c: Corpus, case: Case, ranked: list[int], k: int = 5) -> float:
+    keys, seen = [], set()
+    for n in ranked:
+        if c.doc[n] not in seen:
+            seen.add(c.doc[n])
+            keys.append(c.title[n] if case.by_title else c.doc[n])
+    return len(set(keys[:k]) & case.gold) / len(case.gold) if case.gold else 0.0
+
+
+def evaluate(c: Corpus, cases: list[Case], w: dict, k: int = 5) -> float:
+    return 100 * sum(recall(c, case, rank(c, case, w), k) for case in cases) / len(cases)
+
+
+def vector_recall(c: Corpus, cases: list[Case], k: int = 5) -> float:
+    return 100 * sum(recall(c, case, [n for n, _ in case.vector_list[:20]], k) for case in cases) / len(cases)
+
+
+def explain(c: Corpus, cases: list[Case], w: dict) -> dict[str, int]:
+    """Where each missed gold passage was, counted, with one line per miss."""
+    counts: dict[str, int] = defaultdict(int)
+    for case in cases:
+        trace: dict = {}
+        ranked = rank(c, case, w, trace=trace)
+        key = c.title if case.by_title else c.doc
+        docs = list(dict.fromkeys(key[n] for n in ranked))
+        for gold in sorted(case.gold - set(docs[:5])):
+            chunks = [i for i, t in enumerate(key) if t == gold]
+            vrank = next((r for r, (n, _) in enumerate(case.vector_list) if key[n] == gold), None)
+            seeds = hybrid_seeds(case, w, w["graphCandidates"])
+            srank = next((r for r, n in enumerate(seeds) if key[n] == gold), None)
+            where = "not a candidate"
+            for s, scored in trace.items():
+                pos = next((r for r, row in enumerate(scored) if key[row[2]] == gold), None)
+                if pos is not None:
+                    best = scored[0]
+                    where = (
+                        f"neighbour #{pos + 1} of seed {c.title[s]!r}, beaten by {c.title[best[2]]!r} via {best[3][:3]}"
+                    )
+                    break
+            else:
+                if srank is not None:
+                    where = f"seed #{srank + 1}"
+                elif any(n in chunks for s in seeds[:7] for n in neighbours(c, s, w)):
+                    where = "neighbour cut by leadsPerSeed"
+            counts[where.split(" of ")[0].split(",")[0]] += 1
+            name = c.title[chunks[0]] if chunks else gold
+            print(f"- {case.text[:90]!r}: {name!r} ({where}; vector rank {vrank})")
+    return dict(counts)
+
+
+def shipped() -> dict:
+    from graphrag_cypher.retrieval.base import WEIGHTS
+
+    return dict(WEIGHTS)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--questions", type=Path, required=True)
+    ap.add_argument("--passages", type=Path, action="append", required=True)
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--live", type=int, default=10, help="questions also ranked by the live mode, as a check")
+    ap.add_argument("--set", action="append", default=[], help="weight=value, e.g. phraseRule=idf")
+    ap.add_argument("--grid", action="store_true", help="the plateau grid of linkWeight, coverWeight, phraseCap")
+    ap.add_argument("--explain", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    started = time.perf_counter()
+    corpus, cases = load(args.questions, args.passages, args.limit, args.live)
+    w = shipped()
+    for item in args.set:
+        key, value = item.split("=", 1)
+        w[key] = value if not value.replace(".", "", 1).replace("-", "", 1).isdigit() else float(value)
+        if isinstance(w[key], float) and w[key].is_integer() and key not in ("linkWeight", "coverWeight", "phraseCap"):
+            w[key] = int(w[key])
+    out: dict = {"passages": corpus.size, "questions": len(cases)}
+    checked = [case for case in cases if case.live]
+    agree = sum([corpus.title[n] for n in rank(corpus, case, shipped())] == case.live for case in checked)
+    out["live_check"] = f"{agree}/{len(checked)} rankings equal to the live mode's"
+    out["vector_R@5"] = round(vector_recall(corpus, cases), 2)
+    out["graph_R@5"] = round(evaluate(corpus, cases, w), 2)
+    if args.grid:
+        grid = {}
+        for lw, cw, pc in itertools.product((0.3, 0.4, 0.5), (0.3, 0.4, 0.5), (0.75, 1.0, 1.25)):
+            grid[f"{lw}/{cw}/{pc}"] = round(
+                evaluate(corpus, cases, {**w, "linkWeight": lw, "coverWeight": cw, "phraseCap": pc}), 2
+            )
+        out["grid"] = grid
+        out["grid_range"] = (min(grid.values()), max(grid.values()))
+    if args.explain:
+        out["misses"] = explain(corpus, cases, w)
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(out, indent=None if args.json else 2))
+
+
+if __name__ == "__main__":
+    main()
