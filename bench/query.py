@@ -6,7 +6,9 @@ Loads the MuSiQue corpus of ../shared/data/qa into a throw-away Neo4j (passages 
 sentence-transformers, as `load` does), then runs its 100 questions through every mode (one warm-up
 pass first), the question embedded by the embedder `ask` uses (ONNX Runtime when the export is
 there), the graph mode inside Neo4j when the graphrag plugin is installed. Goal: p50 <= 50 ms for
-hybrid and graph.
+hybrid and graph. The same questions against the union of the three shared corpora (about 9,000
+passages, the evaluation's instance of `bench/evaluation.py`): the vector, hybrid and graph modes,
+same goal.
 
 Then the structured route beside it in the same Neo4j: characters.json (`load records`, the
 got-characters mapping) and the Grimm tales are added, and questions about the graph itself
@@ -53,13 +55,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None) -> dict:
+def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None, modes=MODES) -> dict:
     from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
 
     analyzer = QuestionAnalyzer(graph)
     results = {}
-    for mode in MODES:
+    for mode in modes:
         search = retriever(mode, graph, embedder)
         for question in questions[:10]:  # warm-up: query plans, caches, the PPR projection
             search.retrieve(analyzer.analyze(question, corpus=corpus), k)
@@ -103,6 +105,30 @@ def main() -> dict:
         structured = run_structured(graph, query_embedder, settings, questions)
         if structured is not None:
             results["structured"] = structured
+    union = run_union(questions)
+    if union is not None:
+        results["union"] = union
+    return results
+
+
+def run_union(questions: list[str]) -> dict | None:
+    """p50/p95 of the vector, hybrid and graph modes against the union of the three shared corpora
+    (about 9,000 passages; the instance `bench/evaluation.py` built, reused, else built here)."""
+    from evaluation import UNION
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.evaluation import CORPUS, EvalInstance
+    from graphrag_cypher.onnx_embedder import make_query_embedder
+
+    files = [data_dir() / "qa" / name for name in UNION]
+    if not all(f.exists() for f in files):
+        return None
+    settings = load_settings()
+    with EvalInstance(settings, files) as run:
+        embedder = make_query_embedder(settings)
+        results = run_modes(run.graph, embedder, questions, corpus=CORPUS, modes=("vector", "hybrid", "graph"))
+        for r in results.values():
+            r["query_embedder"] = getattr(embedder, "backend", type(embedder).__name__)
+            r["passages"] = run.loaded
         return results
 
 

@@ -12,6 +12,15 @@ takes seconds. The ranking is the graph mode's (retrieval/graph.py, seed_neighbo
 its weights and the rules under study as parameters; with the shipped weights it reproduces the
 mode's recall (printed as a check against a live run of the mode on the first questions).
 
+`--set name=value` changes a weight of retrieval/base.py WEIGHTS, or turns on a rule under study
+(none of them shipped; the note of each measured is in the README "Evaluation"): `phraseRule=idf`
+or `sqrt` (a phrase's weight log(N/chunks)/log(N) or 1/sqrt(chunks) instead of 1/chunks),
+`noComponents=1` (a word of a longer shared phrase adds nothing of its own), `backWeight=W` (a chunk
+naming the seed's own topic is a neighbour too), `aboutSeeds=N` (at most N passages about the
+question's entities), `firstSeedLinks=N` (N neighbours after the first seed), `secondCover=F` (the
+second only when it holds F of the terms the first two lack), `refuse=1` (the hybrid seeds fused
+again from the kept vector and full-text lists, with `vectorWeight`, `fulltextWeight`, `rrfK`).
+
 `--explain` prints, per question the graph mode misses a gold passage of, where that passage was:
 not a candidate at all, a seed ranked too low, a neighbour of a seed beaten by another neighbour
 (and through which link), or a neighbour of no followed seed.
@@ -50,6 +59,18 @@ class Corpus:
     phrase_names: list[str]
     mentions: dict[int, list[tuple[str, str]]]  # chunk -> [(entity id, rule)]
     about: dict[str, list[int]]  # entity id -> chunks about it (rule own-title)
+
+    @property
+    def namers(self) -> dict[str, list[int]]:
+        """entity id -> chunks that name it in passing (any rule but own-title)."""
+        if not hasattr(self, "_namers"):
+            namers: dict[str, list[int]] = defaultdict(list)
+            for chunk, found in self.mentions.items():
+                for entity, rule in found:
+                    if rule != "own-title":
+                        namers[entity].append(chunk)
+            self._namers = dict(namers)
+        return self._namers
 
     @property
     def size(self) -> int:
@@ -198,6 +219,8 @@ def phrase_weight(chunks: int, w: dict, size: int) -> float:
     rule = w.get("phraseRule", "inverse")
     if rule == "inverse":
         return 1.0 / chunks
+    if rule == "sqrt":
+        return 1.0 / math.sqrt(chunks)
     if rule == "idf":  # log(N / chunks) / log(N): 1 for a phrase of one chunk, 0 for one of all
         return math.log(size / chunks) / math.log(size)
     raise ValueError(rule)
@@ -216,16 +239,33 @@ def neighbours(c: Corpus, seed: int, w: dict) -> dict[int, tuple[float, float, l
     phrase: dict[int, float] = defaultdict(float)
     topic: dict[int, float] = defaultdict(float)
     via: dict[int, list[str]] = defaultdict(list)
+    shared: dict[int, list[tuple[str, float]]] = defaultdict(list)
     for p, chunks in c.phrases.get(seed, ()):
         if chunks > limit:
             continue
         pw = phrase_weight(chunks, w, c.size)
         for n in c.members[p]:
             if n != seed:
-                phrase[n] += pw
-                via[n].append(c.phrase_names[p])
+                shared[n].append((c.phrase_names[p], pw))
+    for n, found in shared.items():
+        if w.get("noComponents"):  # a word of a longer shared phrase adds nothing of its own
+            names = [name.lower() for name, _ in found]
+            found = [
+                (name, pw)
+                for name, pw in found
+                if not any(o != name.lower() and f" {name.lower()} " in f" {o} " for o in names)
+            ]
+        for name, pw in found:
+            phrase[n] += pw
+            via[n].append(name)
+    back = w.get("backWeight", 0)
     for entity, rule in c.mentions.get(seed, ()):
         if rule == "own-title":
+            if back:
+                for n in c.namers.get(entity, ()):
+                    if n != seed:
+                        topic[n] += back
+                        via[n].append("names the seed's topic " + entity)
             continue
         for n in c.about.get(entity, ()):
             if n != seed:
@@ -256,7 +296,8 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
     seeds = hybrid_seeds(case, w, max(k, w["graphCandidates"]))
     if not seeds:
         return []
-    order = seeds[:1] + case.about + seeds[1:]
+    about = case.about[: w["aboutSeeds"]] if "aboutSeeds" in w else case.about
+    order = seeds[:1] + about + seeds[1:]
     sequence: list[int] = []
     for s in order:
         if s not in sequence:
@@ -283,7 +324,6 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
     weights = term_weights(case.keywords, list(texts.values()))
     ranked: list[int] = []
     placed: set[int] = set()
-    first_scored: list = []
     for s in sequence:
         if s not in placed:
             placed.add(s)
@@ -299,12 +339,8 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
         )
         if trace is not None:
             trace[s] = scored
-        if s == sequence[0]:
-            first_scored = scored
         per_seed = w.get("firstSeedLinks", w["linksPerSeed"]) if s == sequence[0] else w["linksPerSeed"]
-        for rank_, (score, _, n, _) in enumerate(scored[:per_seed]):
-            if rank_ and "secondMargin" in w and -score < -scored[0][0] - w["secondMargin"]:
-                break
+        for rank_, (_, _, n, _) in enumerate(scored[:per_seed]):
             if rank_ and "secondCover" in w:
                 known = c.words[s] | c.words[scored[0][2]]
                 if coverage(weights, known, c.words[n]) < w["secondCover"]:
@@ -312,10 +348,6 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
             if n not in placed:
                 placed.add(n)
                 ranked.append(n)
-    at = w.get("secondAt")
-    if at is not None and first_scored:
-        extra = [row[2] for row in first_scored[1:] if row[2] not in placed][:1]
-        ranked[at:at] = extra
     return ranked[:k]
 
 
@@ -369,6 +401,16 @@ def explain(c: Corpus, cases: list[Case], w: dict) -> dict[str, int]:
     return dict(counts)
 
 
+def number(value: str) -> int | float | str:
+    """A --set value: an int, else a float, else the text."""
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
+
+
 def shipped() -> dict:
     from graphrag_cypher.retrieval.base import WEIGHTS
 
@@ -391,9 +433,7 @@ def main() -> None:
     w = shipped()
     for item in args.set:
         key, value = item.split("=", 1)
-        w[key] = value if not value.replace(".", "", 1).replace("-", "", 1).isdigit() else float(value)
-        if isinstance(w[key], float) and w[key].is_integer() and key not in ("linkWeight", "coverWeight", "phraseCap"):
-            w[key] = int(w[key])
+        w[key] = number(value)
     out: dict = {"passages": corpus.size, "questions": len(cases)}
     checked = [case for case in cases if case.live]
     agree = sum([corpus.title[n] for n in rank(corpus, case, shipped())] == case.live for case in checked)
