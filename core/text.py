@@ -305,3 +305,32 @@ def word_regex(name: str) -> str:
     before = "" if re.match(f"[{_HAN}]", name) else rf"(?<![^\W{_HAN}])"
     after = "" if re.search(f"[{_HAN}]$", name) else rf"(?![^\W{_HAN}])"
     return f"{before}{body}{after}"
+
+
+def _han(ch: str) -> bool:
+    o = ord(ch)
+    return 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF
+
+
+def _bounds(ch: str) -> bool:
+    """Whether a neighbouring character leaves a word boundary: not a word character (`\\w`:
+    alphanumeric or "_"), or a Han character."""
+    return not (ch.isalnum() or ch == "_") or _han(ch)
+
+
+def contains_word(text: str, name: str) -> bool:
+    """Whether `name` occurs in `text` on word boundaries: what ``re.search(word_regex(name), text)``
+    finds, without compiling a pattern per name (a question is checked against a hundred names,
+    and a large catalogue's names do not fit the regex cache, so each one would be compiled anew)."""
+    if not name:
+        return False
+    free_before, free_after = _han(name[0]), _han(name[-1])
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (free_before or start == 0 or _bounds(text[start - 1])) and (
+            free_after or end == len(text) or _bounds(text[end])
+        ):
+            return True
+        start = text.find(name, start + 1)
+    return False

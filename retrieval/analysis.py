@@ -8,7 +8,7 @@ from datetime import date
 
 from graphrag_cypher.retrieval.question import detect_language, keywords, parse_time_range, route, strip_time_expression
 
-from ..text import fold, name_key, word_regex
+from ..text import contains_word, fold, name_key
 from .base import Analysis, Filters, lucene_query
 
 
@@ -121,7 +121,7 @@ class QuestionAnalyzer:
                 for name in dict.fromkeys(row["names"] or [row["name"]])
                 if isinstance(name, str)
                 and len(name.strip()) >= (2 if re.search("[\u3400-\u9fff]", name) else 3)
-                and re.search(word_regex(fold(name.strip())), folded)
+                and contains_word(folded, fold(name.strip()))
             ]
             if hits and row["id"] not in found:
                 found[row["id"]] = {
