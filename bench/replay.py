@@ -42,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
+from graphrag_cypher.retrieval.graph import coverage, term_weights  # the graph mode's own term rule
+
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".graphrag" / "replay"
 FETCH = 300  # vector and full-text list lengths kept per question (the mode fuses their tops)
@@ -147,15 +149,15 @@ def collect(questions_path: Path, passages: list[Path], limit: int | None, live:
         )
         analyzer = QuestionAnalyzer(graph)
         seeds = HybridRetriever(graph, embedder)
-        vector, fulltext, mode = VectorRetriever(graph, embedder), FulltextRetriever(graph, embedder), None
+        vector, fulltext = VectorRetriever(graph, embedder), FulltextRetriever(graph, embedder)
         mode = GraphRetriever(graph, embedder)
         cases = []
         for n, q in enumerate(questions):
             analysis = analyzer.analyze(q.text, corpus=CORPUS)
             embedding = seeds.embedding(analysis)
-            hybrid = [index[e.chunk_id] for e in seeds.rank(analysis, WEIGHTS["graphCandidates"])]
-            first = seeds.rank(analysis, 1)
-            about_rows = mode._about_entities(analysis, embedding, first[0]) if first else []
+            ranked = seeds.rank(analysis, WEIGHTS["graphCandidates"])
+            hybrid = [index[e.chunk_id] for e in ranked]
+            about_rows = mode._about_entities(analysis, embedding, ranked[0]) if ranked else []
             qv = np.array(embedding, dtype=np.float32)
             cases.append(
                 Case(
@@ -195,23 +197,6 @@ def load(questions: Path, passages: list[Path], limit: int | None, live: int) ->
 
 
 # -- the ranking ---------------------------------------------------------------------------------------
-
-
-def term_weights(terms: list[str], texts: list[frozenset]) -> dict[str, float]:
-    from graphrag_cypher.retrieval.graph import term_words
-
-    n = len(texts)
-    return {t: math.log((n + 1) / (sum(term_words(t) <= ws for ws in texts) + 0.5)) for t in terms}
-
-
-def coverage(weights: dict[str, float], seed_words: frozenset, text_words: frozenset) -> float:
-    from graphrag_cypher.retrieval.graph import term_words
-
-    missing = {t: w for t, w in weights.items() if not term_words(t) <= seed_words}
-    total = sum(missing.values())
-    if total <= 0:
-        return 0.0
-    return sum(w for t, w in missing.items() if term_words(t) <= text_words) / total
 
 
 def phrase_weight(chunks: int, w: dict, size: int) -> float:

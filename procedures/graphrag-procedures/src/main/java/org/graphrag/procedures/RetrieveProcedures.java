@@ -84,7 +84,7 @@ public class RetrieveProcedures {
 
     /** The settings both procedures read from their config map (defaults: the graph mode's weights). */
     static final class Settings {
-        /** The phrase cut-off: a phrase more chunks share than this links nothing (see phraseLimit). */
+        /** The phrase cut-off: a phrase more chunks share than this links nothing (sizedTo raises it with the graph). */
         double maxPhraseChunks;
         final double phraseChunksShare;
         final double phraseCap;
