@@ -274,7 +274,9 @@ def link_phrases_cmd(graph, max_chunks, min_length, full, dry_run, as_json) -> N
     Phrases are runs of capitalised words ("American Psychological Association") and the
     words in them ("Finland"), accent- and case-folded; one that 2 to --max-chunks chunks
     share becomes a :Phrase with its chunk count. The graph retrieval mode follows them
-    from its top seeds, rarer phrases weighing more. No LLM; a second run changes nothing.
+    from its top seeds, rarer phrases weighing more, each while at most max(50, 2 % of all
+    chunks) share it (so past 12,500 chunks raise --max-chunks to match). No LLM; a second
+    run changes nothing.
 
     A run reads only the chunks loaded, changed or forgotten since the last one (every
     count is kept in the graph), so its cost follows the change, not the corpus. The first
