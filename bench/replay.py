@@ -372,7 +372,8 @@ def explain(c: Corpus, cases: list[Case], w: dict) -> dict[str, int]:
                 if pos is not None:
                     best = scored[0]
                     where = (
-                        f"neighbour #{pos + 1} of seed {c.title[s]!r}, beaten by {c.title[best[2]]!r} via {best[3][:3]}"
+                        f"neighbour #{pos + 1} of seed {c.title[s]!r}, beaten by {c.title[best[2]]!r} "
+                        f"(phrases {best[3][0]:.2f}, topics {best[3][1]:.2f}, via {best[3][2][:3]})"
                     )
                     break
             else:
@@ -380,7 +381,7 @@ def explain(c: Corpus, cases: list[Case], w: dict) -> dict[str, int]:
                     where = f"seed #{srank + 1}"
                 elif any(n in chunks for s in seeds[:7] for n in neighbours(c, s, w)):
                     where = "neighbour cut by leadsPerSeed"
-            counts[where.split(" of ")[0].split(",")[0]] += 1
+            counts[where.split(" #")[0].split(" of ")[0].split(";")[0]] += 1  # the kind of miss, not its place
             name = c.title[chunks[0]] if chunks else gold
             print(f"- {case.text[:90]!r}: {name!r} ({where}; vector rank {vrank})")
     return dict(counts)
