@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 MVN ?= mvn
 export JAVA_HOME ?= $(shell ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)
 
-.PHONY: setup python-deps java-build models env local-llm demo test test-python test-java lint deadcode bench clean-neo4j
+.PHONY: setup python-deps java-build models env local-llm demo test test-fast test-shuffled test-python test-java lint deadcode bench clean-neo4j
 
 ## setup: virtual environment, Python dependencies, the local Neo4j build, the ONNX query model, a .env (idempotent)
 setup: python-deps java-build models .env
@@ -49,8 +49,19 @@ demo: setup
 	$(BIN)/graphrag doctor
 	$(BIN)/graphrag ask "Who made the silver lantern, and who stole it?"
 
-## test: the lint checks, the Python suite (it starts and stops its own Neo4j) and the Java suite
-test: setup lint test-python test-java
+## test: the lint checks, the Python suite (it starts and stops its own Neo4j) and the Java suite, each part timed
+test: setup
+	@for part in lint test-python test-java; do \
+	  t0=$$SECONDS; $(MAKE) --no-print-directory $$part || exit $$?; echo "== make $$part: $$((SECONDS - t0)) s"; \
+	done
+
+## test-fast: the pure-logic tests (no Neo4j, no process, no model load): about a minute, for while you edit
+test-fast: python-deps
+	$(BIN)/python -m pytest -q --lane fast $(PYTEST_ARGS)
+
+## test-shuffled: the Python suite in a random order (pytest-randomly; SEED=n repeats an order)
+test-shuffled: setup
+	$(BIN)/python -m pytest -q -p randomly $(if $(SEED),--randomly-seed=$(SEED)) $(PYTEST_ARGS)
 
 ## lint: ruff (lint, format check), mypy over every package (scripts/typecheck.py), and the README's command reference against --help
 lint: python-deps
@@ -63,8 +74,9 @@ lint: python-deps
 deadcode: python-deps
 	$(BIN)/vulture
 
+# PYTEST_ARGS: more pytest options, e.g. PYTEST_ARGS='-m "not browser"' or PYTEST_ARGS='-m scale'
 test-python:
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 test-java:
 	$(MVN) -q -B -f procedures/pom.xml test

@@ -18,6 +18,8 @@ from click.testing import CliRunner
 
 from graphrag_cypher.budget import ENV_NAMES as PARSE_ENV_NAMES
 
+from .suite import pytest_addoption, pytest_collection_modifyitems, pytest_configure  # noqa: F401  (hooks)
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -52,6 +54,30 @@ def _isolated_env(monkeypatch, tmp_path):
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _embeddings_once(request):
+    """The local model embeds each text once per session (per model, batch size and device): the
+    shipped sample and the fixture corpora are loaded by many modules, in this process."""
+    if request.config.getoption("--lane") == "fast":
+        yield
+        return
+    from graphrag_cypher.embedder import SentenceTransformerEmbedder
+
+    real = SentenceTransformerEmbedder.embed
+    memo: dict[tuple, list[float]] = {}
+
+    def embed(self, texts):
+        key = (self.name, self.batch_size, self.device)
+        missing = [text for text in dict.fromkeys(texts) if (key, text) not in memo]
+        if missing:
+            memo.update(zip(((key, text) for text in missing), real(self, missing), strict=True))
+        return [list(memo[key, text]) for text in texts]
+
+    SentenceTransformerEmbedder.embed = embed  # type: ignore[method-assign]
+    yield
+    SentenceTransformerEmbedder.embed = real  # type: ignore[method-assign]
 
 
 class Neo4jServer:
@@ -97,20 +123,41 @@ def wipe(driver) -> None:
             session.run(f"DROP INDEX `{row['name']}`").consume()
 
 
+def last_committed(driver) -> int | None:
+    """The id of the database's last committed transaction: any write since moves it."""
+    records = driver.execute_query(
+        "SHOW DEFAULT DATABASE YIELD lastCommittedTxn RETURN lastCommittedTxn AS txn", database_="system"
+    ).records
+    return records[0]["txn"] if records else None
+
+
+# server URI -> (the commands that built its graph, its last committed transaction after them)
+_LOADED: dict[str, tuple[tuple[tuple[str, ...], ...], int | None]] = {}
+
+
 def load_sample_graph(neo4j_server, *commands: list[str]) -> None:
     """The session's Neo4j emptied, then the schema applied and the bundled sample loaded (by default
-    `load sample`; `commands` replace it, e.g. ["load", "sample", "--no-embed"], ["link", "phrases"])."""
+    `load sample`; `commands` replace it, e.g. ["load", "sample", "--no-embed"], ["link", "phrases"]).
+
+    Paid once, not per module: when the graph was built by the same commands and nothing has been
+    written since (the database's last committed transaction has not moved), it is kept as it is."""
     from click.testing import CliRunner
 
     from graphrag_cypher.cli.main import cli
 
+    recipe = tuple(tuple(command) for command in (["apply-schema"], *(commands or (["load", "sample"],))))
     with neo4j_server.driver() as driver:
+        kept = _LOADED.pop(neo4j_server.uri, None)
+        if kept is not None and kept[0] == recipe and kept[1] is not None and kept[1] == last_committed(driver):
+            _LOADED[neo4j_server.uri] = kept
+            return
         wipe(driver)
-    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
-    runner = CliRunner()
-    for command in (["apply-schema"], *(commands or (["load", "sample"],))):
-        result = runner.invoke(cli, command, env=env)
-        assert result.exit_code == 0, result.output
+        env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env")
+        runner = CliRunner()
+        for command in recipe:
+            result = runner.invoke(cli, list(command), env=env)
+            assert result.exit_code == 0, result.output
+        _LOADED[neo4j_server.uri] = (recipe, last_committed(driver))
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ import pytest
 
 from ..conftest import free_port
 
+pytestmark = [pytest.mark.process]
+
 COMMANDS = [
     ("apply-schema",),
     ("apply-schema", "--dry-run"),

@@ -136,7 +136,11 @@ def test_a_cancelled_job_keeps_whole_documents(served):
         assert cancelled["state"] == "cancelled", cancelled
         kept = cancelled["summary"]["documents"]["created"]
         assert 1 <= kept < 6, cancelled["summary"]
-        assert cancelled["summary"]["phrases"]["phrases"] >= 0, "the phrase links are brought up to date"
+        # the phrase links are brought up to date: the run read every chunk the kept documents
+        # wrote, and no chunk waits for a phrase run
+        kept_chunks = sum(chunks_of(served, f"file:upload:{n}")[0] for n, _ in files)
+        assert kept_chunks > 0 and cancelled["summary"]["phrases"]["chunks"] >= kept_chunks, cancelled["summary"]
+        assert pending_phrases(served) == 0
         whole = wait(http, upload_all(http, files)["id"])
     assert whole["summary"]["documents"] == {
         "created": 6 - kept,
@@ -147,6 +151,11 @@ def test_a_cancelled_job_keeps_whole_documents(served):
     }
     counts = {chunks_of(served, f"file:upload:{n}") for n, _ in files}
     assert len(counts) == 1 and next(iter(counts))[0] == next(iter(counts))[1] + 1, counts
+
+
+def pending_phrases(served) -> int:
+    with served.neo4j.driver() as driver:
+        return driver.execute_query("MATCH (c:PendingPhrases) RETURN count(c) AS n").records[0]["n"]
 
 
 def upload_all(http, files) -> dict:

@@ -104,6 +104,7 @@ print(json.dumps([out, seconds, peak // 1024]))
 # --- PDF -------------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_a_pdf_page_that_inflates_to_20_mb_is_skipped_unread_and_the_other_pages_load(tmp_path):
     # 58 KB on disk; its middle page is 20 MB of text operators (before: 31 s, 870 MB, 6.8 M characters).
     path = tmp_path / "bomb.pdf"
@@ -117,6 +118,7 @@ def test_a_pdf_page_that_inflates_to_20_mb_is_skipped_unread_and_the_other_pages
     assert seconds < 10 and peak_mb < 200, (seconds, peak_mb)
 
 
+@pytest.mark.process
 def test_a_pdf_page_that_inflates_hundreds_of_times_is_skipped_as_a_bomb(tmp_path):
     # The example: a few KB on disk, a page of 2 MB of text operators (under the 4 MB
     # per-page budget; before: seconds of MuPDF and 1.35 M characters, 1,500 chunks as an upload).
@@ -129,6 +131,7 @@ def test_a_pdf_page_that_inflates_hundreds_of_times_is_skipped_as_a_bomb(tmp_pat
     assert "compression bomb" in out["notes"][0] and seconds < 10
 
 
+@pytest.mark.process
 def test_pdf_pages_that_pass_the_size_checks_are_cut_at_the_wall_time_budget(tmp_path):
     # Ten pages share one 3.5 MB stream (under the per-page budget): seconds of MuPDF each.
     path = tmp_path / "slow.pdf"
@@ -141,6 +144,7 @@ def test_pdf_pages_that_pass_the_size_checks_are_cut_at_the_wall_time_budget(tmp
     assert seconds < 5 and peak_mb < 200, (seconds, peak_mb)
 
 
+@pytest.mark.process
 def test_pdf_character_and_page_budgets_keep_the_first_part(tmp_path, monkeypatch):
     path = tmp_path / "book.pdf"
     path.write_bytes(pdf([FIRST, LAST, 0, 1, 0, 1]))
@@ -155,6 +159,7 @@ def test_pdf_character_and_page_budgets_keep_the_first_part(tmp_path, monkeypatc
     assert doc.notes == [f"PDF cut in page {doc.sections[-1].page} of 6: 400-character budget reached"]
 
 
+@pytest.mark.process
 def test_a_pdf_of_nothing_but_oversized_pages_is_one_line(tmp_path):
     path = tmp_path / "only-bomb.pdf"
     path.write_bytes(pdf([operators(5)]))
@@ -162,6 +167,8 @@ def test_a_pdf_of_nothing_but_oversized_pages_is_one_line(tmp_path):
     assert isinstance(error, ItemError) and error.error.startswith("PDF page 1 of 1 skipped: "), error
 
 
+@pytest.mark.process
+@pytest.mark.real_data
 def test_the_debian_reference_loads_whole_within_the_default_budget():
     doc = parse_file(real_data("pdf/debian-reference.pdf"))
     assert isinstance(doc, ParsedDocument) and doc.notes == []
@@ -218,6 +225,7 @@ class PdfSite:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
 
+@pytest.mark.process
 def test_the_web_fallback_parses_a_pdf_bomb_within_the_budget_and_only_once():
     from graphrag_cypher.loaders.web import PoliteClient
     from graphrag_cypher.retrieval.websearch import WebConfig, WebFallback, WebResult

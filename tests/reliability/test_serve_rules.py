@@ -4,17 +4,15 @@ out-of-range query values answered 422. A real server on 127.0.0.1 and the sessi
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 
 import httpx
 import pytest
 
-from ..conftest import free_port, graphrag_exe
+from ..conftest import free_port
 from .slow_embedder import KEY, SlowEmbedder, apply_schema, start, text_file, wait
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.process]
 
 
 @pytest.fixture(scope="module")
@@ -25,46 +23,48 @@ def embedder(neo4j_server):
     embedder.close()
 
 
-def serve(neo4j_server, tmp_path, *args: str, key: str | None, timeout: float = 60) -> subprocess.CompletedProcess:
-    """`graphrag serve` expected to refuse to start: its exit code and output."""
-    env = dict(os.environ, **neo4j_server.env(), GRAPHRAG_ENV_FILE=str(tmp_path / "no.env"))
-    env.pop("GRAPHRAG_API_KEY", None)
-    if key is not None:
-        env["GRAPHRAG_API_KEY"] = key
-    return subprocess.run(
-        [graphrag_exe(), "serve", "--port", str(free_port()), *args],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def refused(neo4j_server, monkeypatch, *args: str, key: str | None):
+    """`graphrag serve` expected to refuse before it starts, run in-process (the start-up itself
+    is the subprocess tests' business): its result, with stdout and stderr apart."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from graphrag_cypher.cli.main import cli
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda *a, **k: pytest.fail("graphrag serve started"))
+    env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env", GRAPHRAG_API_KEY=key)
+    return CliRunner().invoke(cli, ["serve", "--port", str(free_port()), *args], env=env, prog_name="graphrag")
 
 
-def test_a_cors_wildcard_needs_a_key(neo4j_server, embedder, tmp_path):
+@pytest.fixture(scope="module")
+def served(neo4j_server, embedder, tmp_path_factory):
+    """One server with a key and `--cors-origin '*'` for the checks of its requests."""
     from ..e2e.serve.conftest import stop_server
 
+    served = start(neo4j_server, tmp_path_factory.mktemp("rules"), embedder, "--cors-origin", "*")
+    yield served
+    stop_server(served)
+
+
+def test_a_cors_wildcard_needs_a_key(neo4j_server, monkeypatch, served):
     for origin in ("*", "null"):
-        refused = serve(neo4j_server, tmp_path, "--cors-origin", origin, key=None)
-        lines = refused.stderr.strip().splitlines()
-        assert refused.returncode == 2 and len(lines) == 1, refused.stderr
+        result = refused(neo4j_server, monkeypatch, "--cors-origin", origin, key=None)
+        lines = result.stderr.strip().splitlines()
+        assert result.exit_code == 2 and len(lines) == 1, result.stderr
         assert "--cors-origin" in lines[0] and "GRAPHRAG_API_KEY" in lines[0]
-    served = start(neo4j_server, tmp_path, embedder, "--cors-origin", "*")
-    try:
-        answer = httpx.get(served.url + "/documents", headers={**served.headers, "Origin": "https://elsewhere.example"})
-        assert answer.status_code == 200
-    finally:
-        stop_server(served)
+    answer = httpx.get(served.url + "/documents", headers={**served.headers, "Origin": "https://elsewhere.example"})
+    assert answer.status_code == 200
     log = served.log.read_text()
     assert "warning" in log and "--cors-origin '*'" in log, log
 
 
 @pytest.mark.parametrize("key", [" " * 24, f" {KEY}", f"{KEY}\n", "short-key-12345"])
-def test_keys_that_cannot_authenticate_are_refused(neo4j_server, tmp_path, key):
-    refused = serve(neo4j_server, tmp_path, key=key)
-    lines = refused.stderr.strip().splitlines()
-    assert refused.returncode == 2 and len(lines) == 1, refused.stderr
-    assert "GRAPHRAG_API_KEY" in lines[0] and "Traceback" not in refused.stderr
+def test_keys_that_cannot_authenticate_are_refused(neo4j_server, monkeypatch, key):
+    result = refused(neo4j_server, monkeypatch, key=key)
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.stderr
+    assert "GRAPHRAG_API_KEY" in lines[0] and "Traceback" not in result.stderr
+    assert isinstance(result.exception, SystemExit), result.exception
 
 
 def test_a_killed_servers_upload_folder_is_cleaned_at_the_next_start(neo4j_server, embedder, tmp_path):
@@ -94,22 +94,16 @@ def test_a_killed_servers_upload_folder_is_cleaned_at_the_next_start(neo4j_serve
         stop_server(again)
 
 
-def test_out_of_range_values_are_422(neo4j_server, embedder, tmp_path):
-    from ..e2e.serve.conftest import stop_server
-
-    served = start(neo4j_server, tmp_path, embedder)
-    try:
-        with served.client() as http:
-            for skip in (10**21, 2**63):
-                answer = http.get("/documents", params={"skip": skip})
-                assert answer.status_code == 422 and "skip" in answer.json()["error"], answer.text
-            assert http.get("/documents", params={"skip": 10}).status_code == 200
-            for field, value in (("from", "2024-13-45"), ("to", "2024-02-30"), ("from", "2024-1-5")):
-                answer = http.post("/chat", json={"question": "Where is Ostia?", field: value, "llm": False})
-                message = answer.json()["error"]
-                assert answer.status_code == 422 and field in message and value in message, answer.text
-                assert "YYYY-MM-DD" in message and len(message.splitlines()) == 1
-            ok = http.post("/chat", json={"question": "Where is Ostia?", "from": "2024-02-29", "llm": False})
-            assert ok.status_code == 200, ok.text
-    finally:
-        stop_server(served)
+def test_out_of_range_values_are_422(served):
+    with served.client() as http:
+        for skip in (10**21, 2**63):
+            answer = http.get("/documents", params={"skip": skip})
+            assert answer.status_code == 422 and "skip" in answer.json()["error"], answer.text
+        assert http.get("/documents", params={"skip": 10}).status_code == 200
+        for field, value in (("from", "2024-13-45"), ("to", "2024-02-30"), ("from", "2024-1-5")):
+            answer = http.post("/chat", json={"question": "Where is Ostia?", field: value, "llm": False})
+            message = answer.json()["error"]
+            assert answer.status_code == 422 and field in message and value in message, answer.text
+            assert "YYYY-MM-DD" in message and len(message.splitlines()) == 1
+        ok = http.post("/chat", json={"question": "Where is Ostia?", "from": "2024-02-29", "llm": False})
+        assert ok.status_code == 200, ok.text

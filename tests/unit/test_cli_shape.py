@@ -43,6 +43,7 @@ def test_every_command_module_is_registered():
     assert len(COMMANDS) > len(LAZY_COMMANDS)  # the groups' subcommands are there too
 
 
+@pytest.mark.process
 def test_start_up_imports_no_command_module():
     """`graphrag ask` (and any command) imports only its own module: the others load when asked for."""
     code = (
@@ -78,6 +79,7 @@ def test_version(run_cli):
     assert result.exit_code == 0 and __version__ in result.output
 
 
+@pytest.mark.process
 def test_start_up_imports_no_heavy_library():
     code = (
         "import sys; import graphrag_cypher.cli.main; "

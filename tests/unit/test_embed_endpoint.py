@@ -161,6 +161,7 @@ def test_vectors_of_another_size_are_refused(serve):
         embedder.embed(["a"])
 
 
+@pytest.mark.model
 def test_an_endpoint_serving_minilm_gives_the_local_models_vectors(serve):
     """TEI serving all-MiniLM-L6-v2: the endpoint's vectors are the ones the local model makes,
     so chunks embedded there match questions embedded here."""

@@ -50,6 +50,7 @@ def test_auto_is_the_cpu_without_a_gpu_and_an_explicit_device_is_kept():
     assert resolve_device("cuda:1") == "cuda:1"
 
 
+@pytest.mark.model
 def test_the_model_runs_on_the_device_and_batch_configured():
     settings = load_settings({"GRAPHRAG_EMBED_DEVICE": "cpu", "GRAPHRAG_EMBED_BATCH": "7"})
     embedder = make_embedder(settings)
@@ -78,6 +79,7 @@ def test_the_endpoint_falls_back_to_openai_base_url():
     assert embedding_plan(settings)["endpoint"] == "http://127.0.0.1:8080/v1"
 
 
+@pytest.mark.model
 def test_doctor_reports_the_device_and_batch_even_without_neo4j():
     from graphrag_cypher.admin.doctor import report
     from graphrag_cypher.admin.neo4j_local import free_port

@@ -150,6 +150,7 @@ def test_topic_questions_and_their_term(question, term):
     assert found is not None and (found.family, found.term) == ("topic", term), found
 
 
+@pytest.mark.real_data
 @pytest.mark.skipif(not DATA.exists(), reason=f"the QA data sets are not at {DATA}")
 def test_no_musique_or_hotpotqa_question_is_global():
     questions = [q["question"] for q in json.loads((DATA / "musique_train.json").read_text("utf-8"))]

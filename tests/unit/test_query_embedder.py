@@ -17,6 +17,8 @@ from graphrag_cypher.embedder import default_model_path
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.onnx_embedder import query_backend
 
+pytestmark = [pytest.mark.model, pytest.mark.process]
+
 LONG = " ".join(["The miller's daughter spun the straw into gold while the river Wend ran low."] * 40)
 TEXTS = [
     "Who made the silver lantern, and who stole it?",

@@ -38,6 +38,7 @@ def test_every_mode_has_its_module_and_the_interface():
         retriever_class(GLOBAL_MODE)  # a route, not a retriever
 
 
+@pytest.mark.process
 def test_the_mode_registry_loads_no_retriever():
     """Reading the registry (what --help and GET /modes do) imports no retriever and no driver."""
     import subprocess

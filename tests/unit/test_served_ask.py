@@ -150,6 +150,7 @@ def test_the_state_file_is_used_when_it_serves_this_graph(stand_in):
         (dict(instance="someone-else"), "is another server than the one that wrote the file"),
     ],
 )
+@pytest.mark.process
 def test_an_unusable_state_file_is_one_note_and_direct(stand_in, state, why):
     if state.get("pid") == "dead":
         state["pid"] = dead_pid()
@@ -235,6 +236,7 @@ print(json.dumps({"heavy": heavy, "code": code}), file=sys.stderr)
 """
 
 
+@pytest.mark.process
 def test_a_served_ask_imports_no_driver_numpy_or_onnxruntime(stand_in, tmp_path):
     write_state(stand_in.url)
     env = dict(os.environ, NEO4J_URI=URI, GRAPHRAG_ENV_FILE=str(tmp_path / "no.env"))

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from graphrag_cypher.chunking import chunk_document
 from graphrag_cypher.loaders.chunks_format import parse_chunks_file, parse_chunks_folder
 from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus, passage_id
@@ -64,6 +66,7 @@ def test_passages_from_title_to_sentences_mapping(tmp_path):
     assert document.title == "Gull" and document.text == "Gulls fly. They nest."
 
 
+@pytest.mark.real_data
 def test_real_musique_corpus_has_1890_passages_and_gold_ids_match():
     results = list(parse_qa_corpus(real_data("qa/musique_train_corpus.json")))
     assert len(results) == 1890 and all(isinstance(r, ParsedDocument) for r in results)

@@ -156,6 +156,7 @@ def make_pdf(path: Path, pages: list[str]) -> bytes:
     return data
 
 
+@pytest.mark.process
 def test_pdf_gives_one_section_per_page_with_metadata(tmp_path):
     make_pdf(tmp_path / "tides.pdf", ["High tide at noon.", "Low tide at six."])
     document = parse_file(tmp_path / "tides.pdf", tmp_path)
@@ -292,6 +293,7 @@ def test_parse_folder_yields_documents_and_errors_without_stopping(tmp_path):
     assert [type(r).__name__ for r in results] == ["ParsedDocument", "ItemError", "ParsedDocument"]
 
 
+@pytest.mark.real_data
 def test_real_isaw_xhtml_title_and_licence():
     path = real_data("isaw-papers/1/index.xhtml")
     document = parse_file(path, path.parents[2])
@@ -305,6 +307,8 @@ def test_real_isaw_xhtml_title_and_licence():
     assert "⬈" not in document.text  # hidden anchor decorations are not content
 
 
+@pytest.mark.real_data
+@pytest.mark.process
 def test_real_debian_reference_pdf_pages():
     document = parse_file(real_data("pdf/debian-reference.pdf"))
     assert document.title == "Debian Reference"

@@ -4,6 +4,8 @@ import bz2
 import json
 import time
 
+import pytest
+
 from graphrag_cypher.loaders.mediawiki import parse_mediawiki
 from graphrag_cypher.model import ItemError, ParsedDocument
 
@@ -80,6 +82,7 @@ def test_malformed_xml_is_one_item_error(tmp_path):
     assert len(results) == 1 and isinstance(results[0], ItemError) and "cannot read XML" in results[0].error
 
 
+@pytest.mark.real_data
 def test_real_awoiaf_export_354_pages_352_chapter_infoboxes():
     results = list(parse_mediawiki(real_data("got/awoiaf-chapters-export.xml")))
     assert len(results) == 354 and all(isinstance(r, ParsedDocument) for r in results)
@@ -88,6 +91,7 @@ def test_real_awoiaf_export_354_pages_352_chapter_infoboxes():
     assert all(r.uri.startswith("http://awoiaf.westeros.org/index.php/") and " " not in r.uri for r in results)
 
 
+@pytest.mark.real_data
 def test_real_enwiki_sample_106_articles_redirects_become_aliases():
     path = real_data("wiki/enwiki-sample-pages-articles.xml")
     results = list(parse_mediawiki(path))

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from graphrag_cypher.loaders.stories import parse_stories_jsonl, parse_story_book
 from graphrag_cypher.model import ItemError, ParsedDocument
 
@@ -51,6 +53,7 @@ def test_book_skips_gutenberg_boilerplate_and_contents():
     assert results[1].sections[0].text.startswith("A heron stood in a river for a hundred days, waiting")
 
 
+@pytest.mark.real_data
 def test_real_grimm_book_has_about_62_stories_with_known_titles():
     results = list(parse_story_book(real_data("tales/grimm-pg2591.txt")))
     assert all(isinstance(r, ParsedDocument) for r in results)

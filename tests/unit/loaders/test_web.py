@@ -59,6 +59,7 @@ def test_single_page_fetch(site):
     assert page.title == "Harbour Guide" and "Welcome to the harbour." in page.text
 
 
+@pytest.mark.process
 def test_crawl_same_site_respects_robots_depth_and_content_types(site):
     results = list(fetch_pages([site + "/index.html"], crawl=True, max_depth=2, delay=0, allow_local=True))
     documents = {r.id.removeprefix(site): r for r in results if isinstance(r, ParsedDocument)}
