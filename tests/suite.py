@@ -1,9 +1,8 @@
 """The suite's own plugin: lanes, families of heavy tests, and where the time goes.
 
-Families (markers, declared in pyproject.toml): `e2e` is set on every test that uses the
-session's Neo4j (through any fixture); `browser` on every test that uses the page fixture; the
-others (`process`, `model`, `mediawiki`, `local_model`, `real_data`, `scale`) are set in the
-test modules. Run or skip one by name: `pytest -m browser`, `pytest -m "not scale"`.
+Families (markers, declared in pyproject.toml): a test that uses one of the fixtures in
+`FIXTURE_FAMILIES` (directly or through another fixture) gets that family, e.g. `e2e` for every
+test that reaches the session's Neo4j; the rest are set in the test modules. Run or skip one by name: `pytest -m browser`, `pytest -m "not scale"`.
 
 `--lane fast` keeps the pure-logic tests (none of the families) and holds them to it: a test
 in that lane that starts a process or imports a model library fails and says which marker it
@@ -51,13 +50,24 @@ def pytest_configure(config):
         config.pluginmanager.register(FastLane(), "graphrag-fast-lane")
 
 
+# A test that uses one of these fixtures (directly or through another) is of that family.
+FIXTURE_FAMILIES = {
+    "neo4j_server": "e2e",  # the session's Neo4j
+    "page": "browser",  # tests/e2e/serve/test_page.py: Chromium on a served page
+    "run_exe": "process",  # the installed `graphrag` executable
+    "served": "process",  # a `graphrag serve` subprocess
+    "llama_cpp": "local_model",
+    "tiny_model": "local_model",
+    "wikis": "mediawiki",  # tests/e2e/test_load_mediawiki_api.py: PHP's server with MediaWiki
+}
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        names = getattr(item, "fixturenames", ())
-        if "neo4j_server" in names and not item.get_closest_marker("e2e"):
-            item.add_marker(pytest.mark.e2e)
-        if "page" in names and not item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.browser)
+        names = set(getattr(item, "fixturenames", ()))
+        for fixture, family in FIXTURE_FAMILIES.items():
+            if fixture in names and not item.get_closest_marker(family):
+                item.add_marker(getattr(pytest.mark, family))
     if config.getoption("--lane") == "fast":
         keep, drop = [], []
         for item in items:

@@ -321,6 +321,7 @@ def test_llm_map_reduce_checks_citations(graph, run_cli, monkeypatch):
 GRIMM = Path(__file__).resolve().parents[3] / "shared" / "data" / "tales" / "grimm-pg2591.txt"
 
 
+@pytest.mark.real_data
 @pytest.mark.skipif(not GRIMM.exists(), reason=f"the Grimm tales are not at {GRIMM}")
 def test_grimm_tales(neo4j_server, run_cli, monkeypatch):
     """The 62 Grimm tales: a topic question's evidence is every tale that mentions the term

@@ -195,6 +195,7 @@ def test_backfill_from_stored_author_lists(schema, run_cli, folder):
     assert json.loads(again.stdout)["authored"] == 0
 
 
+@pytest.mark.real_data
 @pytest.mark.skipif(not ISAW.is_dir(), reason="the ISAW Papers articles (shared data) are not here")
 def test_isaw_sebastian_heath(schema, run_cli, tmp_path):
     # the articles Sebastian Heath (co-)wrote, by their own metadata: DC.creator or RDFa dcterms:creator

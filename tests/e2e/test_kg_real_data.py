@@ -8,7 +8,7 @@ import pytest
 
 from .test_load_real_data import real
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_data]
 
 
 def cypher(neo4j, text, **params):

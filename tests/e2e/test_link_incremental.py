@@ -130,6 +130,8 @@ def test_forgotten_and_renamed_documents_lose_their_topics(schema, run_cli, tmp_
     assert unchanged(link(run_cli, "--full")) and unchanged(link(run_cli))
 
 
+@pytest.mark.real_data
+@pytest.mark.scale
 @pytest.mark.skipif(not MUSIQUE.exists(), reason="real data: ../shared/data/qa/musique_train_corpus.json is absent")
 def test_incremental_equals_full_on_musique(schema, run_cli, tmp_path):
     out = check_parity(schema, run_cli, MUSIQUE, tmp_path, every=10)

@@ -172,6 +172,8 @@ def test_load_geonames(schema, run_cli):
     assert row["id"] == f"geonames:{row['g']}"
 
 
+@pytest.mark.real_data
+@pytest.mark.scale
 def test_real_data_fast_twice_parity_and_babylon(schema, run_cli):
     pleiades, isaw = DATA / "pleiades" / "pleiades-places.geojsonl.gz", DATA / "isaw-papers"
     if not pleiades.exists() or not isaw.exists():

@@ -12,7 +12,7 @@ import pytest
 
 from ..mediawiki_server import MediaWiki, ThrottlingProxy, missing
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_data]  # the session's wikis hold the AWOIAF export
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 AWOIAF = DATA / "got" / "awoiaf-chapters-export.xml"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_data]
 
 DATA = Path(os.environ.get("GRAPHRAG_DATA_DIR") or Path(__file__).resolve().parents[2].parent / "shared" / "data")
 

@@ -209,6 +209,8 @@ def test_a_pruned_document_keeps_every_count_right(schema, run_cli, tmp_path):
     assert _rows(schema, "MATCH (t:Term {id: 'perrow'}) RETURN t.chunks AS n") == [{"n": perrow - 1}]
 
 
+@pytest.mark.real_data
+@pytest.mark.scale
 def test_parity_on_real_passages(schema, run_cli, tmp_path):
     path = DATA / "qa" / "musique_train_corpus.json"
     if not path.exists():

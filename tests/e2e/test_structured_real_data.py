@@ -9,7 +9,7 @@ import pytest
 
 from .test_load_real_data import DATA
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_data]
 
 NEEDED = [
     "got/characters.json",

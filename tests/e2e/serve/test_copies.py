@@ -70,6 +70,7 @@ def test_mcp_ask_and_search_name_the_copy(served):
     assert any(names_the_other(e) for e in search["evidence"])
 
 
+@pytest.mark.browser
 def test_the_page_lists_the_copy_beside_its_source(served):
     executable = chromium()
     if executable is None:

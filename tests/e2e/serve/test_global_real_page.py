@@ -12,7 +12,7 @@ from .conftest import KEY, start_server, stop_server
 from .test_mcp import structured
 from .test_page import OUTPUT, page, until  # noqa: F401  (the browser fixture, on this module's server)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_data]
 QUESTION = "What are the main themes of the Grimm tales?"
 
 

@@ -8,7 +8,7 @@ from ..test_structured_real_data import load_real_graph
 from .conftest import KEY, start_server, stop_server
 from .test_page import OUTPUT, page, until  # noqa: F401  (the browser fixture, on this module's server)
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.real_data]
 
 QUESTIONS = [
     "Who killed Eddard Stark?",
