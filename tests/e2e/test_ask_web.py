@@ -110,7 +110,7 @@ class SearchSite:
         port = self.httpd.server_address[1]
         self.url = f"http://127.0.0.1:{port}"
         self.other = f"http://localhost:{port}"  # the same server under a blocklisted name
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def hits(self, q=""):
         if self.answer_with is not None:  # (title, path, snippet), for every query or per query

@@ -145,7 +145,7 @@ def test_retries_429_and_503_then_succeeds(places, sparql):
 
     FlakyProxy.failures, FlakyProxy.target, FlakyProxy.seen_agents = [429, 503, 502], sparql, []
     server = ThreadingHTTPServer(("127.0.0.1", 0), FlakyProxy)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     waits = []
     try:
         with connect(load_settings()) as graph:

@@ -51,7 +51,7 @@ def local_http():
     """An HTTP server on 127.0.0.1 that records every request it gets."""
     handler = type("Handler", (Recorder,), {"requests": []})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}", handler.requests
     server.shutdown()
     server.server_close()

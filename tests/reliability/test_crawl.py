@@ -30,7 +30,7 @@ class Site(ThreadingHTTPServer):
         self.hits: list[str] = []
         self.sent = 0  # bytes of streamed bodies actually written to the socket
         super().__init__(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     @property
     def url(self) -> str:

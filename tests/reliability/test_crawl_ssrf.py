@@ -66,7 +66,7 @@ class Internal:
 
         self.server = _Server(("::", 0), Handler)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def url(self, host: str) -> str:
         return f"http://{host}:{self.port}/console.html"

@@ -96,7 +96,7 @@ def serve():
 
     def start(**kw) -> EmbeddingsServer:
         server = EmbeddingsServer(**kw)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         return server
 

@@ -43,7 +43,7 @@ def site(tmp_path):
         (tmp_path / "site" / "tides.pdf").write_bytes(pdf.tobytes())
     handler = functools.partial(QuietHandler, directory=str(tmp_path / "site"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
