@@ -30,6 +30,7 @@ import json
 import re
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 
 from ..schema import RelationType, builtin_schemas, default_phrases, load_schema
@@ -170,21 +171,22 @@ class Catalog:
         return {label for s in self.scopes for label in s["labels"]}
 
 
-_catalogs: dict[int, tuple[float, Catalog]] = {}
+# Kept per graph object, and gone with it: keyed by id(), a new connection that reused a dead
+# one's id was given the other graph's relations.
+_catalogs: weakref.WeakKeyDictionary[object, tuple[float, Catalog]] = weakref.WeakKeyDictionary()
 _catalog_lock = threading.Lock()
 
 
 def catalog(graph) -> Catalog:
     """The graph's relations with their phrases, reused for CATALOG_SECONDS."""
-    key = id(graph)
     now = time.monotonic()
     with _catalog_lock:
-        held = _catalogs.get(key)
+        held = _catalogs.get(graph)
         if held is not None and now - held[0] < CATALOG_SECONDS:
             return held[1]
     built = _build_catalog(graph)
     with _catalog_lock:
-        _catalogs[key] = (now, built)
+        _catalogs[graph] = (now, built)
     return built
 
 
