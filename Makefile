@@ -61,7 +61,7 @@ test-fast: python-deps
 
 ## test-shuffled: the Python suite in a random order (pytest-randomly; SEED=n repeats an order)
 test-shuffled: setup
-	$(BIN)/python -m pytest -q -p randomly $(if $(SEED),--randomly-seed=$(SEED)) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(XDIST) -p randomly $(if $(SEED),--randomly-seed=$(SEED)) $(PYTEST_ARGS)
 
 ## lint: ruff (lint, format check), mypy over every package (scripts/typecheck.py), and the README's command reference against --help
 lint: python-deps
@@ -74,9 +74,13 @@ lint: python-deps
 deadcode: python-deps
 	$(BIN)/vulture
 
+# The Python suite in TEST_WORKERS pytest-xdist workers (each with its own Neo4j; a test file
+# stays on one worker, so a module's graph is loaded once). TEST_WORKERS=0: one process.
 # PYTEST_ARGS: more pytest options, e.g. PYTEST_ARGS='-m "not browser"' or PYTEST_ARGS='-m scale'
+TEST_WORKERS ?= 2
+XDIST = $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 test-python:
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q $(XDIST) $(PYTEST_ARGS)
 
 test-java:
 	$(MVN) -q -B -f procedures/pom.xml test

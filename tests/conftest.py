@@ -58,22 +58,26 @@ def _isolated_env(monkeypatch, tmp_path):
 
 @pytest.fixture(scope="session", autouse=True)
 def _embeddings_once(request):
-    """The local model embeds each text once per session (per model, batch size and device): the
-    shipped sample and the fixture corpora are loaded by many modules, in this process."""
+    """A loaded local model embeds each text once per session: the shipped sample and the fixture
+    corpora are loaded by many modules in this process, all through the one model `make_embedder`
+    keeps. Kept per model object, so a model loaded from another path (or with another batch
+    size or device) computes its own vectors."""
     if request.config.getoption("--lane") == "fast":
         yield
         return
+    import weakref
+
     from graphrag_cypher.embedder import SentenceTransformerEmbedder
 
     real = SentenceTransformerEmbedder.embed
-    memo: dict[tuple, list[float]] = {}
+    memo: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def embed(self, texts):
-        key = (self.name, self.batch_size, self.device)
-        missing = [text for text in dict.fromkeys(texts) if (key, text) not in memo]
+        known = memo.setdefault(self, {})
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
         if missing:
-            memo.update(zip(((key, text) for text in missing), real(self, missing), strict=True))
-        return [list(memo[key, text]) for text in texts]
+            known.update(zip(missing, real(self, missing), strict=True))
+        return [list(known[text]) for text in texts]
 
     SentenceTransformerEmbedder.embed = embed  # type: ignore[method-assign]
     yield

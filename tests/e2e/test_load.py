@@ -182,6 +182,8 @@ def test_no_embed_then_embed(schema, run_cli, tmp_path):
     assert json.loads(run_cli("embed", "--json").stdout)["embedded"] == 0
 
 
+@pytest.mark.scale
+@pytest.mark.process
 def test_kill_9_then_rerun_equals_a_clean_load(schema, tmp_path):
     """A load killed mid-way and run again ends exactly like an uninterrupted one."""
     passages = [

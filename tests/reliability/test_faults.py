@@ -79,6 +79,8 @@ def own_neo4j(tmp_path_factory):
         neo4j_local.stop(instance)
 
 
+@pytest.mark.scale
+@pytest.mark.process
 def test_neo4j_stopped_mid_load_then_rerun_ends_as_a_clean_load(own_neo4j, tmp_path):
     from neo4j import GraphDatabase
 
@@ -124,6 +126,7 @@ def test_neo4j_stopped_mid_load_then_rerun_ends_as_a_clean_load(own_neo4j, tmp_p
         assert fingerprint(driver) == resumed
 
 
+@pytest.mark.process
 def test_two_apply_schema_at_once(neo4j, tmp_path):
     env = env_for(neo4j.uri, neo4j.password, tmp_path)
     with ThreadPoolExecutor(2) as pool:
@@ -138,6 +141,7 @@ def test_two_apply_schema_at_once(neo4j, tmp_path):
     assert not status.get("pending"), status
 
 
+@pytest.mark.process
 def test_two_loads_of_one_folder_at_once(schema, tmp_path):
     env = env_for(schema.uri, schema.password, tmp_path)
     docs = write_docs(tmp_path / "docs", 300)
