@@ -97,7 +97,7 @@ class FastLane:
         finder = _Refuse(item.nodeid)
         real_init = subprocess.Popen.__init__
 
-        def refuse(popen, args, *rest, **kwargs):
+        def refuse(_popen, args, *_rest, **_kwargs):
             raise AssertionError(
                 f"{item.nodeid} starts a process ({args!r:.80}) in the fast lane: "
                 "mark it @pytest.mark.process (tests/suite.py)"
