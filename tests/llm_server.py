@@ -2,7 +2,7 @@
 
 It records every request (with the time it came and the status it got) and answers with a
 scripted reply (streamed as server-sent events when asked), so tests can check what the prompt
-carried and what the CLI did with the reply. `delay` holds each reply back (requests in flight
+carried and what the CLI did with the reply. `delay` holds each reply back (requests held back
 at once are counted in `most_in_flight`); the first `fail_first` requests get `fail_status`
 with a Retry-After of `retry_after` seconds.
 """
@@ -56,10 +56,12 @@ class LLMServer:
                 try:
                     if server.delay:
                         time.sleep(server.delay)
-                    self.answer(body, fail, record)
                 finally:
+                    # counted while held back, not while the reply is written: a client that
+                    # reads a reply and sends its next request at once is not two in flight
                     with lock:
                         server.in_flight -= 1
+                self.answer(body, fail, record)
 
             def answer(self, body: dict, fail: bool, record: dict) -> None:
                 if fail:

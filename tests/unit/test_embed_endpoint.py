@@ -57,37 +57,37 @@ class Handler(BaseHTTPRequestHandler):
             server.most_in_flight = max(server.most_in_flight, server.in_flight)
         try:
             time.sleep(server.delay)
-            if self.path != "/v1/embeddings":
-                status = 404
-            if status != 200:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Retry-After", "0")
-                self.end_headers()
-                self.wfile.write(b'{"error": {"message": "busy"}}')
-                return
-            texts = body["input"]
-            with server.lock:
-                server.inputs.append(texts)
-                server.models.add(body["model"])
-            vectors = server.model.embed(texts) if server.model else [vector_of(t) for t in texts]
-            data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
-            payload = json.dumps(
-                {
-                    "object": "list",
-                    "data": data[::-1],
-                    "model": body["model"],
-                    "usage": {"prompt_tokens": 0, "total_tokens": 0},
-                }
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-        finally:
+        finally:  # counted while held back, not while the reply is written (see tests/llm_server.py)
             with server.lock:
                 server.in_flight -= 1
+        if self.path != "/v1/embeddings":
+            status = 404
+        if status != 200:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Retry-After", "0")
+            self.end_headers()
+            self.wfile.write(b'{"error": {"message": "busy"}}')
+            return
+        texts = body["input"]
+        with server.lock:
+            server.inputs.append(texts)
+            server.models.add(body["model"])
+        vectors = server.model.embed(texts) if server.model else [vector_of(t) for t in texts]
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+        payload = json.dumps(
+            {
+                "object": "list",
+                "data": data[::-1],
+                "model": body["model"],
+                "usage": {"prompt_tokens": 0, "total_tokens": 0},
+            }
+        ).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import anyio
 import pytest
 
 from ...conftest import load_sample_graph
-from ..test_ask_global import GRIMM
+from ..test_ask_global_grimm import GRIMM
 from .conftest import KEY, start_server, stop_server
 from .test_mcp import structured
 from .test_page import OUTPUT, page, until  # noqa: F401  (the browser fixture, on this module's server)
