@@ -2,7 +2,8 @@
 
 Families (markers, declared in pyproject.toml): a test that uses one of the fixtures in
 `FIXTURE_FAMILIES` (directly or through another fixture) gets that family, e.g. `e2e` for every
-test that reaches the session's Neo4j; the rest are set in the test modules. Run or skip one by name: `pytest -m browser`, `pytest -m "not scale"`.
+test that reaches the session's Neo4j; the rest are set in the test modules. Run or skip one
+by name: `pytest -m browser`, `pytest -m "not scale"`.
 
 `--lane fast` keeps the pure-logic tests (none of the families) and holds them to it: a test
 in that lane that starts a process or imports a model library fails and says which marker it

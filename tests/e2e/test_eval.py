@@ -7,6 +7,8 @@ import pytest
 
 pytestmark = pytest.mark.e2e
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
+# the fixture's questions and their passages, as every eval command takes them
+FIXTURE = ("--questions", str(FIXTURES / "musique_questions.json"), "--passages", str(FIXTURES / "corpus.json"))
 
 
 def test_eval_retrieval_every_mode_peer_and_reranked_row(run_cli, tmp_path, neo4j_server):
@@ -26,10 +28,7 @@ def test_eval_retrieval_every_mode_peer_and_reranked_row(run_cli, tmp_path, neo4
         result = run_cli(
             "eval",
             "retrieval",
-            "--questions",
-            str(FIXTURES / "musique_questions.json"),
-            "--passages",
-            str(FIXTURES / "corpus.json"),
+            *FIXTURE,
             "--k",
             "2",
             "--peers",
@@ -78,10 +77,7 @@ def test_eval_answers_without_llm_says_so(run_exe):
     result = run_exe(
         "eval",
         "answers",
-        "--questions",
-        str(FIXTURES / "musique_questions.json"),
-        "--passages",
-        str(FIXTURES / "corpus.json"),
+        *FIXTURE,
     )
     assert result.returncode == 0 and "no LLM is configured" in result.stdout
 
@@ -100,10 +96,7 @@ def test_eval_retrieval_scores_against_the_union_of_several_corpora(run_cli, tmp
     result = run_cli(
         "eval",
         "retrieval",
-        "--questions",
-        str(FIXTURES / "musique_questions.json"),
-        "--passages",
-        str(FIXTURES / "corpus.json"),
+        *FIXTURE,
         "--passages",
         str(folder),
         "--modes",

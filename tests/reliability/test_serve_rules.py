@@ -23,17 +23,14 @@ def embedder(neo4j_server):
     embedder.close()
 
 
-def refused(neo4j_server, monkeypatch, *args: str, key: str | None):
+def refused(run_cli, neo4j_server, monkeypatch, *args: str, key: str | None):
     """`graphrag serve` expected to refuse before it starts, run in-process (the start-up itself
     is the subprocess tests' business): its result, with stdout and stderr apart."""
     import uvicorn
-    from click.testing import CliRunner
-
-    from graphrag_cypher.cli.main import cli
 
     monkeypatch.setattr(uvicorn.Server, "run", lambda *a, **k: pytest.fail("graphrag serve started"))
     env = dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env", GRAPHRAG_API_KEY=key)
-    return CliRunner().invoke(cli, ["serve", "--port", str(free_port()), *args], env=env, prog_name="graphrag")
+    return run_cli("serve", "--port", str(free_port()), *args, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +43,9 @@ def served(neo4j_server, embedder, tmp_path_factory):
     stop_server(served)
 
 
-def test_a_cors_wildcard_needs_a_key(neo4j_server, monkeypatch, served):
+def test_a_cors_wildcard_needs_a_key(run_cli, neo4j_server, monkeypatch, served):
     for origin in ("*", "null"):
-        result = refused(neo4j_server, monkeypatch, "--cors-origin", origin, key=None)
+        result = refused(run_cli, neo4j_server, monkeypatch, "--cors-origin", origin, key=None)
         lines = result.stderr.strip().splitlines()
         assert result.exit_code == 2 and len(lines) == 1, result.stderr
         assert "--cors-origin" in lines[0] and "GRAPHRAG_API_KEY" in lines[0]
@@ -59,8 +56,8 @@ def test_a_cors_wildcard_needs_a_key(neo4j_server, monkeypatch, served):
 
 
 @pytest.mark.parametrize("key", [" " * 24, f" {KEY}", f"{KEY}\n", "short-key-12345"])
-def test_keys_that_cannot_authenticate_are_refused(neo4j_server, monkeypatch, key):
-    result = refused(neo4j_server, monkeypatch, key=key)
+def test_keys_that_cannot_authenticate_are_refused(run_cli, neo4j_server, monkeypatch, key):
+    result = refused(run_cli, neo4j_server, monkeypatch, key=key)
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 2 and len(lines) == 1, result.stderr
     assert "GRAPHRAG_API_KEY" in lines[0] and "Traceback" not in result.stderr
