@@ -422,6 +422,9 @@ def _write_conf(inst: LocalInstance, home: Path, dist: Path) -> Path:
         "db.tx_log.rotation.retention_policy=1 files",
         "db.tx_log.rotation.size=64M",
         "dbms.usage_report.enabled=false",
+        # A transaction past its timeout is ended when the monitor next looks (default every 2 s):
+        # looked at five times a second, a statement ends within its bound + 1 s.
+        "db.transaction.monitor.check.interval=200ms",
         "",
     ]
     conf = home / "conf" / "neo4j.conf"

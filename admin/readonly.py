@@ -12,7 +12,11 @@ writes a database store to disk. So before a statement runs in read mode, Neo4j 
   `TERMINATE TRANSACTIONS`, `CALL { } IN TRANSACTIONS`);
 - every procedure it calls, in the plan and in the statement text, and every function
   it calls, is on the allowlists below. Built-in functions without a namespace
-  (``count``, ``toLower``...) are always allowed.
+  (``count``, ``toLower``...) are always allowed;
+- every regular expression it matches (``=~``) is a literal string whose pattern cannot
+  backtrack catastrophically (:func:`regex_problem`): Neo4j's transaction timeout is not
+  checked inside one regex match, so a pattern such as ``(a+)+$`` would run on past it.
+  APOC's functions that take a regex (`REGEX_FUNCTIONS`) are refused for the same reason.
 
 Names are read from the statement by a small Cypher tokenizer (strings, comments and
 backtick-quoted names understood, so a name inside a string is not a call) and from the
@@ -178,6 +182,21 @@ READ_FUNCTIONS: tuple[str, ...] = (
     "graphrag.version",
 )
 
+# APOC functions whose argument is a Java regex: one match is not interrupted by the transaction
+# timeout, so read mode does not run them (the project's own Cypher files may).
+REGEX_FUNCTIONS: tuple[str, ...] = (
+    "apoc.text.regexgroups",
+    "apoc.text.regexgroupsbyname",
+    "apoc.text.regreplace",
+    "apoc.text.replace",
+    "apoc.text.split",
+)
+
+# The bounds on a `=~` pattern: its length in characters, and its unbounded repeats (`*`, `+`,
+# `{n,}`); k of them in a row can backtrack in n^k steps on a text of n characters.
+MAX_REGEX_LENGTH = 200
+MAX_REGEX_REPEATS = 3
+
 # Plan operators that act on the server although Neo4j plans them in a read query.
 REFUSED_OPERATORS: dict[str, str] = {
     "LoadCSV": "LOAD CSV (the server would fetch a URL or read a file)",
@@ -215,9 +234,12 @@ _ROW_OPERATORS = frozenset(
 
 _QUERY_TYPES = {"w": "writes", "rw": "writes", "s": "changes the schema or is an administration command"}
 
+# Cypher ends a `//` comment at \r or \n only (its lexer: '//' ~[\r\n]*); U+2028, U+2029 and
+# U+0085 are blanks to it, inside a comment as well. A comment read as ending earlier or later
+# than Neo4j ends it would hide code from the checks, so the tokenizer follows the lexer exactly.
 _TOKEN = re.compile(
     r"""(?P<space>\s+)
-      | (?P<comment>//[^\n]*|/\*.*?\*/)
+      | (?P<comment>//[^\r\n]*|/\*.*?\*/)
       | (?P<string>'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")
       | (?P<quoted>`(?:[^`]|``)*`)
       | (?P<param>\$(?:\w+|`(?:[^`]|``)*`))
@@ -378,6 +400,155 @@ def _not_a_read(query_type: str, text: str) -> str:
     return f"it is not a read (query type {query_type!r})"
 
 
+_CYPHER_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
+def string_value(literal: str) -> str:
+    """The value of a Cypher string literal token (quotes included): its escapes read as Cypher
+    reads them (an unknown escape keeps its backslash)."""
+    body, out, i = literal[1:-1], [], 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 >= len(body):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _CYPHER_ESCAPES:
+            out.append(_CYPHER_ESCAPES[nxt])
+            i += 2
+        elif nxt in "uU" and re.fullmatch(r"[0-9a-fA-F]{4}", body[i + 2 : i + 6]):
+            out.append(chr(int(body[i + 2 : i + 6], 16)))
+            i += 6
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _marked_alternations(pattern: str) -> str | None:
+    """The pattern with `(?:)` after every `|` outside a character class, so that the parser keeps
+    `(a|a)` a branch (it would fold one-character alternatives into a class, which Java's engine
+    does not); None when a class nests `[` or starts with `]` (Java and Python read those apart)."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            if ch == "[":
+                return None
+            if ch == "]":
+                in_class = False
+        elif ch == "[":
+            in_class = True
+            rest = pattern[i + 1 :].lstrip("^")
+            if rest.startswith("]"):
+                return None
+        elif ch == "|":
+            out.append("|(?:)")
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why a regular expression could backtrack catastrophically in Java's engine, or None when it
+    cannot: longer than MAX_REGEX_LENGTH, a repeat inside a repeat (`(a+)+`, `(a?){30}`: star height
+    over 1; a fixed count such as `(ab{2}){3}` is fine), an
+    alternation inside a repeat (`(a|ab)*`), a backreference or conditional group, more than
+    MAX_REGEX_REPEATS unbounded repeats, or a pattern that does not parse. Conservative: a safe
+    pattern may be refused, a refused one is never run."""
+    import re._constants as sre
+    import re._parser as sre_parse
+
+    if len(pattern) > MAX_REGEX_LENGTH:
+        return f"is {len(pattern)} characters long (at most {MAX_REGEX_LENGTH})"
+    marked = _marked_alternations(pattern)
+    if marked is None:
+        return "has a nested character class"
+    try:
+        parsed = sre_parse.parse(marked)
+    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+        return f"does not parse ({str(exc).split(' at position')[0]})"
+    repeats = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
+    unbounded = 0
+
+    def walk(items, in_repeat: bool) -> str | None:
+        nonlocal unbounded
+        for op, arg in items:
+            if op in (sre.GROUPREF, sre.GROUPREF_EXISTS):
+                return "uses a backreference or a conditional group"
+            if op in repeats:
+                low, high, sub = arg
+                many = high is sre.MAXREPEAT or high > 1
+                if high is sre.MAXREPEAT:
+                    unbounded += 1
+                if in_repeat and low != high:  # (a+)+, (a?){30}: exponentially many ways to match
+                    return "repeats a repeat (nested quantifiers)"
+                problem = walk(sub, in_repeat or many)
+            elif op == sre.BRANCH:
+                if in_repeat:
+                    return "repeats an alternation"
+                problem = next((p for branch in arg[1] if (p := walk(branch, in_repeat))), None)
+            elif op == sre.SUBPATTERN:
+                problem = walk(arg[-1], in_repeat)
+            elif op == sre.ATOMIC_GROUP:
+                problem = walk(arg, in_repeat)
+            elif op in (sre.ASSERT, sre.ASSERT_NOT):
+                problem = walk(arg[1], in_repeat)
+            else:
+                problem = None
+            if problem:
+                return problem
+        return None
+
+    problem = walk(parsed, False)
+    if problem is None and unbounded > MAX_REGEX_REPEATS:
+        problem = f"has {unbounded} unbounded repeats (at most {MAX_REGEX_REPEATS})"
+    return problem
+
+
+# Operators that bind tighter than `=~`: a string literal followed by one is not the whole pattern.
+_TIGHTER = frozenset({"+", "-", "*", "/", "%", "^", "[", ".", "|", "("})
+
+
+def check_regexes(text: str) -> None:
+    """Refuse a `=~` whose pattern is not one literal string, or whose literal pattern could
+    backtrack catastrophically (:func:`regex_problem`)."""
+    toks = tokens(text)
+    for i, tok in enumerate(toks):
+        if not (
+            tok.kind == "punct" and tok.text == "~" and i and toks[i - 1].kind == "punct" and toks[i - 1].text == "="
+        ):
+            continue
+        literal = toks[i + 1] if i + 1 < len(toks) else None
+        after = toks[i + 2] if i + 2 < len(toks) else None
+        if (
+            literal is None
+            or literal.kind != "string"
+            or (after is not None and after.kind == "punct" and after.text in _TIGHTER)
+        ):
+            raise Refused(
+                "read mode refuses a regular expression (=~) that is not one literal string "
+                "(one match cannot be stopped by the transaction timeout); add --write to run it",
+                "it matches a regular expression (=~) that is not one literal string",
+            )
+        pattern = string_value(literal.text)
+        problem = regex_problem(pattern)
+        if problem:
+            shown = pattern if len(pattern) <= 40 else pattern[:40] + "…"
+            raise Refused(
+                f"read mode refuses the regular expression {shown!r}: it {problem}, and one match cannot be "
+                "stopped by the transaction timeout; add --write to run it",
+                f"its regular expression {shown!r} {problem}",
+            )
+
+
 def check(query_type: str | None, plan: dict | None, text: str) -> None:
     """Raise Refused, naming the first thing read mode does not run, or return."""
     names, procedures, in_plan = plan_calls(plan or {})
@@ -397,14 +568,16 @@ def check(query_type: str | None, plan: dict | None, text: str) -> None:
                 f"it uses {REFUSED_OPERATORS[name]}",
             )
     _check_calls(in_text.clauses, procedures | in_text.procedures, in_text.functions | in_plan.functions)
+    check_regexes(text)
 
 
 def check_text(text: str) -> None:
     """The checks that need no plan, made before Neo4j is asked: the refused clauses, procedures
     and functions the statement names (a procedure that is not installed is refused as well,
-    not reported by the planner as unknown)."""
+    not reported by the planner as unknown), and its regular expressions."""
     in_text = calls(text)
     _check_calls(in_text.clauses, in_text.procedures, in_text.functions)
+    check_regexes(text)
 
 
 def _check_calls(clauses: set[str], procedures: set[str], functions: set[str]) -> None:
@@ -418,6 +591,12 @@ def _check_calls(clauses: set[str], procedures: set[str], functions: set[str]) -
                 f"it calls {proc}, which is not allowed",
             )
     for func in sorted(functions):
+        if func.lower() in REGEX_FUNCTIONS:
+            raise Refused(
+                f"read mode refuses function {func} (it runs a regular expression the transaction timeout "
+                "cannot stop); add --write to run it",
+                f"it calls {func}, which runs a regular expression the transaction timeout cannot stop",
+            )
         if not allowed(func, READ_FUNCTIONS):
             raise Refused(
                 f"read mode refuses function {func} (not on the read-only allowlist); add --write to run it",
@@ -446,11 +625,14 @@ def explain_text(text: str) -> str | None:
     return "EXPLAIN " + text
 
 
-def run_read(session: Any, text: str, params: dict) -> tuple[list[str], list[list[Any]], dict]:
-    """Check the statement on its plan, then run it once in one read transaction (the driver's
-    managed transactions would retry it on a transient error; a user's query is not retried)."""
+def run_read(
+    session: Any, text: str, params: dict, timeout: float | None = None
+) -> tuple[list[str], list[list[Any]], dict]:
+    """Check the statement on its plan, then run it once in one read transaction that Neo4j ends
+    after `timeout` seconds (the driver's managed transactions would retry it on a transient
+    error; a user's query is not retried)."""
     planned = explain_text(text)
-    with session.begin_transaction() as tx:
+    with session.begin_transaction(timeout=timeout) as tx:
         if planned is not None:
             summary = tx.run(planned, params).consume()
             check(summary.query_type, summary.plan, text)
@@ -466,13 +648,30 @@ def run_read(session: Any, text: str, params: dict) -> tuple[list[str], list[lis
 def run_statement(graph: Any, text: str, params: dict, write: bool = False) -> tuple[list[str], list[list[Any]], dict]:
     """A user's statement: (columns, rows, counters). Read mode (the default) goes through
     :func:`run_read`; with `write`, it runs once as an auto-commit statement, so schema
-    statements and ``CALL { } IN TRANSACTIONS`` work too."""
-    with graph.session(read_only=not write) as session:
-        if not write:
-            return run_read(session, text, params)
-        result = session.run(text, params)
-        records = list(result)
-        keys = list(result.keys())
-        summary = result.consume()
-        counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
-        return keys, [list(r.values()) for r in records], counters
+    statements and ``CALL { } IN TRANSACTIONS`` work too. Each carries the Graph's transaction
+    timeout (a read GRAPHRAG_STATEMENT_TIMEOUT, a write GRAPHRAG_WRITE_TIMEOUT), and a statement
+    Neo4j ends at it is one StatementTimeout line."""
+    from neo4j import Query
+
+    from graphrag_cypher.db import statement_timeout_error, timed_out
+
+    read_timeout = getattr(graph, "read_timeout", None)
+    write_timeout = getattr(graph, "write_timeout", None)
+    try:
+        with graph.session(read_only=not write) as session:
+            if not write:
+                return run_read(session, text, params, read_timeout)
+            result = session.run(Query(text, timeout=write_timeout), params)
+            records = list(result)
+            keys = list(result.keys())
+            summary = result.consume()
+            counters = {k: v for k, v in vars(summary.counters).items() if not k.startswith("_")}
+            return keys, [list(r.values()) for r in records], counters
+    except Exception as exc:
+        if timed_out(exc):
+            raise (
+                statement_timeout_error(write_timeout, "GRAPHRAG_WRITE_TIMEOUT")
+                if write
+                else statement_timeout_error(read_timeout, "GRAPHRAG_STATEMENT_TIMEOUT")
+            ) from exc
+        raise

@@ -16,6 +16,10 @@ from .errors import GraphragError
 DEFAULT_URI = "bolt://127.0.0.1:7687"
 DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_NEO4J_TIMEOUT = 3.0  # seconds: a dead server is a one-line error this soon, not after half a minute
+# Seconds a read transaction may run before Neo4j itself ends it (GRAPHRAG_STATEMENT_TIMEOUT); writes
+# (loads, links, learning jobs) are unbounded unless GRAPHRAG_WRITE_TIMEOUT is set.
+DEFAULT_STATEMENT_TIMEOUT = 30.0
+MAX_STATEMENT_TIMEOUT = 86400.0
 # GRAPHRAG_LLM_MODEL=local:/path/model.gguf runs that GGUF file in-process with llama.cpp
 LOCAL_MODEL_PREFIX = "local:"
 
@@ -69,6 +73,9 @@ class Settings:
     neo4j_heap: str = "1g"
     # seconds a request waits on a Neo4j that does not answer (connect, handshake, retries)
     neo4j_timeout: float = DEFAULT_NEO4J_TIMEOUT
+    # seconds Neo4j lets one read transaction run, and one write transaction (None: no bound)
+    statement_timeout: float | None = DEFAULT_STATEMENT_TIMEOUT
+    write_timeout: float | None = None
     embedder: str = DEFAULT_EMBEDDER
     embedding_dimensions: int = 384
     llm_base_url: str | None = None
@@ -146,6 +153,21 @@ def _timeout(value: str | None) -> float:
     return seconds
 
 
+def _transaction_timeout(name: str, value: str | None, default: float | None) -> float | None:
+    """GRAPHRAG_STATEMENT_TIMEOUT / GRAPHRAG_WRITE_TIMEOUT: seconds, 0.1 to 86400, or off (no bound)."""
+    if value is None or not value.strip():
+        return default
+    if value.strip().lower() in {"off", "none"}:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.1 <= seconds <= MAX_STATEMENT_TIMEOUT:  # NaN fails both
+        raise GraphragError(f"{name}={value!r}: give seconds between 0.1 and {MAX_STATEMENT_TIMEOUT:g}, or off")
+    return seconds
+
+
 def _int_or_none(value: str | None, default: int | None) -> int | None:
     if value is None or value == "":
         return default
@@ -208,6 +230,10 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         neo4j_http_port=_int_or_none(env("GRAPHRAG_NEO4J_HTTP_PORT"), 7474),
         neo4j_heap=env("GRAPHRAG_NEO4J_HEAP") or "1g",
         neo4j_timeout=_timeout(env("GRAPHRAG_NEO4J_TIMEOUT")),
+        statement_timeout=_transaction_timeout(
+            "GRAPHRAG_STATEMENT_TIMEOUT", env("GRAPHRAG_STATEMENT_TIMEOUT"), DEFAULT_STATEMENT_TIMEOUT
+        ),
+        write_timeout=_transaction_timeout("GRAPHRAG_WRITE_TIMEOUT", env("GRAPHRAG_WRITE_TIMEOUT"), None),
         embedder=embedder,
         embedding_dimensions=dimensions,
         llm_base_url=env("OPENAI_BASE_URL") or None,

@@ -12,6 +12,12 @@ or one server, asked for its routing table), and ``+s`` / ``+ssc`` for TLS (Aura
 ``neo4j+s://``). Read sessions are opened in read access mode, so a cluster routes them to
 its secondaries (or followers); all sessions of a Graph share one bookmark manager, so a
 read sees every write the same Graph made before it (causal consistency across members).
+
+Every transaction carries a timeout that Neo4j enforces (the driver's transaction config), so a
+slow statement is ended by the database, not only abandoned by the client: reads
+``GRAPHRAG_STATEMENT_TIMEOUT`` seconds (default 30), writes ``GRAPHRAG_WRITE_TIMEOUT`` (default:
+no bound, a load of a large corpus writes in long transactions). A statement ended so is one
+:class:`StatementTimeout` line.
 """
 
 from __future__ import annotations
@@ -67,6 +73,28 @@ def _unavailable(settings: Settings, exc: Exception) -> Neo4jUnavailable:
     return Neo4jUnavailable(f"Neo4j at {where}: {exc}")
 
 
+class StatementTimeout(GraphragError):
+    """Neo4j ended a transaction that ran past its timeout."""
+
+
+def timed_out(exc: BaseException) -> bool:
+    """Whether `exc` is Neo4j ending a transaction at its timeout (the transaction config's, or the
+    server's db.transaction.timeout)."""
+    from neo4j.exceptions import Neo4jError
+
+    return isinstance(exc, Neo4jError) and "TransactionTimedOut" in (exc.code or "")
+
+
+def statement_timeout_error(seconds: float | None, setting: str) -> StatementTimeout:
+    """The one line for a transaction Neo4j ended at `seconds` (None: the server's own bound), which
+    the environment variable `setting` sets."""
+    bound = f"the {seconds:g} s" if seconds is not None else "the server's"
+    return StatementTimeout(
+        f"Neo4j ended a statement that ran past {bound} transaction timeout ({setting}): "
+        "ask a narrower question, or raise the timeout"
+    )
+
+
 def connection_lost(settings: Settings, exc: BaseException) -> Neo4jUnavailable | None:
     """The one-line error for a server that went away in the middle of a command (stopped,
     killed, its database shut down), or None when `exc` is something else."""
@@ -115,6 +143,9 @@ class Graph:
         self.settings = settings
         self.database = settings.neo4j_database
         self.timeout = settings.neo4j_timeout
+        # seconds Neo4j lets one read / one write transaction run (None: the server's own bound)
+        self.read_timeout = settings.statement_timeout
+        self.write_timeout = settings.write_timeout
         self._down_until = 0.0  # time.monotonic() until which sessions do not retry
         _quiet_driver_logs()
         from neo4j import GraphDatabase
@@ -147,8 +178,9 @@ class Graph:
         self.close()
 
     @contextmanager
-    def session(self, read_only: bool = False) -> Iterator[Any]:
-        """A driver session; a server lost on the way becomes one Neo4jUnavailable line."""
+    def session(self, read_only: bool = False, fetch_size: int | None = None) -> Iterator[Any]:
+        """A driver session; a server lost on the way becomes one Neo4jUnavailable line.
+        `fetch_size`: records asked of the server at a time (the driver's default: 1000)."""
         from neo4j import READ_ACCESS, WRITE_ACCESS
 
         # reads retry in `_read`, within the timeout; writes through the driver
@@ -159,6 +191,7 @@ class Graph:
                 default_access_mode=READ_ACCESS if read_only else WRITE_ACCESS,
                 max_transaction_retry_time=retry,
                 bookmark_manager=self.bookmarks,
+                fetch_size=fetch_size or 1000,  # the driver's default
             ) as session:
                 yield session
         except Exception as exc:
@@ -177,15 +210,21 @@ class Graph:
         """`work(tx)` in a read transaction. A failure that leaves time before the timeout is
         tried once more, half a second later (a stale pooled connection, a database still
         starting); none is when the server was already known to be gone."""
+        from neo4j import unit_of_work
         from neo4j.exceptions import TransientError
 
+        bounded = unit_of_work(timeout=self.read_timeout)(work)
         deadline = time.monotonic() + self.timeout
         retried = self.is_down()
         while True:
             try:
                 with self.session(read_only=True) as session:
-                    return session.execute_read(work)
-            except (Neo4jUnavailable, TransientError):
+                    return session.execute_read(bounded)
+            except Exception as exc:
+                if timed_out(exc):  # ended at its bound: trying again would only run it again
+                    raise statement_timeout_error(self.read_timeout, "GRAPHRAG_STATEMENT_TIMEOUT") from exc
+                if not isinstance(exc, (Neo4jUnavailable, TransientError)):
+                    raise
                 if retried or time.monotonic() + READ_RETRY_DELAY >= deadline:
                     raise
                 retried = True
@@ -215,8 +254,7 @@ class Graph:
         def work(tx):
             return [record.data() for record in tx.run(text, params)]
 
-        with self.session() as session:
-            return session.execute_write(work)
+        return self._write(work)
 
     def write_steps(self, *steps: tuple[str, dict[str, Any]]) -> list[list[dict]]:
         """Run named queries, in order, in one write transaction; each one's rows as dicts."""
@@ -225,8 +263,19 @@ class Graph:
         def work(tx):
             return [[record.data() for record in tx.run(text, params)] for text, params in texts]
 
-        with self.session() as session:
-            return session.execute_write(work)
+        return self._write(work)
+
+    def _write(self, work: Callable[[Any], Any]) -> Any:
+        """`work(tx)` in a write transaction under the write timeout (the driver retries it)."""
+        from neo4j import unit_of_work
+
+        try:
+            with self.session() as session:
+                return session.execute_write(unit_of_work(timeout=self.write_timeout)(work))
+        except Exception as exc:
+            if timed_out(exc):
+                raise statement_timeout_error(self.write_timeout, "GRAPHRAG_WRITE_TIMEOUT") from exc
+            raise
 
     def run_schema(self, text: str, /, **params: Any) -> list[dict]:
         """An auto-commit statement (schema changes cannot share a transaction with writes)."""

@@ -18,6 +18,7 @@ import math
 from collections import defaultdict
 
 from graphrag_cypher.admin import plugin
+from graphrag_cypher.errors import GraphragError
 
 from .base import Analysis, Evidence
 from .hybrid import HybridRetriever
@@ -36,6 +37,8 @@ PPR_WEIGHTS = {
     "pprIterations": 30,
 }
 TOLERANCE = 1e-10
+# The most iterations of the walk, in the plugin (ProcedureConfig.MAX_PPR_ITERATIONS) and here.
+MAX_ITERATIONS = 100_000
 ABOUT_WALK = 500  # chunks of the walk read when only chunks about an entity count
 
 
@@ -57,7 +60,10 @@ def weighted_ppr(
 ) -> dict[str, float]:
     """Personalised PageRank over `edges` (rows of retrieval/ppr_subgraph.cypher: `source`,
     `target` element ids, `type`), restarting at `seeds` (element id → weight): graphrag.ppr's
-    walk. A seed without an edge has nowhere to walk and is left out. Element id → score."""
+    walk. A seed without an edge has nowhere to walk and is left out. Element id → score.
+    `iterations` is 1 to MAX_ITERATIONS, as the procedure takes."""
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise GraphragError(f"pprIterations must be a whole number from 1 to {MAX_ITERATIONS}, not {iterations}")
     out: dict[str, float] = defaultdict(float)
     pairs = []
     for e in edges:

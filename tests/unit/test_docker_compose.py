@@ -44,6 +44,7 @@ def test_security_settings_match_the_local_server():
     assert env["NEO4J_internal_dbms_cypher__ip__blocklist"].split(",") == list(neo4j_local.CYPHER_IP_BLOCKLIST)
     assert env["NEO4J_dbms_security_allow__csv__import__from__file__urls"] == "false"
     assert "*" not in env["NEO4J_dbms_security_http__access__control__allow__origin"]
+    assert env["NEO4J_db_transaction_monitor_check_interval"] == "200ms"  # timeouts end on time
     apoc = {
         f"APOC_{line.split('=')[0][5:].replace('.', '_').upper()}": line.split("=")[1] for line in neo4j_local.APOC_CONF
     }

@@ -30,6 +30,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * The place linker inside the database.
@@ -55,6 +56,16 @@ public class LinkProcedures {
 
     @Context
     public Transaction tx;
+
+    @Context
+    public TerminationGuard guard;
+
+    /** Ends the call when its transaction was terminated or ran past its timeout. */
+    private void check() {
+        if (guard != null) {
+            guard.check();
+        }
+    }
 
     /** One accepted match: where (code point offsets in the stored text), as written, and around. */
     public static class PlaceMatch {
@@ -110,7 +121,7 @@ public class LinkProcedures {
             + "YIELD mentions, created, updated, removed, undecided RETURN *")
     public Stream<LinkSummary> link(@Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
         long started = System.nanoTime();
-        LinkConfig c = new LinkConfig(config);
+        LinkConfig c = new LinkConfig(config == null ? Map.of() : config);
         List<PlaceLinker.Place> places = readPlaces(tx, c.sources);
         if (places.isEmpty()) {
             throw new IllegalArgumentException(
@@ -128,8 +139,10 @@ public class LinkProcedures {
             throw new IllegalArgumentException(
                     "no places to link: load a gazetteer first (`graphrag load pleiades FILE`)");
         }
-        PlaceLinker.Result r = linker.run(chunks, emphasis,
-                chunk -> chunkNodes.get(chunk.id()).getProperty("text", null) instanceof String s ? s : "");
+        PlaceLinker.Result r = linker.run(chunks, emphasis, chunk -> {
+            check();  // once a chunk: the transaction timeout ends a long run
+            return chunkNodes.get(chunk.id()).getProperty("text", null) instanceof String s ? s : "";
+        });
         long decided = System.nanoTime();
         LinkSummary out = new LinkSummary();
         out.engine = "procedure";
@@ -375,6 +388,9 @@ public class LinkProcedures {
             dryRun = flag(map, "dryRun", false);
             returnEdges = flag(map, "returnEdges", false);
             Number minLength = number(map, "minLength", 3L);
+            if (minLength.doubleValue() < 1 || minLength.doubleValue() > 1000) {
+                throw wrong("minLength", "a whole number from 1 to 1000", minLength);
+            }
             options.minLength = minLength.intValue();
             List<String> stop = texts(map, "stoplist");
             options.stoplist = stop == null ? null : PlaceLinker.folded(stop);
@@ -388,6 +404,9 @@ public class LinkProcedures {
                         + e.getDescription());
             }
             options.minConfidence = number(map, "minConfidence", 0.5).doubleValue();
+            if (!(options.minConfidence >= 0 && options.minConfidence <= 1)) {
+                throw wrong("minConfidence", "a number from 0 to 1", options.minConfidence);
+            }
             options.contexts = flag(map, "contexts", true);
             List<String> keys = texts(map, "keys");
             options.onlyKeys = keys == null ? null : new HashSet<>(keys);
@@ -395,7 +414,7 @@ public class LinkProcedures {
 
         private static IllegalArgumentException wrong(String key, String what, Object value) {
             return new IllegalArgumentException("graphrag.link.places: config " + key + " must be " + what
-                    + ", not " + value);
+                    + ", not " + ProcedureConfig.shown(value));
         }
 
         private static String text(Map<String, Object> map, String key) {
@@ -440,13 +459,17 @@ public class LinkProcedures {
             + "Aho-Corasick pass in the database: one row per accepted match (chunkId, docId, key, start, end, "
             + "surface, before, after). config: keys (folded names; default: every Place's names, folded), "
             + "minLength (3), requireCapital (true), skipTails (true), skipSections (a regex of section titles "
-            + "to skip), corpus, window (480). Example: CALL graphrag.link.places.match({corpus: 'isaw'}) "
+            + "to skip), corpus, window (480, at most 10000); an unknown key or a value out of range is refused. "
+            + "Example: CALL graphrag.link.places.match({corpus: 'isaw'}) "
             + "YIELD key, surface, chunkId RETURN key, count(*) AS n ORDER BY n DESC LIMIT 10")
     public Stream<PlaceMatch> match(@Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
-        Config c = new Config(config);
+        Config c = new Config(config == null ? Map.of() : config);
         Collection<String> keys = c.keys != null ? c.keys : placeKeys(tx, c.minLength);
         PlaceMatcher matcher = new PlaceMatcher(keys, c.requireCapital, c.skipTails);
-        return tx.findNodes(CHUNK).stream().flatMap(chunk -> matches(chunk, matcher, c).stream());
+        return tx.findNodes(CHUNK).stream().flatMap(chunk -> {
+            check();
+            return matches(chunk, matcher, c).stream();
+        });
     }
 
     private static List<PlaceMatch> matches(Node chunk, PlaceMatcher matcher, Config c) {
@@ -528,16 +551,22 @@ public class LinkProcedures {
 
         @SuppressWarnings("unchecked")
         Config(Map<String, Object> map) {
+            ProcedureConfig.check("graphrag.link.places.match", map, ProcedureConfig.MATCH);
             Object k = map.get("keys");
             keys = k == null ? null : new ArrayList<>((List<String>) k);
-            minLength = ((Number) map.getOrDefault("minLength", 3L)).intValue();
-            requireCapital = (Boolean) map.getOrDefault("requireCapital", Boolean.TRUE);
-            skipTails = (Boolean) map.getOrDefault("skipTails", Boolean.TRUE);
+            minLength = RetrieveProcedures.number(map, "minLength", 3L).intValue();
+            requireCapital = !Boolean.FALSE.equals(map.get("requireCapital"));
+            skipTails = !Boolean.FALSE.equals(map.get("skipTails"));
             Object skipSections = map.get("skipSections");
-            skip = skipSections == null ? null : Pattern.compile(skipSections.toString());
+            try {
+                skip = skipSections == null ? null : Pattern.compile(skipSections.toString());
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new IllegalArgumentException("graphrag.link.places.match: config skipSections is not a regex: "
+                        + ProcedureConfig.oneLine(e.getDescription()));
+            }
             Object c = map.get("corpus");
             corpus = c == null ? null : c.toString();
-            window = ((Number) map.getOrDefault("window", (long) DEFAULT_WINDOW)).intValue();
+            window = RetrieveProcedures.number(map, "window", (long) DEFAULT_WINDOW).intValue();
         }
     }
 }

@@ -18,6 +18,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * Personalised PageRank with weighted seeds over the chunk–phrase–entity graph.
@@ -30,6 +31,10 @@ import org.neo4j.procedure.Procedure;
  * the seeds (in proportion to their weights) with probability {@code 1 - damping}. Python's
  * fallback ({@code graphrag_cypher.retrieval.ppr.weighted_ppr} over
  * {@code retrieval/ppr_subgraph.cypher}) computes the same walk.
+ *
+ * <p>Every parameter is checked against its bound first ({@link ProcedureConfig#PPR}: iterations at
+ * most 100000, an unknown config key refused), and the walk checks the transaction's termination
+ * guard on every step, so the transaction timeout ends a long call.
  */
 public class PprProcedure {
 
@@ -38,6 +43,9 @@ public class PprProcedure {
 
     @Context
     public Transaction tx;
+
+    @Context
+    public TerminationGuard guard;
 
     public static class Ranked {
         public String id;
@@ -55,15 +63,19 @@ public class PprProcedure {
     @Description("graphrag.ppr(seeds, config) - personalised PageRank from weighted seeds (a map of Chunk or "
             + "__Entity__ id to weight) over their two-hop neighbourhood (a seed with no relationship there is left out); yields id, node, score, best first. "
             + "config: relationshipTypes (a map of type to weight; default {HAS_PHRASE: 1.0, MENTIONS: 1.0}), "
-            + "damping (0.5), iterations (30), tolerance (1e-10), maxDegree (50), labels (['Chunk']: what is "
-            + "yielded), k (20). Example: CALL graphrag.ppr({`0::0`: 1.0, `12::0`: 0.5}, {damping: 0.5, k: 5}) "
+            + "damping (0.5), iterations (30, at most 100000), tolerance (1e-10), maxDegree (50), labels (['Chunk']: "
+            + "what is yielded), k (20, at most 10000); an unknown key or a value out of range is refused, and the "
+            + "transaction timeout ends a long walk. At most 10000 seeds. "
+            + "Example: CALL graphrag.ppr({`0::0`: 1.0, `12::0`: 0.5}, {damping: 0.5, k: 5}) "
             + "YIELD node, score RETURN node.id, score")
     public Stream<Ranked> ppr(
             @Name("seeds") Map<String, Object> seeds,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
-        Settings s = new Settings(config);
+        ProcedureConfig.checkSeeds("graphrag.ppr", seeds);
+        Settings s = new Settings(config == null ? Map.of() : config);
         Map<Node, Double> restart = new LinkedHashMap<>();
-                for (Map.Entry<String, Object> e : seeds.entrySet()) {
+        for (Map.Entry<String, Object> e : seeds.entrySet()) {
+            check();
             double w = ((Number) e.getValue()).doubleValue();
             Node n = tx.findNode(CHUNK, "id", e.getKey());
             if (n == null) {
@@ -89,6 +101,7 @@ public class PprProcedure {
         for (int hop = 0; hop < 2; hop++) {
             List<Node> next = new ArrayList<>();
             for (Node u : frontier) {
+                check();
                 for (Relationship r : u.getRelationships(Direction.BOTH, s.types)) {
                     Node v = r.getOtherNode(u);
                     if (!restart.containsKey(v) && !enterable.computeIfAbsent(v, x -> degree(x, s) <= s.maxDegree)) {
@@ -130,6 +143,7 @@ public class PprProcedure {
         }
         double[] x = p.clone();
         for (int it = 0; it < s.iterations; it++) {
+            check();
             double[] y = new double[n];
             for (double[] e : edges.values()) { // no node without a relationship is in the walk
                 int a = (int) e[0];
@@ -164,6 +178,13 @@ public class PprProcedure {
         return ranked.stream().limit(s.k);
     }
 
+    /** Ends the call when its transaction was terminated or ran past its timeout. */
+    private void check() {
+        if (guard != null) {
+            guard.check();
+        }
+    }
+
     private static int degree(Node v, Settings s) {
         int d = 0;
         for (RelationshipType t : s.types) {
@@ -184,6 +205,7 @@ public class PprProcedure {
 
         @SuppressWarnings("unchecked")
         Settings(Map<String, Object> config) {
+            ProcedureConfig.check("graphrag.ppr", config, ProcedureConfig.PPR);
             Object t = config.get("relationshipTypes");
             Map<String, Object> types = t == null ? Map.of("HAS_PHRASE", 1.0, "MENTIONS", 1.0) : (Map<String, Object>) t;
             for (Map.Entry<String, Object> e : types.entrySet()) {
@@ -193,12 +215,12 @@ public class PprProcedure {
                 }
             }
             this.types = weights.keySet().stream().map(RelationshipType::withName).toArray(RelationshipType[]::new);
-            damping = ((Number) config.getOrDefault("damping", 0.5)).doubleValue();
-            iterations = ((Number) config.getOrDefault("iterations", 30L)).intValue();
-            tolerance = ((Number) config.getOrDefault("tolerance", 1e-10)).doubleValue();
-            maxDegree = ((Number) config.getOrDefault("maxDegree", 50L)).intValue();
-            labels = (List<String>) config.getOrDefault("labels", List.of("Chunk"));
-            k = ((Number) config.getOrDefault("k", 20L)).longValue();
+            damping = RetrieveProcedures.number(config, "damping", 0.5).doubleValue();
+            iterations = RetrieveProcedures.number(config, "iterations", 30L).intValue();
+            tolerance = RetrieveProcedures.number(config, "tolerance", 1e-10).doubleValue();
+            maxDegree = RetrieveProcedures.number(config, "maxDegree", 50L).intValue();
+            labels = config.get("labels") == null ? List.of("Chunk") : (List<String>) config.get("labels");
+            k = RetrieveProcedures.number(config, "k", 20L).longValue();
         }
     }
 }

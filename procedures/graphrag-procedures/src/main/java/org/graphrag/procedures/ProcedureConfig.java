@@ -20,6 +20,15 @@ import java.util.regex.Pattern;
  * rrfK finite, 0..100000; from and to real dates written YYYY-MM-DD; corpus, mode and index names text
  * of at most 200 characters; entityIds, terms and aboutRules lists of at most 1000 texts; about a text of
  * at most 200 characters or a list of at most 1000 of them (entity ids; graphrag.search also takes names).
+ *
+ * <p>{@code graphrag.ppr} ({@link #PPR}): iterations 1..100000, damping and tolerance 0..1, maxDegree
+ * 1..1000000, k 1..10000, labels a list of at most 1000 texts, relationshipTypes a map of at most 100
+ * types to weights 0..1000; seeds a map of at most 10000 ids to finite weights of at least 0.
+ * {@code graphrag.link.places.match} ({@link #MATCH}): keys a list of at most 1000000 texts, minLength
+ * 1..1000, window 0..10000, requireCapital and skipTails true or false, skipSections a regex of at
+ * most 1000 characters, corpus. The arguments: a required one given null is refused by name; an
+ * embedding is a list of at most 4096 numbers; a full-text query at most 10000 characters; seed ids a
+ * list of at most 1000 texts. A null config is the empty one (every default).
  */
 final class ProcedureConfig {
 
@@ -27,11 +36,20 @@ final class ProcedureConfig {
      * Python faces ({@code graphrag_cypher.config.MAX_QUESTION}). */
     static final int MAX_QUESTION = 2000;
 
+    /** The longest full-text (Lucene) query graphrag.retrieve.graph takes, in characters. */
+    static final int MAX_QUERY = 10_000;
+    /** The most numbers an embedding argument holds. */
+    static final int MAX_DIMENSIONS = 4096;
+    /** The most seeds graphrag.ppr takes. */
+    static final int MAX_SEEDS = 10_000;
+    /** The most iterations of graphrag.ppr's walk. */
+    static final long MAX_PPR_ITERATIONS = 100_000;
+
     private static final Pattern ISO_DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");
     private static final int MAX_TEXT = 200;
     private static final int MAX_LIST = 1000;
 
-    enum Kind { WHOLE, REAL, TEXT, DATE, TEXTS, TEXT_OR_TEXTS }
+    enum Kind { WHOLE, REAL, TEXT, DATE, TEXTS, TEXT_OR_TEXTS, FLAG, WEIGHTS }
 
     record Rule(Kind kind, double min, double max) {}
 
@@ -54,6 +72,10 @@ final class ProcedureConfig {
     static final Map<String, Rule> GRAPH = new LinkedHashMap<>();
     /** graphrag.search: the graph mode's keys and the mode. */
     static final Map<String, Rule> SEARCH = new LinkedHashMap<>();
+    /** graphrag.ppr: the walk's settings. */
+    static final Map<String, Rule> PPR = new LinkedHashMap<>();
+    /** graphrag.link.places.match: the matching's settings. */
+    static final Map<String, Rule> MATCH = new LinkedHashMap<>();
 
     static {
         NEIGHBOURS.put("maxPhraseChunks", whole(0, 1_000_000));
@@ -85,6 +107,20 @@ final class ProcedureConfig {
         GRAPH.put("fulltextIndex", TEXT);
         SEARCH.putAll(GRAPH);
         SEARCH.put("mode", TEXT);
+        PPR.put("relationshipTypes", new Rule(Kind.WEIGHTS, 0, 1000));
+        PPR.put("damping", real(0, 1));
+        PPR.put("iterations", whole(1, MAX_PPR_ITERATIONS));
+        PPR.put("tolerance", real(0, 1));
+        PPR.put("maxDegree", whole(1, 1_000_000));
+        PPR.put("labels", TEXTS);
+        PPR.put("k", whole(1, 10_000));
+        MATCH.put("keys", new Rule(Kind.TEXTS, 0, 1_000_000));
+        MATCH.put("minLength", whole(1, 1000));
+        MATCH.put("requireCapital", new Rule(Kind.FLAG, 0, 0));
+        MATCH.put("skipTails", new Rule(Kind.FLAG, 0, 0));
+        MATCH.put("skipSections", new Rule(Kind.TEXT, 0, 1000));
+        MATCH.put("corpus", TEXT);
+        MATCH.put("window", whole(0, 10_000));
     }
 
     private ProcedureConfig() {}
@@ -110,6 +146,61 @@ final class ProcedureConfig {
         }
     }
 
+    /** Refuses a required argument given null, naming it and what it should be. */
+    static <T> T required(String procedure, String argument, T value, String what) {
+        if (value == null) {
+            throw new IllegalArgumentException(procedure + ": " + argument + " is required (" + what + "), not null");
+        }
+        return value;
+    }
+
+    /** Refuses an embedding that is not a list of at most {@link #MAX_DIMENSIONS} numbers. */
+    static void checkEmbedding(String procedure, List<?> embedding) {
+        required(procedure, "embedding", embedding, "a list of numbers");
+        if (embedding.size() > MAX_DIMENSIONS) {
+            throw new IllegalArgumentException(procedure + ": embedding must be a list of at most " + MAX_DIMENSIONS
+                    + " numbers, not a list of " + embedding.size());
+        }
+        for (Object x : embedding) {
+            if (!(x instanceof Number)) {
+                throw new IllegalArgumentException(procedure + ": embedding must be a list of at most "
+                        + MAX_DIMENSIONS + " numbers, not a list holding " + shown(x));
+            }
+        }
+    }
+
+    /** Refuses a full-text query longer than {@link #MAX_QUERY} characters. */
+    static void checkQuery(String procedure, String query) {
+        if (query != null && query.length() > MAX_QUERY) {
+            throw new IllegalArgumentException(procedure + ": the query is " + query.length()
+                    + " characters long; at most " + MAX_QUERY + " are taken");
+        }
+    }
+
+    /** Refuses a list of ids that is null, longer than 1000 or holds anything but text. */
+    static void checkIds(String procedure, String argument, List<?> ids) {
+        required(procedure, argument, ids, "a list of ids");
+        if (problem(TEXTS, ids) != null) {
+            throw new IllegalArgumentException(procedure + ": " + argument + " must be " + problem(TEXTS, ids)
+                    + ", not " + shown(ids));
+        }
+    }
+
+    /** Refuses seeds that are null, more than {@link #MAX_SEEDS}, or weighted by anything but a finite number >= 0. */
+    static void checkSeeds(String procedure, Map<String, Object> seeds) {
+        required(procedure, "seeds", seeds, "a map of id to weight");
+        if (seeds.size() > MAX_SEEDS) {
+            throw new IllegalArgumentException(procedure + ": seeds must be a map of at most " + MAX_SEEDS
+                    + " ids, not a map of " + seeds.size());
+        }
+        for (Map.Entry<String, Object> e : seeds.entrySet()) {
+            if (!(e.getValue() instanceof Number n) || !Double.isFinite(n.doubleValue()) || n.doubleValue() < 0) {
+                throw new IllegalArgumentException(procedure + ": the weight of seed '" + oneLine(e.getKey())
+                        + "' must be a finite number of at least 0, not " + shown(e.getValue()));
+            }
+        }
+    }
+
     /** Refuses a question longer than {@link #MAX_QUESTION} characters, leading and trailing blanks not counted. */
     static void checkQuestion(String procedure, String question) {
         String stripped = PyText.strip(question);
@@ -121,7 +212,7 @@ final class ProcedureConfig {
     }
 
     /** What the value should be, or null when it is. */
-    private static String problem(Rule rule, Object value) {
+    static String problem(Rule rule, Object value) {
         switch (rule.kind()) {
             case WHOLE -> {
                 String want = "a whole number from " + (long) rule.min() + " to " + (long) rule.max();
@@ -143,8 +234,26 @@ final class ProcedureConfig {
                 return !Double.isFinite(d) || d < rule.min() || d > rule.max() ? want : null;
             }
             case TEXT -> {
-                return value instanceof String s && s.length() <= MAX_TEXT ? null
-                        : "text of at most " + MAX_TEXT + " characters";
+                return value instanceof String s && s.length() <= rule.max() ? null
+                        : "text of at most " + (long) rule.max() + " characters";
+            }
+            case FLAG -> {
+                return value instanceof Boolean ? null : "true or false";
+            }
+            case WEIGHTS -> {
+                String want = "a map of at most 100 relationship types to finite numbers from 0 to "
+                        + plain(rule.max());
+                if (!(value instanceof Map<?, ?> map) || map.size() > 100) {
+                    return want;
+                }
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    if (!(e.getKey() instanceof String k) || k.length() > MAX_TEXT
+                            || !(e.getValue() instanceof Number n) || !Double.isFinite(n.doubleValue())
+                            || n.doubleValue() < 0 || n.doubleValue() > rule.max()) {
+                        return want;
+                    }
+                }
+                return null;
             }
             case DATE -> {
                 String want = "a date written YYYY-MM-DD, e.g. 2024-05-01";
@@ -159,8 +268,8 @@ final class ProcedureConfig {
                 }
             }
             case TEXTS -> {
-                String want = "a list of at most " + MAX_LIST + " texts";
-                if (!(value instanceof List<?> list) || list.size() > MAX_LIST) {
+                String want = "a list of at most " + (long) rule.max() + " texts";
+                if (!(value instanceof List<?> list) || list.size() > rule.max()) {
                     return want;
                 }
                 for (Object o : list) {
@@ -195,7 +304,7 @@ final class ProcedureConfig {
     }
 
     /** The refused value as the error shows it: quoted text, at most 40 characters, on one line. */
-    private static String shown(Object value) {
+    static String shown(Object value) {
         String text = value instanceof List<?> list ? "a list of " + list.size()
                 : value instanceof Map<?, ?> ? "a map"
                 : value instanceof String s ? "'" + s + "'"
@@ -204,7 +313,7 @@ final class ProcedureConfig {
         return text.length() > 40 ? text.substring(0, 40) + "…" : text;
     }
 
-    private static String oneLine(String text) {
+    static String oneLine(String text) {
         return String.join(" ", text.split("\\s+")).strip();
     }
 }

@@ -27,6 +27,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * Graph retrieval inside Neo4j: the rows of {@code cypher/queries/retrieval/seed_neighbours.cypher}
@@ -54,6 +55,16 @@ public class RetrieveProcedures {
 
     @Context
     public Transaction tx;
+
+    @Context
+    public TerminationGuard guard;
+
+    /** Ends the call when its transaction was terminated or ran past its timeout. */
+    void check() {
+        if (guard != null) {
+            guard.check();
+        }
+    }
 
     public static class Neighbour {
         public String seedId;
@@ -169,12 +180,16 @@ public class RetrieveProcedures {
             @Name("seedIds") List<String> seedIds,
             @Name("embedding") List<Double> embedding,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        config = config == null ? Map.of() : config;
         ProcedureConfig.check("graphrag.retrieve.neighbours", config, ProcedureConfig.NEIGHBOURS);
+        ProcedureConfig.checkIds("graphrag.retrieve.neighbours", "seedIds", seedIds);
+        ProcedureConfig.checkEmbedding("graphrag.retrieve.neighbours", embedding);
         Settings settings = new Settings(config).sizedTo(tx);
         float[] query = Vectors.of(embedding);
         Map<Node, float[]> vectors = new HashMap<>();
         List<Neighbour> rows = new ArrayList<>();
         for (String seedId : new LinkedHashSet<>(seedIds)) {
+            check();
             rows.addAll(neighboursOf(seedId, query, settings, vectors));
         }
         return rows.stream();
@@ -213,6 +228,7 @@ public class RetrieveProcedures {
             double w = chunks instanceof Double || chunks instanceof Float
                     ? 1.0 / chunks.doubleValue() : 1.0 / chunks.longValue();
             Object name = phrase.getProperty("name", null);
+            check();
             for (Relationship back : phrase.getRelationships(Direction.INCOMING, HAS_PHRASE)) {
                 Node n = back.getStartNode();
                 if (n.equals(seed) || !n.hasLabel(CHUNK)) {
@@ -235,6 +251,7 @@ public class RetrieveProcedures {
             if (name == null) {
                 name = entity.getProperty("id", null);
             }
+            check();
             for (Relationship m2 : entity.getRelationships(Direction.INCOMING, MENTIONS)) {
                 Node n = m2.getStartNode();
                 if (!(m2.getProperty("rule", null) instanceof String rule2) || !s.aboutRules.contains(rule2)
@@ -306,7 +323,8 @@ public class RetrieveProcedures {
             + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, phraseChunksShare 0.02, aboutWeight 1.0, aboutRules "
             + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
             + "'chunk_embedding', fulltextIndex 'chunk_text'); an unknown key or a value out of range (k: 1 to 1000) is "
-            + "refused. Yields chunkId, documentId, title, uri, text, score, "
+            + "refused, and so is a query of more than 10000 characters. "
+            + "Yields chunkId, documentId, title, uri, text, score, "
             + "via, best first. A chunk's vector can stand in for a question's. Example: MATCH (c:Chunk) WITH c LIMIT 1 "
             + "CALL graphrag.retrieve.graph(c.embedding, 'silver lantern', {k: 5, terms: ['silver', 'lantern']}) "
             + "YIELD chunkId, title, via RETURN chunkId, title, via")
@@ -314,7 +332,10 @@ public class RetrieveProcedures {
             @Name("embedding") List<Double> embedding,
             @Name("query") String query,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        config = config == null ? Map.of() : config;
         ProcedureConfig.check("graphrag.retrieve.graph", config, ProcedureConfig.GRAPH);
+        ProcedureConfig.checkEmbedding("graphrag.retrieve.graph", embedding);
+        ProcedureConfig.checkQuery("graphrag.retrieve.graph", query);
         Settings s = new Settings(config).sizedTo(tx);
         long k = number(config, "k", 5).longValue();
         long candidates = Math.max(k, number(config, "graphCandidates", 30).longValue());
@@ -341,6 +362,7 @@ public class RetrieveProcedures {
         Map<Node, float[]> vectors = new HashMap<>();
         Map<String, List<Neighbour>> leads = new HashMap<>();
         for (Ranked seed : sequence.subList(0, linkSeeds)) {
+            check();
             leads.computeIfAbsent(seed.chunkId, id -> neighboursOf(id, question, s, vectors));
         }
         Map<String, Set<String>> wordsOf = new HashMap<>();  // by text: neighbours recur across seeds
@@ -366,6 +388,7 @@ public class RetrieveProcedures {
         List<Ranked> ranked = new ArrayList<>();
         Set<String> placed = new HashSet<>();
         for (Ranked seed : sequence) {
+            check();
             if (placed.add(seed.chunkId)) {
                 ranked.add(seed);
             }
@@ -439,6 +462,7 @@ public class RetrieveProcedures {
         List<Map.Entry<Node, Double>> hits = new ArrayList<>();
         try (Result result = tx.execute(cypher, params)) {
             while (result.hasNext()) {
+                check();
                 Map<String, Object> row = result.next();
                 Node c = (Node) row.get("node");
                 double score = ((Number) row.get("score")).doubleValue();

@@ -21,6 +21,7 @@ import org.neo4j.procedure.Description;
 import org.neo4j.procedure.Mode;
 import org.neo4j.procedure.Name;
 import org.neo4j.procedure.Procedure;
+import org.neo4j.procedure.TerminationGuard;
 
 /**
  * {@code graphrag.search(question, config)}: a question in, the evidence {@code graphrag ask} would
@@ -36,6 +37,9 @@ public class SearchProcedure {
 
     @Context
     public Transaction tx;
+
+    @Context
+    public TerminationGuard guard;
 
     public static class Hit {
         public long rank;
@@ -64,14 +68,17 @@ public class SearchProcedure {
             + "that mention this entity or place: its id, or a name or alias, as graphrag ask --about resolves it; or "
             + "a list of them, chunks that mention any), and any weight of "
             + "the graph mode (linkSeeds, coverWeight, ...; see graphrag.retrieve.graph); an unknown key or a value "
-            + "out of range (k: 1 to 1000) is refused. The question: at most 2000 characters. Yields rank, chunkId, "
+            + "out of range (k: 1 to 1000) is refused; a null config is the empty one. The question (required): "
+            + "at most 2000 characters. Yields rank, chunkId, "
             + "documentId, title, uri, text, score, via. Example: CALL graphrag.search('who stole the lantern?', "
             + "{mode: 'graph', k: 5}) YIELD rank, title, score, text RETURN rank, title, score, left(text, 80)")
     public Stream<Hit> search(
             @Name("question") String question,
             @Name(value = "config", defaultValue = "{}") Map<String, Object> config) {
+        config = config == null ? Map.of() : config;  // null: every default, as the config left out
         ProcedureConfig.check("graphrag.search", config, ProcedureConfig.SEARCH);
-        if (question == null || question.isBlank()) {
+        ProcedureConfig.required("graphrag.search", "question", question, "text");
+        if (question.isBlank()) {
             return Stream.empty();
         }
         ProcedureConfig.checkQuestion("graphrag.search", question);
@@ -103,6 +110,7 @@ public class SearchProcedure {
             graphConfig.putIfAbsent("terms", a.keywords);
             RetrieveProcedures graph = new RetrieveProcedures();
             graph.tx = tx;
+            graph.guard = guard;
             graph.graph(embedding, a.query, graphConfig).forEach(r -> rows.add(row(r.chunkId, r.documentId, r.title,
                     r.uri, r.text, r.score, r.via)));
         } else {

@@ -2,6 +2,7 @@ package org.graphrag.procedures;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,16 +27,24 @@ final class EmbeddedNeo4j implements AutoCloseable {
     final GraphDatabaseService db;
     final GlobalProcedures procedures;
 
-    private EmbeddedNeo4j(Path dir) {
-        dbms = new DatabaseManagementServiceBuilder(dir)
-                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16))
-                .build();
+    private EmbeddedNeo4j(Path dir, Duration monitorInterval) {
+        DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(dir)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(16));
+        if (monitorInterval != null) {
+            builder.setConfig(GraphDatabaseSettings.transaction_monitor_check_interval, monitorInterval);
+        }
+        dbms = builder.build();
         db = dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
         procedures = ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class);
     }
 
     static EmbeddedNeo4j start(Path dir) {
-        return new EmbeddedNeo4j(dir);
+        return new EmbeddedNeo4j(dir, null);
+    }
+
+    /** A database whose transactions are checked for their timeout every `monitorInterval`. */
+    static EmbeddedNeo4j start(Path dir, Duration monitorInterval) {
+        return new EmbeddedNeo4j(dir, monitorInterval);
     }
 
     /** Every row of one statement, in its own transaction. */

@@ -154,7 +154,7 @@ class LinkPlacesCypherTest {
         QueryExecutionException e = assertThrows(QueryExecutionException.class, () -> link(Map.of("corpos", "x")));
         assertTrue(e.getMessage().contains("unknown config key 'corpos'"), e.getMessage());
         e = assertThrows(QueryExecutionException.class, () -> link(Map.of("minConfidence", "high")));
-        assertTrue(e.getMessage().contains("config minConfidence must be a number, not high"), e.getMessage());
+        assertTrue(e.getMessage().contains("config minConfidence must be a number, not 'high'"), e.getMessage());
         e = assertThrows(QueryExecutionException.class, () -> link(Map.of("skipSections", "(")));
         assertTrue(e.getMessage().contains("skipSections is not a regex"), e.getMessage());
     }
