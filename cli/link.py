@@ -299,6 +299,10 @@ def link_phrases_cmd(graph, max_chunks, min_length, full, dry_run, as_json) -> N
                 max_chunks=max_chunks, min_length=min_length, full=full, dry_run=dry_run, progress=progress
             ),
         ).to_dict()
+    from graphrag_cypher.terminal import safe_text
+
+    for skipped in result.get("errors") or []:  # chunks Neo4j refused: skipped, the rest linked
+        click.echo(f"error: {safe_text(skipped['item'], False)}: {safe_text(skipped['error'], False)}", err=True)
     if as_json:
         print_json(result)
     else:

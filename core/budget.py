@@ -21,6 +21,21 @@ Markdown, code) works within a `ParseBudget` and reports what it cut as one line
 
 A document over a budget keeps the part within it and says what was cut
 (`ParsedDocument.notes`): "PDF cut at page 12 of 300: 2,000,000-character budget reached".
+The character budget holds for every loader's documents (a MediaWiki page, a feed entry, a
+record): the load cuts a longer document's text and says so in its result's warnings.
+
+Bounds on what reaches an index. Neo4j refuses a range-index key over about 8 KB ("Property
+value too large to index"), and one refused write fails its whole transaction, so every value
+that user text reaches under an index or uniqueness constraint is bounded before it is written:
+
+- ``MAX_TOKEN_CHARS`` (64): a longer "word" (a base64 blob, a minified line, a hash) is never
+  a `:Word` of the vocabulary nor part of a `:Phrase`; the chunk keeps it as text.
+- ``MAX_PHRASE_CHARS`` (256): a longer run of capitalised words is not a phrase (its words
+  still are).
+- ``MAX_KEY_CHARS`` (1,024; at most 4 KB in UTF-8): ids and other keys (document and chunk
+  ids, entity ids and normalised names, corpus names). An id over it is the document's error,
+  one line (a cut id could merge two documents); an indexed metadata value over it (a
+  front-matter `date`) is cut, with a note.
 """
 
 from __future__ import annotations
@@ -31,6 +46,9 @@ from dataclasses import dataclass
 from .errors import GraphragError
 
 MB = 1024 * 1024
+MAX_TOKEN_CHARS = 64
+MAX_PHRASE_CHARS = 256
+MAX_KEY_CHARS = 1024
 ENV_NAMES = (
     "GRAPHRAG_PARSE_SECONDS",
     "GRAPHRAG_PARSE_MAX_CHARS",
@@ -94,3 +112,20 @@ def cut_text(text: str, limit: int) -> str:
     head = text[:limit]
     newline = head.rfind("\n")
     return head[:newline] if newline >= limit * 0.9 else head
+
+
+def refused_write(exc: BaseException) -> bool:
+    """Whether Neo4j refused a write for what it holds (a value it cannot index, a transaction
+    too large for its memory), not because it is busy or going away: the documents are at
+    fault, and one alone can be skipped."""
+    from neo4j.exceptions import Neo4jError, TransientError
+
+    if not isinstance(exc, Neo4jError):
+        return False
+    return not isinstance(exc, TransientError) or (exc.code or "").endswith("MemoryPoolOutOfMemoryError")
+
+
+def refused_reason(exc: BaseException) -> str:
+    """Why Neo4j refused a write, as one short line."""
+    message = " ".join(str(getattr(exc, "message", None) or exc).split())
+    return message if len(message) <= 200 else message[:199] + "…"

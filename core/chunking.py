@@ -228,14 +228,18 @@ def semantic_split(
 
     A break goes where the cosine distance between neighbours is above the given
     percentile of all neighbour distances, or where the group would exceed `size`.
+    A sentence written more than once is embedded once.
     """
     sentences = [s.strip() for s in sentences if s and s.strip()]
     if len(sentences) <= 1:
         return sentences
-    vectors = embed(sentences)
-    if len(vectors) != len(sentences):
-        raise ValueError(f"embed returned {len(vectors)} vectors for {len(sentences)} sentences")
-    distances = [1.0 - _cosine(a, b) for a, b in pairwise(vectors)]
+    distinct = list(dict.fromkeys(sentences))
+    found = embed(distinct)
+    if len(found) != len(distinct):
+        raise ValueError(f"embed returned {len(found)} vectors for {len(distinct)} sentences")
+    by_text = dict(zip(distinct, found, strict=True))
+    vectors = [by_text[s] for s in sentences]
+    distances = [0.0 if a is b else 1.0 - _cosine(a, b) for a, b in pairwise(vectors)]
     threshold = _percentile(distances, threshold_percentile)
     groups: list[list[str]] = [[sentences[0]]]
     for sentence, distance in zip(sentences[1:], distances, strict=True):

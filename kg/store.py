@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..budget import MAX_KEY_CHARS
 from ..db import Graph, query
 
 BATCH = 500
@@ -91,9 +92,20 @@ class Extraction:
         return dict(sorted(Counter(r["type"] for r in self.relations.values()).items()))
 
 
+def _too_long(entity: dict) -> bool:
+    """Whether an entity's id or normName is over MAX_KEY_CHARS: index keys Neo4j would refuse,
+    failing the whole batch; such a "name" (a blob an extractor took for one) is skipped."""
+    return any(isinstance(entity.get(k), str) and len(entity[k]) > MAX_KEY_CHARS for k in ("id", "normName"))
+
+
 def entity_rows(extraction: Extraction) -> list[dict]:
+    """The entities' write rows; one whose id or normName is too long to index is left out and
+    counted in `extraction.skipped` (its relations then find no end and are not written)."""
     rows = []
-    for e in extraction.entities.values():
+    for e in list(extraction.entities.values()):
+        if _too_long(e):
+            extraction.skip("name too long to index", (e.get("name") or e["id"])[:80])
+            continue
         props = {k: v for k, v in e.items() if k not in {"id", "type", "implied", "aliases"} and v is not None}
         if isinstance(props.get("typeScores"), dict):
             props["typeScores"] = json.dumps(props["typeScores"], sort_keys=True)

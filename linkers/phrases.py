@@ -19,7 +19,11 @@ builders that skip the LLM (Microsoft GraphRAG's "fast" indexer, for one):
 * phrases are accent- and case-folded (`graphrag_cypher.text.fold`); the display name is the
   first spelling met;
 * only phrases shared by 2 ≤ n ≤ ``max_chunks`` chunks are kept: a name in one chunk
-  joins nothing, and one in hundreds ("United States") joins everything to everything.
+  joins nothing, and one in hundreds ("United States") joins everything to everything;
+* a token longer than ``MAX_TOKEN_CHARS`` (a base64 blob, a minified line) is neither a word
+  nor part of a phrase: it breaks the run it sits in, as a comma does; a phrase longer than
+  ``MAX_PHRASE_CHARS`` is not kept. Words and phrases are index keys, and Neo4j refuses a key
+  of more than about 8 KB.
 
 Graph retrieval weights a shared phrase by 1 / (chunks sharing it), so rare names count most.
 
@@ -51,6 +55,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from graphrag_cypher.budget import MAX_PHRASE_CHARS, MAX_TOKEN_CHARS, refused_reason, refused_write
 from graphrag_cypher.db import Graph
 from graphrag_cypher.text import fold
 
@@ -69,6 +74,12 @@ LEADING_STOP = LUCENE_STOP_WORDS | frozenset(
 _CLAUSE = re.compile(r"[,;:()\[\]{}\"“”«»!?|/]|\s[-–—]\s|\.(?:\s|$)|\n")
 _TOKEN = re.compile(r"[^\W_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s$")
+_BREAK = "\x00"  # stands for a token too long to be a word: it ends the run of a phrase
+
+
+def _tokens(text: str) -> list[str]:
+    """The tokens of `text`, each longer than MAX_TOKEN_CHARS as `_BREAK`."""
+    return [t if len(t) <= MAX_TOKEN_CHARS else _BREAK for t in _TOKEN.findall(text or "")]
 
 
 @dataclass(kw_only=True)
@@ -102,6 +113,7 @@ class PhraseLinkResult(LinkResult):
     too_common: int = 0
     phrases_written: int = 0
     phrases_removed: int = 0
+    errors: list[dict] = field(default_factory=list)  # chunks skipped: {"item": chunk id, "error": why}
 
     @property
     def skipped(self) -> dict[str, int]:
@@ -112,11 +124,15 @@ def _is_capitalised(token: str) -> bool:
     return token[0].isupper()
 
 
+def _is_lower(token: str) -> bool:
+    return token[0].islower()
+
+
 def lowercase_vocabulary(texts: Iterable[str]) -> frozenset[str]:
     """Words the corpus writes in lower case somewhere: capitalised only at a sentence start."""
     seen: set[str] = set()
     for text in texts:
-        seen.update(t for t in _TOKEN.findall(text or "") if t[0].islower())
+        seen.update(t for t in _tokens(text) if _is_lower(t))
     return frozenset(seen)
 
 
@@ -128,7 +144,7 @@ def extract_phrases(text: str, common: frozenset[str] = frozenset(), min_length:
     """
     found: dict[str, str] = {}
     for clause in _CLAUSE.split(text or ""):
-        tokens = [_POSSESSIVE.sub("", t) for t in _TOKEN.findall(clause)]
+        tokens = [_POSSESSIVE.sub("", t) for t in _tokens(clause)]
         i = 0
         while i < len(tokens):
             if not _is_capitalised(tokens[i]):
@@ -163,7 +179,7 @@ def extract_phrases(text: str, common: frozenset[str] = frozenset(), min_length:
 
 def _add(found: dict[str, str], surface: str, min_length: int) -> None:
     key = fold(surface.rstrip("'’."))
-    if len(key) >= min_length and any(ch.isalpha() for ch in key):
+    if min_length <= len(key) <= MAX_PHRASE_CHARS and any(ch.isalpha() for ch in key):
         found.setdefault(key, surface.rstrip("'’."))
 
 
@@ -180,11 +196,11 @@ def chunk_words(text: str) -> tuple[list[str], list[str]]:
     ``(["said", "the", "war", "won"], ["finland", "signmark"])`` ("During" is a leading stop
     word: dropped whatever the vocabulary says, so no lead).
     """
-    lower = sorted({t for t in _TOKEN.findall(text or "") if t[0].islower()})
+    lower = sorted({t for t in _tokens(text) if _is_lower(t)})
     leads: set[str] = set()
     for clause in _CLAUSE.split(text or ""):
         first = _TOKEN.search(clause)
-        if first is None:
+        if first is None or len(first.group()) > MAX_TOKEN_CHARS:
             continue
         token = _POSSESSIVE.sub("", first.group())
         low = token.lower()
@@ -247,7 +263,7 @@ def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkRes
     # 1. new chunks give their words to the vocabulary (before any is decided on: the rule
     #    reads the whole corpus's vocabulary, theirs included)
     while rows := graph.read("phrases/pending_words", limit=batch):
-        _write_words(graph, rows, counted=True)
+        _each_chunk(graph, rows, lambda part: _write_words(graph, part, counted=True), result)
         progress(f"phrases: vocabulary of {len(rows)} new chunk(s)")
     lap("words")
     # 2. words that entered or left the vocabulary send the chunks they start a clause of back
@@ -263,16 +279,21 @@ def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkRes
             have = {term: surface for term, surface in row["terms"]}
             changes.append(
                 {
+                    "id": row["id"],
                     "chunkId": row["id"],
                     "add": [{"id": k, "surface": s} for k, s in sorted(found.items()) if k not in have],
                     "remove": sorted(k for k in have if k not in found),
                     "surface": [{"id": k, "surface": s} for k, s in sorted(found.items()) if have.get(k, s) != s],
                 }
             )
-        done = graph.write("phrases/link_chunks", rows=changes)[0]
-        result.chunks += done["chunks"]
-        result.created += done["created"]
-        result.removed += done["removed"]
+
+        def link(part: list[dict]) -> None:
+            done = graph.write("phrases/link_chunks", rows=part)[0]
+            result.chunks += done["chunks"]
+            result.created += done["created"]
+            result.removed += done["removed"]
+
+        _each_chunk(graph, changes, link, result)
         progress(f"phrases: {result.chunks} chunk(s) linked")
     lap("link")
     # 4. terms whose count moved: label, link type, name
@@ -282,6 +303,27 @@ def _incremental(graph: Graph, options: PhraseLinkOptions, result: PhraseLinkRes
         result.created += settled["created"]
         result.removed += settled["removed"]
     lap("settle")
+
+
+def _each_chunk(graph: Graph, rows: list[dict], write: Callable[[list[dict]], None], result: PhraseLinkResult) -> None:
+    """`write(rows)` in one transaction; when Neo4j refuses it (not a server gone or busy),
+    each row alone, and a chunk refused alone is skipped (`phrases/skip_chunks`) and reported
+    in `result.errors`: one chunk the graph cannot hold never stops the run, nor the next."""
+    try:
+        write(rows)
+        return
+    except Exception as exc:
+        if not refused_write(exc):
+            raise
+    for row in rows:  # one of them, or more, Neo4j cannot hold: find which
+        try:
+            write([row])
+        except Exception as exc:
+            if not refused_write(exc):
+                raise
+            reason = refused_reason(exc)
+            graph.write("phrases/skip_chunks", rows=[{"id": row["id"], "error": reason}])
+            result.errors.append({"item": row["id"], "error": reason})
 
 
 def _write_words(graph: Graph, rows: list[dict], counted: bool) -> None:

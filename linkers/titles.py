@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import ClassVar
 
+from graphrag_cypher.budget import MAX_KEY_CHARS
 from graphrag_cypher.db import Graph
 from graphrag_cypher.text import fold, is_word_char, norm_name
 
@@ -80,6 +81,12 @@ def entity_id(title: str) -> str:
 
 def clean_title(title: str) -> str:
     return " ".join(title.split())
+
+
+def topic_norm(title: str) -> str:
+    """A topic's normName: its title's, within MAX_KEY_CHARS (an index key; a title that long
+    names no topic a question would spell out)."""
+    return norm_name(title)[:MAX_KEY_CHARS]
 
 
 @dataclass
@@ -294,9 +301,9 @@ def _link_by_catalogue(graph: Graph, options: TitleLinkOptions, full: bool, star
     writer = _Writer(graph, options, result)
     started = time.perf_counter()
     changed = [
-        {"entityId": key, "title": title, "normName": norm_name(title)}
+        {"entityId": key, "title": title, "normName": topic_norm(title)}
         for key, title in sorted(catalogue.names.items())
-        if topics.get(key) != (title, norm_name(title))
+        if topics.get(key) != (title, topic_norm(title))
     ]
     gone = sorted(key for key in topics if key not in catalogue.all_topics)
     _write_topics(graph, options, result, changed, gone)
@@ -352,8 +359,8 @@ def _link_changes(graph: Graph, options: TitleLinkOptions, state: dict, started:
                     gone.append(key)
                 continue
             names[key] = min(carriers)[1]
-            if not row["exists"] or (row["name"], row["normName"]) != (names[key], norm_name(names[key])):
-                changed.append({"entityId": key, "title": names[key], "normName": norm_name(names[key])})
+            if not row["exists"] or (row["name"], row["normName"]) != (names[key], topic_norm(names[key])):
+                changed.append({"entityId": key, "title": names[key], "normName": topic_norm(names[key])})
     result.documents, result.topics = len(unlinked), len(touched)
     result.seconds["read"] = round(time.perf_counter() - started, 3)
     options.progress(f"titles: {len(unlinked)} document(s) new or renamed, {len(touched)} topic(s) touched")

@@ -92,6 +92,8 @@ class LearnResult:
             found = self.phrases.to_dict() if hasattr(self.phrases, "to_dict") else dict(self.phrases)
             keys = ("phrases", "links", "links_created", "links_removed", "chunks", "full")
             result["phrases"] = {k: found[k] for k in keys if k in found}
+            if found.get("errors"):  # chunks the phrase linker could not write, skipped
+                result["phrases"]["errors"] = found["errors"]
         if self.extraction is not None:
             result["extraction"] = self.extraction
         return result

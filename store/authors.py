@@ -19,6 +19,7 @@ from graphrag_cypher.text import collapse_whitespace, norm_name
 
 ID_PREFIX = "person:"
 MAX_NAME_WORDS = 6  # longer is an affiliation or a sentence, not a name
+MAX_NAME_CHARS = 200  # longer is a blob, not a name (and a person's id is an index key)
 _SUFFIXES = {"jr", "sr", "ii", "iii", "iv", "phd", "md"}
 _LIST_SPLIT = re.compile(r"\s*(?:;|&|\band\b|\bund\b|\bet\b)\s*", re.I)
 _NOT_A_NAME = re.compile(r"[\d@/<>{}\[\]|=]|https?:|www\.", re.I)
@@ -41,6 +42,7 @@ def _looks_like_name(name: str) -> bool:
     words = name.split()
     return (
         0 < len(words) <= MAX_NAME_WORDS
+        and len(name) <= MAX_NAME_CHARS
         and not _NOT_A_NAME.search(name)
         and not _COLLECTIVE.search(name)
         and any(c.isalpha() for c in name)

@@ -36,7 +36,7 @@ from typing import Any
 
 from graphrag_cypher.errors import GraphragError
 
-from .ingest import Loader, LoadOptions, document_props, embedding_input
+from .ingest import Loader, LoadOptions, document_props, embedding_input, refused_id, text_hash, within_text_budget
 
 FORMAT = "graphrag-bulk/1"
 MANIFEST = "manifest.json"
@@ -273,13 +273,20 @@ def export(
     def write_pending() -> None:
         nonlocal pending, pending_chunks
         if embedder is not None:
-            todo = [c for _, _, cs in pending for c in cs]
-            for start in range(0, len(todo), embed_batch):
-                part = todo[start : start + embed_batch]
-                vectors = embedder.embed([embedding_input(c["props"]["title"], c["props"]["text"]) for c in part])
-                for chunk, vector in zip(part, vectors, strict=True):
-                    chunk["embedding"] = vector
-                stats.embedded += len(part)
+            # a text repeated in the batch is encoded once, under the first title, as `load` does
+            todo: dict[str, list[dict]] = {}
+            for _, _, cs in pending:
+                for c in cs:
+                    todo.setdefault(text_hash(c["props"]["text"]), []).append(c)
+            order = list(todo)
+            for start in range(0, len(order), embed_batch):
+                part = order[start : start + embed_batch]
+                first = [todo[d][0]["props"] for d in part]
+                vectors = embedder.embed([embedding_input(p["title"], p["text"]) for p in first])
+                for digest, vector in zip(part, vectors, strict=True):
+                    for chunk in todo[digest]:
+                        chunk["embedding"] = vector
+                    stats.embedded += len(todo[digest])
                 on_progress(stats)
         for doc, props, doc_chunks in pending:
             documents.add({"id": doc.id, LABELS_COLUMN: list(doc.labels), **props})
@@ -298,7 +305,12 @@ def export(
                 stats.duplicates += 1
                 continue
             seen.add(item.id)
-            for note in getattr(item, "notes", ()):
+            refusal = refused_id(item)
+            if refusal is not None:
+                fail(item.source, refusal)
+                continue
+            cut = within_text_budget(item, chunker.max_chars)
+            for note in [*getattr(item, "notes", ()), *([cut] if cut else [])]:
                 stats.warnings.append({"item": item.source, "warning": note})
                 on_error(f"{item.source}: {note}")
             try:

@@ -10,20 +10,33 @@ a writer thread stores the previous batch.
 A load can be asked to stop (`should_stop`): it looks between documents and between embedding
 calls, writes the documents it has fully embedded, drops the rest and reports `cancelled`, so
 what it leaves is whole documents, as after an interruption.
+
+Each document is its own unit of failure. One whose id is too long to index, whose chunks the
+embedder refuses, or whose write Neo4j refuses is reported by name with the reason (`errors`)
+and left out; the rest of the load goes on. A document's text past the character budget
+(``GRAPHRAG_PARSE_MAX_CHARS``, see `graphrag_cypher.budget`) is cut, with a warning.
+
+Work is in proportion to what is new: a chunk text is encoded once per load however often it
+repeats, under any title (boilerplate shared by pages costs one encode), and not at all when the
+graph holds a vector for it with the same title already (`Chunk.contentHash`: what the encoder
+reads).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 import queue
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphrag_cypher.budget import MAX_KEY_CHARS, ParseBudget, cut_text, refused_reason, refused_write
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError, Neo4jUnavailable
 
@@ -59,6 +72,7 @@ class LoadOptions:
     embed_step: int = 64  # chunks per embedding call within a batch: where progress is told and a stop is seen
     write_batch: int = 256  # chunks per write transaction: what an interruption can lose
     overlap_writes: bool = True  # write while the next batch is embedded
+    max_chars: int | None = None  # a document's text past this is cut (None: GRAPHRAG_PARSE_MAX_CHARS)
 
 
 @dataclass
@@ -135,9 +149,8 @@ def _storable(value) -> bool:
 MAX_PROPERTY_CHARS = 64 * 1024
 
 
-def _capped(key: str, value, notes: list[str]):
-    """`value` within MAX_PROPERTY_CHARS (None: not stored), with a note when it was cut."""
-    limit = MAX_PROPERTY_CHARS
+def _capped(key: str, value, notes: list[str], limit: int = MAX_PROPERTY_CHARS):
+    """`value` within `limit` characters (None: not stored), with a note when it was cut."""
     if isinstance(value, str) and len(value) > limit:
         notes.append(f"property {key!r} cut from {len(value):,} to {limit:,} characters")
         return value[:limit]
@@ -172,6 +185,11 @@ def embedding_input(title: str | None, text: str) -> str:
     return f"{title}\n{text}" if title else text
 
 
+# Document properties under a range index that a parser's metadata may set (front matter's
+# `date`): Neo4j refuses a key over about 8 KB, so these are cut at MAX_KEY_CHARS.
+INDEXED_METADATA = frozenset({"date"})
+
+
 def document_props(doc, options: LoadOptions, notes: list[str] | None = None) -> dict:
     """The Document node's properties; what MAX_PROPERTY_CHARS cut is added to `notes`."""
     notes = notes if notes is not None else []
@@ -184,7 +202,7 @@ def document_props(doc, options: LoadOptions, notes: list[str] | None = None) ->
             if len(value) > MAX_PROPERTY_CHARS:
                 notes.append(f"property {key!r} not stored: {len(value):,} characters of JSON, over the cap")
                 continue
-        props[key] = _capped(key, value, notes)
+        props[key] = _capped(key, value, notes, MAX_KEY_CHARS if key in INDEXED_METADATA else MAX_PROPERTY_CHARS)
     props.update(
         title=_capped("title", doc.title, notes),
         kind=doc.kind,
@@ -205,6 +223,49 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# Document kinds whose `source` is the document's own file or URL; other loaders' documents
+# share theirs (the pages of one export, the entries of one feed) and are named by title too.
+OWN_SOURCE_KINDS = frozenset({"file", "pdf", "code", "web"})
+
+
+def item_name(doc: dict) -> str:
+    """How a report names a document (its `source`, `title` and `kind`): its file or URL, and
+    for a document that shares its source with others, its title too (shortened)."""
+    source, title = doc.get("source") or "", doc.get("title") or ""
+    if doc.get("kind") in OWN_SOURCE_KINDS or not title:
+        return source
+    return f"{source} [{title if len(title) <= 80 else title[:79] + '…'}]"
+
+
+def refused_id(doc) -> str | None:
+    """Why a document cannot be stored under its id (too long to be an index key), or None. A
+    cut id could make two documents one, so such a document is an error, not cut."""
+    if len(doc.id) > MAX_KEY_CHARS:
+        return f"id too long: {len(doc.id):,} characters, more than the {MAX_KEY_CHARS:,} an id may have"
+    return None
+
+
+def within_text_budget(doc, max_chars: int) -> str | None:
+    """Cut `doc`'s sections to `max_chars` characters in all (the last one kept cut), and say
+    so; None when it is within the budget. Loaders that parse within a budget already (files,
+    web pages) are within it; this holds every other loader's documents to it."""
+    total = 0
+    for i, section in enumerate(doc.sections):
+        if total + len(section.text) > max_chars:
+            length = sum(len(s.text) for s in doc.sections)
+            head = cut_text(section.text, max_chars - total)
+            kept = doc.sections[:i]
+            if head.strip():
+                kept.append(dataclasses.replace(section, text=head))
+            doc.sections = kept
+            return (
+                f"text cut at character {total + len(head):,} of {length:,}: "
+                f"{max_chars:,}-character budget reached (GRAPHRAG_PARSE_MAX_CHARS)"
+            )
+        total += len(section.text)
+    return None
+
+
 @dataclass
 class Checkpoint:
     """A marker in a load's item stream: when the Loader reaches it, every document before it
@@ -221,11 +282,19 @@ class _Stopped(Exception):
 
 
 class _Writer(threading.Thread):
-    """Writes batches in order on its own thread; the first failure stops the load."""
+    """Writes batches in order on its own thread. A batch Neo4j refuses (a value it cannot
+    store, not a server gone or busy) is written again a document at a time, and each document
+    refused alone goes to `on_refused(source, reason)`; any other failure stops the load."""
 
-    def __init__(self, graph: Graph, stats: LoadStats, on_written: Callable[[int, int], None]):
+    def __init__(
+        self,
+        graph: Graph,
+        stats: LoadStats,
+        on_written: Callable[[int, int], None],
+        on_refused: Callable[[str, str], None] = lambda source, reason: None,
+    ):
         super().__init__(daemon=True, name="graphrag-writer")
-        self.graph, self.stats, self.on_written = graph, stats, on_written
+        self.graph, self.stats, self.on_written, self.on_refused = graph, stats, on_written, on_refused
         self.batches: queue.Queue = queue.Queue(maxsize=16)
         self.error: BaseException | None = None
 
@@ -246,28 +315,49 @@ class _Writer(threading.Thread):
                 continue
             try:
 
-                def work(tx, batch=batch):  # bound now: the closure runs within this iteration
-                    tx.run(release, ids=[doc["id"] for doc in batch]).consume()  # old chunks give counts back
-                    rows = tx.run(upsert, docs=batch).data()
-                    made = tx.run(create, docs=batch).single()["chunks"]
-                    write_authored(tx, [{"id": doc["id"], "authors": doc["props"].get("authors")} for doc in batch])
+                def work(tx, docs):
+                    tx.run(release, ids=[doc["id"] for doc in docs]).consume()  # old chunks give counts back
+                    rows = tx.run(upsert, docs=docs).data()
+                    made = tx.run(create, docs=docs).single()["chunks"]
+                    write_authored(tx, [{"id": doc["id"], "authors": doc["props"].get("authors")} for doc in docs])
                     return rows, made
 
-                with self.graph.session() as session:
-                    rows, made = session.execute_write(work)
-                self.stats.changed_ids.extend(doc["id"] for doc in batch)
-                for row in rows:
-                    if row["created"]:
-                        self.stats.created += 1
-                    else:
-                        self.stats.updated += 1
-                    self.stats.chunks_deleted += row["deleted"]
-                self.stats.chunks_created += made
-                self.on_written(len(batch), made)
+                self._write(work, batch)
             except BaseException as exc:  # surfaced by the loading thread
                 self.error = exc
             finally:
                 self.batches.task_done()
+
+    def _write(self, work: Callable, batch: list[dict]) -> None:
+        """`work` on the batch in one transaction; when Neo4j refuses it, on each document alone."""
+        from neo4j.exceptions import Neo4jError
+
+        try:
+            self._commit(work, batch)
+            return
+        except Neo4jError as exc:
+            if not refused_write(exc):
+                raise
+        for doc in batch:  # a document of it Neo4j cannot store: find which
+            try:
+                self._commit(work, [doc])
+            except Neo4jError as exc:
+                if not refused_write(exc):
+                    raise
+                self.on_refused(item_name(doc["props"]), f"not written: {refused_reason(exc)}")
+
+    def _commit(self, work: Callable, docs: list[dict]) -> None:
+        with self.graph.session() as session:
+            rows, made = session.execute_write(work, docs)
+        self.stats.changed_ids.extend(doc["id"] for doc in docs)
+        for row in rows:
+            if row["created"]:
+                self.stats.created += 1
+            else:
+                self.stats.updated += 1
+            self.stats.chunks_deleted += row["deleted"]
+        self.stats.chunks_created += made
+        self.on_written(len(docs), made)
 
     def put(self, batch: list[dict]) -> None:
         if self.error:
@@ -306,11 +396,15 @@ class Loader:
         self.on_error, self.on_progress, self.should_stop = on_error, on_progress, should_stop
         self.stats = LoadStats()
         self.seen: set[str] = set()
+        self.max_chars = options.max_chars or ParseBudget.from_env().chars
+        # vectors this load made or found, by content hash: the batch before this one may still
+        # be on its way to the graph when this one looks for vectors there
+        self.recent: OrderedDict[str, list[float]] = OrderedDict()
 
     def run(self, items: Iterable) -> LoadStats:
         from graphrag_cypher.model import ItemError
 
-        writer = _Writer(self.graph, self.stats, lambda docs, chunks: self.on_progress(self.stats))
+        writer = _Writer(self.graph, self.stats, lambda docs, chunks: self.on_progress(self.stats), self._error)
         writer.start()
         pending: list = []
         pending_chunks = 0
@@ -343,8 +437,16 @@ class Loader:
                 if item.id in self.seen:
                     continue  # the same item twice in one run (e.g. a URL reached by two links)
                 self.seen.add(item.id)
+                refusal = refused_id(item)
+                if refusal is not None:
+                    self._error(item_name(vars(item)), refusal)
+                    self.on_progress(self.stats)
+                    continue
                 for note in getattr(item, "notes", ()):
                     self._warn(item.source, note)
+                cut = within_text_budget(item, self.max_chars)
+                if cut is not None:
+                    self._warn(item_name(vars(item)), cut)
                 pending.append(item)
                 pending_chunks += max(1, len(item.sections))
                 self.on_progress(self.stats)
@@ -402,7 +504,8 @@ class Loader:
                 self._warn(doc.source, note)
             rows.append({"id": doc.id, "labels": list(doc.labels), "props": props, "chunks": chunks})
         try:
-            self._embed(rows)
+            failed = self._embed(rows)
+            rows = [r for r in rows if r["id"] not in failed]
         except _Stopped:
             # documents every chunk of which has its vector are written; the others are dropped whole
             self._write([r for r in rows if all(c["embedding"] is not None for c in r["chunks"])], writer)
@@ -461,50 +564,113 @@ class Loader:
                 specs.append(ChunkSpec(text, len(specs), section.title, section.page, 0, len(text)))
         return specs
 
-    def _embed(self, rows: list[dict]) -> None:
+    # how many vectors `recent` keeps: a few batches' worth (a vector of 384 floats is ~12 KB)
+    RECENT_VECTORS = 4096
+
+    def _embed(self, rows: list[dict]) -> set[str]:
+        """Give every chunk of `rows` its vector; returns the ids of the documents the embedder
+        refused (each reported as failed): the caller leaves them out."""
         if self.embedder is None or not rows:
-            return
+            return set()
         model = self.embedder.name
-        # A chunk whose text (with its title) is stored already keeps that vector: a changed
-        # document re-embeds only what changed, and a document under a new id embeds nothing.
-        hashes = sorted({c["props"]["contentHash"] for r in rows for c in r["chunks"]})
+        # A chunk whose text this load embedded, or whose text and title the graph stores, keeps
+        # that vector: a repeated passage costs one encode (boilerplate under other titles too:
+        # the first title's vector serves them all), a changed document re-embeds only what
+        # changed, and a document under a new id embeds nothing.
+        def key(chunk: dict) -> str:
+            return text_hash(chunk["props"]["text"])
+
+        hashes = sorted(
+            {c["props"]["contentHash"] for r in rows for c in r["chunks"] if key(c) not in self.recent}
+        )
         known = {
             r["contentHash"]: r["embedding"]
-            for r in self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model)
+            for r in (self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model) if hashes else [])
         }
-        todo = []
+        todo: dict[str, list[dict]] = {}  # text hash → its chunks, in document order
+        texts: dict[str, str] = {}
+        owners: dict[str, list[dict]] = {}  # text hash → the documents that have it
         for row in rows:
             for chunk in row["chunks"]:
                 chunk["props"]["embeddingModel"] = model
-                vector = known.get(chunk["props"]["contentHash"])
+                digest = key(chunk)
+                owners.setdefault(digest, []).append(row)
+                vector = self._recall(digest, known, chunk["props"]["contentHash"])
                 if vector is not None:
                     chunk["embedding"] = vector
                     self.stats.reused_vectors += 1
+                elif digest in todo:
+                    todo[digest].append(chunk)
+                    self.stats.reused_vectors += 1  # the same text as a chunk before it
                 else:
-                    todo.append(chunk)
+                    todo[digest] = [chunk]
+                    texts[digest] = embedding_input(chunk["props"]["title"], chunk["props"]["text"])
         if not todo:
-            return
-        # in document order, one call per `embed_step` chunks (the model sorts each call's texts by
-        # length): progress moves and a stop is seen within a large document, and the documents
-        # before the stop are complete, so a cancelled load keeps them
-        texts = [embedding_input(c["props"]["title"], c["props"]["text"]) for c in todo]
-        order = list(range(len(todo)))
-        owner = {id(c): row["props"]["source"] for row in rows for c in row["chunks"]}
+            return set()
+        # in document order, one call per `embed_step` distinct texts (the model sorts each call's
+        # texts by length): progress moves and a stop is seen within a large document, and the
+        # documents before the stop are complete, so a cancelled load keeps them
+        order = list(todo)
+        failed: dict[str, str] = {}  # document id → why the embedder refused it
         step = max(1, self.options.embed_step)
-        self.stats.embedding_done, self.stats.embedding_total = 0, len(todo)
+        self.stats.embedding_done, self.stats.embedding_total = 0, len(order)
         self.stats.phase = "embedding"
         for start in range(0, len(order), step):
             if self.should_stop():
                 raise _Stopped
-            part = order[start : start + step]
-            self.stats.current = owner.get(id(todo[part[-1]]), self.stats.current)
-            vectors = self.embedder.embed([texts[i] for i in part])
-            for i, vector in zip(part, vectors, strict=True):
-                todo[i]["embedding"] = vector
-            self.stats.embedded += len(part)
+            part = [d for d in order[start : start + step] if not all(o["id"] in failed for o in owners[d])]
+            if not part:
+                continue
+            self.stats.current = owners[part[-1]][0]["props"]["source"]
+            for digest, vector in self._vectors(part, texts, owners, failed):
+                self._remember(digest, vector)
+                for chunk in todo[digest]:
+                    chunk["embedding"] = vector
+                self.stats.embedded += 1
             self.stats.embedding_done += len(part)
             self.on_progress(self.stats)
         self.stats.embedding_done = self.stats.embedding_total = 0
+        for row in rows:
+            if row["id"] in failed:
+                self._error(item_name(row["props"]), failed[row["id"]])
+        return set(failed)
+
+    def _vectors(self, part: list[str], texts: dict[str, str], owners: dict, failed: dict[str, str]):
+        """(content hash, vector) for the texts of `part` in one call; when the embedder refuses
+        the call for its input, each text alone, and the documents of a text refused alone are
+        put in `failed`. A failure that is not about the input (the endpoint gone) stops the load."""
+        try:
+            return list(zip(part, self.embedder.embed([texts[d] for d in part]), strict=True))
+        except Exception as exc:
+            if not refuses_input(exc):
+                raise
+        found = []
+        for digest in part:
+            try:
+                found.append((digest, self.embedder.embed([texts[digest]])[0]))
+            except Exception as exc:
+                if not refuses_input(exc):
+                    raise
+                for owner in owners[digest]:
+                    failed.setdefault(owner["id"], f"not embedded: {refused_reason(exc)}")
+        return found
+
+    def _recall(self, digest: str, known: dict[str, list[float]], content_hash: str) -> list[float] | None:
+        """The vector this load made for a text (`digest`), or the graph's for its text and title."""
+        vector = self.recent.get(digest)
+        if vector is not None:
+            self.recent.move_to_end(digest)
+            return vector
+        vector = known.get(content_hash)
+        if vector is not None:
+            self._remember(digest, vector)
+        return vector
+
+    def _remember(self, digest: str, vector: list[float]) -> None:
+        self.recent[digest] = vector
+        self.recent.move_to_end(digest)
+        while len(self.recent) > self.RECENT_VECTORS:
+            self.recent.popitem(last=False)
 
     def _prune(self) -> None:
         if self.stats.failed:
@@ -524,6 +690,15 @@ class Loader:
         self.stats.failed += 1
         self.stats.errors.append({"item": item, "error": error})
         self.on_error(f"{item}: {error}")
+
+
+def refuses_input(exc: BaseException) -> bool:
+    """Whether an embedder's failure is about what it was given (an endpoint's 400, 413 or 422;
+    a local model's ValueError), so the document is at fault, not the embedder."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status in (400, 413, 422)
+    return isinstance(exc, (ValueError, TypeError, UnicodeError)) and not isinstance(exc, GraphragError)
 
 
 def check_vector_index(graph: Graph, embedder) -> None:
@@ -582,6 +757,8 @@ def load(
     When `should_stop()` turns true the load ends early with whole documents (`stats.cancelled`).
 
     Raises :class:`LoadInterrupted` when Neo4j goes away mid-load."""
+    if options.corpus is not None and len(options.corpus) > MAX_KEY_CHARS:
+        raise GraphragError(f"corpus name too long: {len(options.corpus):,} characters, at most {MAX_KEY_CHARS:,}")
     if embedder is not None:
         check_vector_index(graph, embedder)
     run = Loader(graph, embedder, options, on_error=on_error, on_progress=on_progress, should_stop=should_stop)

@@ -103,6 +103,7 @@ def test_a_common_option_a_linker_cannot_honour_is_one_line():
                 "links_created",
                 "links_removed",
                 "phrases_removed",
+                "errors",
                 "dry_run",
                 "seconds",
             },
