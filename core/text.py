@@ -21,8 +21,10 @@ ABBREVIATIONS = frozenset(
     """.split()
 )
 
-# A candidate end: one or more terminators, optional closing quotes/brackets, then space.
-_BOUNDARY = re.compile(r"""([.!?…]+)(["'”’)\]]*)(\s+)""")
+# A candidate end: one or more terminators, optional closing quotes/brackets, then space. It
+# starts only where a run of terminators starts: from inside a run ("....") it would scan the
+# rest of the run again at every dot, quadratic in the run.
+_BOUNDARY = re.compile(r"""(?<![.!?…])([.!?…]+)(["'”’)\]]*)(\s+)""")
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 _WORD_BEFORE = re.compile(r"([\w.'’-]+)$")
 _WORD_WINDOW = 64
@@ -270,7 +272,7 @@ def name_key(name: str) -> str:
 
 # --- gazetteer names ------------------------------------------------------------------
 
-_PAREN = re.compile(r"\s*\([^()]*\)\s*$")
+_PAREN = re.compile(r"\([^()]*\)$")  # on a stripped name; no leading \s*, which rescanned runs of spaces
 _EDGE_JUNK = "*?‘’'\"“”[]!. \t"
 
 
@@ -286,7 +288,7 @@ def clean_names(raw: Iterable[str]) -> list[str]:
         if not isinstance(value, str):
             continue
         value = unicodedata.normalize("NFC", value).strip()
-        value = _PAREN.sub("", value)
+        value = _PAREN.sub("", value).rstrip()
         for part in value.split("/"):
             part = " ".join(part.split()).strip(_EDGE_JUNK)
             if part and not any(c in part for c in "()[]") and any(c.isalpha() for c in part):

@@ -133,12 +133,15 @@ def document_id(relative: str, key: str) -> str:
 
 
 def parse_folder(
-    root: str | os.PathLike, source: str | None = None, **walk_options
+    root: str | os.PathLike, source: str | None = None, parse=None, **walk_options
 ) -> Iterator[ParsedDocument | ItemError]:
     """iter_files + parse_file: every document under `root`, bad ones as ItemErrors.
 
     Ids are `file:<source>:<relative path>`; `source` defaults to `source_key(root)` (for a
-    file, its folder's), and a caller with a better stable name (the bundled sample) passes it."""
+    file, its folder's), and a caller with a better stable name (the bundled sample) passes it.
+    `parse` replaces `parse_file` (same arguments): the server's `isolated.parse_file` parses
+    each file in a worker process."""
+    parse = parse or parse_file
     max_bytes = walk_options.pop("max_bytes", DEFAULT_MAX_BYTES)
     budget = walk_options.pop("budget", None) or ParseBudget.from_env()
     root = Path(root)
@@ -146,9 +149,7 @@ def parse_folder(
     key = source or source_key(base)
     for item in iter_files(root, **walk_options):
         yield (
-            item
-            if isinstance(item, ItemError)
-            else parse_file(item, base, max_bytes=max_bytes, source=key, budget=budget)
+            item if isinstance(item, ItemError) else parse(item, base, max_bytes=max_bytes, source=key, budget=budget)
         )
 
 
@@ -324,11 +325,49 @@ def pretty_json(text: str) -> str:
 
 # --- markdown ------------------------------------------------------------------------------
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# Line patterns anchored at the line start, with no two unbounded repeats that can trade
+# characters: each is linear in the line (a heading's closing #s are cut by `_atx_text`).
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+
+
+def _atx_text(line: str, opening: re.Match) -> str:
+    """A '#' heading's text: the line after its opening #s, without a closing run of #s."""
+    text = line[opening.end() :].rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and (not bare or bare[-1] in " \t"):
+        text = bare.rstrip(" \t")
+    return text
+
+
+_INLINE: list = []
+
+
+def link_text(text: str) -> str:
+    """Markdown links and images as their text (`[the harbour](url)` -> "the harbour", `![alt](src)`
+    -> "alt"), the rest of the markup kept as written. markdown-it-py's CommonMark inline parser
+    finds them in time linear in the text (a backtracking regex took minutes on a run of '[')."""
+    if "[" not in text:
+        return text
+    if not _INLINE:
+        from markdown_it import MarkdownIt
+
+        _INLINE.append(MarkdownIt("commonmark"))
+    out: list[str] = []
+    for block in _INLINE[0].parseInline(text):
+        for token in block.children or ():
+            if token.type == "text" or token.type == "html_inline":
+                out.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                out.append("\n")
+            elif token.type == "image":
+                out.append(token.content)
+            elif token.type == "code_inline":
+                out.append(f"{token.markup}{token.content}{token.markup}")
+            elif token.type.endswith(("_open", "_close")) and not token.type.startswith("link_"):
+                out.append(token.markup)  # emphasis keeps its * and _
+    return "".join(out)
 
 
 def markdown_sections(text: str, metadata: dict, notes: list[str] | None = None) -> tuple[str | None, list[Section]]:
@@ -349,7 +388,7 @@ def markdown_sections(text: str, metadata: dict, notes: list[str] | None = None)
         atx = _ATX.match(line)
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         if atx:
-            builder.heading(len(atx.group(1)), atx.group(2))
+            builder.heading(len(atx.group(1)), _atx_text(line, atx))
         elif line.strip() and _SETEXT.match(nxt) and builder.at_paragraph_start():
             builder.heading(1 if nxt.strip().startswith("=") else 2, line)
             i += 1
@@ -376,14 +415,14 @@ class _MarkdownBuilder:
 
     def flush(self) -> None:
         body = "\n".join(self.lines)
-        body = clean_paragraphs(_LINK.sub(r"\1", _IMAGE.sub(r"\1", body)))
+        body = clean_paragraphs(link_text(body))
         if body:
             self.sections.append(Section(text=body, title=self.title()))
         self.lines = []
 
     def heading(self, level: int, text: str) -> None:
         self.flush()
-        text = collapse_whitespace(_LINK.sub(r"\1", text))
+        text = collapse_whitespace(link_text(text))
         if level == 1 and self.first_h1 is None:
             self.first_h1 = text
         while self.headings and self.headings[-1][0] >= level:

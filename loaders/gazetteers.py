@@ -2,7 +2,8 @@
 
 Each parser yields dicts ready for `places/upsert_places` — ``{"id", "props"}`` with the
 properties of a ``:Place:__Entity__`` node — or :class:`GazetteerError` items for lines
-that could not be read (the rest still loads).
+that could not be read (the rest still loads). An id a file already gave is an error: the
+first record with that id is kept, a later one is skipped and named ("duplicate id ...").
 """
 
 from __future__ import annotations
@@ -113,18 +114,48 @@ def pleiades_format(path: Path) -> str:
 
 
 def parse_pleiades(path: Path, names_csv: Path | None = None) -> Iterator[dict | GazetteerError]:
-    """Places of a Pleiades export; the format follows the file name."""
+    """Places of a Pleiades export; the format follows the file name. A record whose id an
+    earlier record of the file had is an error naming both places (the first one is kept)."""
     try:
         kind = pleiades_format(path)
     except ValueError as exc:
         yield GazetteerError(path.name, str(exc).removeprefix(f"{path}: "))
         return
     if kind == "geojsonl":
-        yield from _pleiades_geojsonl(path)
+        items = _pleiades_geojsonl(path)
     elif kind == "json":
-        yield from _pleiades_json(path)
+        items = _pleiades_json(path)
     else:
-        yield from _pleiades_csv(path, names_csv)
+        items = _pleiades_csv(path, names_csv)
+    yield from _first_of_each_id(items)
+
+
+def _first_of_each_id(items: Iterator[tuple[str, dict] | GazetteerError]) -> Iterator[dict | GazetteerError]:
+    """The rows of (where, row) pairs, each id once: a repeated id is an error, not an update."""
+    seen: dict[str, str] = {}
+    for item in items:
+        if isinstance(item, GazetteerError):
+            yield item
+            continue
+        where, row = item
+        first = seen.setdefault(row["id"], where)
+        if first == where:
+            yield row
+        else:
+            key = row["props"].get("pleiadesId") or row["id"]
+            yield GazetteerError(where, f"duplicate id {key!r}: {first} has it already, this record skipped")
+
+
+def _record_id(record, n: int) -> str:
+    """The id of a JSON place record; ValueError says why there is none."""
+    if not isinstance(record, dict):
+        raise ValueError(f"record {n} is not a JSON object")
+    value = record.get("id")
+    if value is None or not str(value).strip():
+        raise ValueError(f"record {n} has no id")
+    if isinstance(value, (dict, list)):
+        raise ValueError(f"record {n} has an id that is not a string or a number")
+    return str(value).strip()
 
 
 def _point_of(feature_collection: dict) -> tuple[float | None, float | None]:
@@ -139,33 +170,42 @@ def _point_of(feature_collection: dict) -> tuple[float | None, float | None]:
     return None, None
 
 
-def _pleiades_geojsonl(path: Path) -> Iterator[dict | GazetteerError]:
+def _pleiades_geojsonl(path: Path) -> Iterator[tuple[str, dict] | GazetteerError]:
     errors: list[GazetteerError] = []
     for number, line in _lines(path, errors):
         yield from errors
         errors.clear()
         if not line.strip():
             continue
+        where = f"{path.name}:{number}"
         try:
-            record = loads_json(line)
-            pid = str(record["id"]).strip()
-            if not pid or pid in NOT_A_PLACE:
+            try:
+                record = loads_json(line)
+            except ValueError as exc:
+                raise ValueError(f"record {number} is not JSON: {exc}") from None
+            pid = _record_id(record, number)
+            if pid in NOT_A_PLACE:
                 continue
             lat, lon = _point_of(record)
-            yield place_row(
-                source="pleiades",
-                key=pid,
-                title=record.get("title") or "",
-                names=record.get("names") or [],
-                description=record.get("description"),
-                place_types=_types(record.get("placeTypes")),
-                lat=lat,
-                lon=lon,
-                uri=PLEIADES_URI.format(pid),
-                extra={"pleiadesId": pid},
+            yield (
+                where,
+                place_row(
+                    source="pleiades",
+                    key=pid,
+                    title=record.get("title") or "",
+                    names=record.get("names") or [],
+                    description=record.get("description"),
+                    place_types=_types(record.get("placeTypes")),
+                    lat=lat,
+                    lon=lon,
+                    uri=PLEIADES_URI.format(pid),
+                    extra={"pleiadesId": pid},
+                ),
             )
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            yield GazetteerError(f"{path.name}:{number}", f"bad place record: {exc}")
+        except ValueError as exc:
+            yield GazetteerError(where, str(exc))
+        except (KeyError, TypeError, AttributeError) as exc:
+            yield GazetteerError(where, f"bad place record {number}: {type(exc).__name__} {exc}")
     yield from errors
 
 
@@ -186,7 +226,7 @@ def _json_names(value) -> list[str]:
     return names
 
 
-def _pleiades_json(path: Path) -> Iterator[dict | GazetteerError]:
+def _pleiades_json(path: Path) -> Iterator[tuple[str, dict] | GazetteerError]:
     try:
         data = read_json(path)
     except ContentError as exc:
@@ -200,26 +240,32 @@ def _pleiades_json(path: Path) -> Iterator[dict | GazetteerError]:
         yield GazetteerError(path.name, 'expected {"@graph": [places]} or a list of places')
         return
     for index, record in enumerate(places):
+        where = f"{path.name}[{index}]"
         try:
-            pid = str(record["id"]).strip()
-            if not pid or pid in NOT_A_PLACE:
+            pid = _record_id(record, index)
+            if pid in NOT_A_PLACE:
                 continue
             point = record.get("reprPoint")
             lat, lon = (point[1], point[0]) if isinstance(point, list) and len(point) >= 2 else _point_of(record)
-            yield place_row(
-                source="pleiades",
-                key=pid,
-                title=record.get("title") or "",
-                names=_json_names(record.get("names")),
-                description=record.get("description"),
-                place_types=_types(record.get("placeTypes")),
-                lat=lat,
-                lon=lon,
-                uri=record.get("uri") or PLEIADES_URI.format(pid),
-                extra={"pleiadesId": pid},
+            yield (
+                where,
+                place_row(
+                    source="pleiades",
+                    key=pid,
+                    title=record.get("title") or "",
+                    names=_json_names(record.get("names")),
+                    description=record.get("description"),
+                    place_types=_types(record.get("placeTypes")),
+                    lat=lat,
+                    lon=lon,
+                    uri=record.get("uri") or PLEIADES_URI.format(pid),
+                    extra={"pleiadesId": pid},
+                ),
             )
+        except ValueError as exc:
+            yield GazetteerError(where, str(exc))
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
-            yield GazetteerError(f"{path.name}[{index}]", f"bad place record: {exc}")
+            yield GazetteerError(where, f"bad place record {index}: {type(exc).__name__} {exc}")
 
 
 def _column(row: dict, *names: str):
@@ -237,7 +283,7 @@ def names_csv_beside(path: Path) -> Path | None:
     return None
 
 
-def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[dict | GazetteerError]:
+def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[tuple[str, dict] | GazetteerError]:
     names: dict[str, list[str]] = {}
     names_csv = names_csv or names_csv_beside(path)
     errors: list[GazetteerError] = []
@@ -251,21 +297,24 @@ def _pleiades_csv(path: Path, names_csv: Path | None) -> Iterator[dict | Gazette
         errors.clear()
         pid = str(_column(row, "id", "pid") or "").strip()
         if not pid:
-            yield GazetteerError(f"{path.name}:{number}", "no id")
+            yield GazetteerError(f"{path.name}:{number}", f"record {number} has no id")
             continue
         if pid in NOT_A_PLACE:
             continue
-        yield place_row(
-            source="pleiades",
-            key=pid,
-            title=row.get("title") or "",
-            names=names.get(pid, []),
-            description=row.get("description"),
-            place_types=_types(_column(row, "placeTypes", "featureTypes")),
-            lat=_column(row, "reprLat", "lat"),
-            lon=_column(row, "reprLong", "reprLon", "lon"),
-            uri=_column(row, "uri") or PLEIADES_URI.format(pid),
-            extra={"pleiadesId": pid},
+        yield (
+            f"{path.name}:{number}",
+            place_row(
+                source="pleiades",
+                key=pid,
+                title=row.get("title") or "",
+                names=names.get(pid, []),
+                description=row.get("description"),
+                place_types=_types(_column(row, "placeTypes", "featureTypes")),
+                lat=_column(row, "reprLat", "lat"),
+                lon=_column(row, "reprLong", "reprLon", "lon"),
+                uri=_column(row, "uri") or PLEIADES_URI.format(pid),
+                extra={"pleiadesId": pid},
+            ),
         )
     yield from errors
 

@@ -55,7 +55,9 @@ DROP_TAGS = frozenset(
 FILE_NAMESPACES = {"file", "image", "media"}
 CATEGORY_NAMESPACES = {"category"}
 _INTERWIKI = re.compile(r"^:?[a-z]{2,3}(-[a-z]+)?:", re.IGNORECASE)
-_REDIRECT_TEXT = re.compile(r"^\s*#REDIRECT\s*:?\s*\[\[([^\]|#]+)", re.IGNORECASE)
+# No two unbounded repeats of the same characters side by side in the patterns below (`\s*:?\s*`
+# tried every split of a run of spaces: quadratic): each is linear in the text it scans.
+_REDIRECT_TEXT = re.compile(r"^\s*#REDIRECT\s*(?::\s*)?\[\[([^\]|#]+)", re.IGNORECASE)
 MAX_INFOBOX_VALUE = 1000
 
 
@@ -361,14 +363,16 @@ def _sections(code, cleaner: _Cleaner) -> list[Section]:
     return sections
 
 
-_EMPTY_BRACKETS = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
-_SPACE_BEFORE_PUNCT = re.compile(r"[ \t]+([,.;:!?])")
+_EMPTY_BRACKETS = re.compile(r"\(\s*(?:[,;:]\s*)?\)|\[\s*\]")
+# only from the start of a run of spaces: a start inside it would scan the same run again
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<![ \t])[ \t]+([,.;:!?])")
 _LEADING_PUNCT = re.compile(r"\(\s*[,;:]\s*")
 
 
-_REF_OPEN = re.compile(r"<ref[^>]*>", re.IGNORECASE)
+# a tag ends at the next "<" too: `[^>]*` scanned to the end of the text from every "<ref" (quadratic)
+_REF_OPEN = re.compile(r"<ref[^<>]*>", re.IGNORECASE)
 _REF_CLOSE = re.compile(r"</ref>", re.IGNORECASE)
-_REF_SELF_CLOSED = re.compile(r"<ref[^>]*/>", re.IGNORECASE)
+_REF_SELF_CLOSED = re.compile(r"<ref[^<>]*/>", re.IGNORECASE)
 _LEFTOVER_TEMPLATE = re.compile(r"\{\{[^{}]*\}\}")
 _LEFTOVER_FILE = re.compile(r"\[\[(?:file|image|media):(?:[^\[\]]|\[\[[^\[\]]*\]\])*\]\]", re.IGNORECASE)
 _LEFTOVER_LINK = re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]]*)\]\]")

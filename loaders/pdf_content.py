@@ -154,6 +154,8 @@ class _Worker:
     _idle: list[_Worker] = []
     _lock = threading.Lock()
     KEEP = 2
+    MAIN = ""  # the worker's program (set below); a subclass may run another
+    NEW_SESSION = False  # True: the worker leads its own process group, and `stop` kills the group
 
     def __init__(self, memory: int):
         import subprocess
@@ -163,12 +165,13 @@ class _Worker:
         self.memory = memory
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         self.process = subprocess.Popen(
-            [sys.executable, "-c", _WORKER_MAIN, str(memory)],
+            [sys.executable, "-c", self.MAIN, str(memory)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,
             close_fds=True,
+            start_new_session=self.NEW_SESSION,
         )
         assert self.process.stdin is not None and self.process.stdout is not None
         self.requests = Connection(os.dup(self.process.stdin.fileno()), readable=False)
@@ -196,6 +199,11 @@ class _Worker:
     def stop(self) -> int | None:
         """Kill the process (if it still runs) and close the pipes; its return code."""
         if self.process.poll() is None:
+            if self.NEW_SESSION:  # the workers it started (a PDF's) go with it
+                try:
+                    os.killpg(self.process.pid, 9)
+                except OSError:
+                    pass
             self.process.kill()
         try:
             code = self.process.wait(5)
@@ -218,6 +226,7 @@ os.dup2(2, 1)
 from graphrag_cypher.loaders.pdf_content import serve
 serve(0, out, int(sys.argv[1]))
 """
+_Worker.MAIN = _WORKER_MAIN
 
 
 WORKER_NICENESS = 10

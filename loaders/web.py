@@ -85,9 +85,12 @@ def fetch_pages(
     crawl_timeout: float | None = DEFAULT_CRAWL_TIMEOUT,
     max_redirects: int = MAX_REDIRECTS,
     allow_local: bool | None = None,
+    parse: Callable[..., tuple[ParsedDocument, list[str]]] | None = None,
 ) -> Iterator[ParsedDocument | ItemError]:
     """Pages of `urls` (and, with `crawl`, of the same-site links they lead to). `allow_local`
-    None: as GRAPHRAG_CRAWL_ALLOW_LOCAL says (off by default: local and private addresses are refused)."""
+    None: as GRAPHRAG_CRAWL_ALLOW_LOCAL says (off by default: local and private addresses are refused).
+    `parse` turns a body into (document, links) as `page_document` does (the server's
+    `isolated.page_document` does it in a worker process)."""
     if allow_local is None:
         allow_local = crawl_allows_local()
     queue: deque[tuple[str, int]] = deque()
@@ -101,7 +104,7 @@ def fetch_pages(
     fetched = 0
     with _client(user_agent, allow_local) as client:
         fetcher = _Fetcher(
-            client, user_agent, timeout, stop_at, max_bytes, max_redirects, crawl, allow_local=allow_local
+            client, user_agent, timeout, stop_at, max_bytes, max_redirects, crawl, allow_local=allow_local, parse=parse
         )
         while queue and fetched < max_pages:
             if time.monotonic() >= stop_at:
@@ -153,8 +156,10 @@ class PoliteClient:
         blocked: Callable[[str], str | None] | None = None,
         allow_local: bool = True,
         budget: ParseBudget | None = None,
+        parse: Callable[..., tuple[ParsedDocument, list[str]]] | None = None,
     ):
         self.budget = budget  # the parse budget of a page (None: the environment's)
+        self.parse = parse  # how a body becomes (document, links), as in `fetch_pages` (None: page_document)
         self.delay, self.user_agent, self.timeout = delay, user_agent, timeout
         self.allow_local = allow_local  # False: no loopback, private or link-local address, nor a hop to one
         self.max_bytes, self.crawl_timeout, self.max_redirects = max_bytes, crawl_timeout, max_redirects
@@ -175,6 +180,7 @@ class PoliteClient:
             blocked=self.blocked,
             allow_local=self.allow_local,
             budget=self.budget,
+            parse=self.parse,
         )
         return self
 
@@ -429,7 +435,9 @@ class _Fetcher:
         blocked: Callable[[str], str | None] | None = None,
         allow_local: bool = True,
         budget: ParseBudget | None = None,
+        parse: Callable[..., tuple[ParsedDocument, list[str]]] | None = None,
     ):
+        self.parse = parse or page_document
         self.client, self.user_agent, self.timeout, self.stop_at = client, user_agent, timeout, stop_at
         self.max_bytes, self.max_redirects, self.crawl = max_bytes, max_redirects, crawl
         self.blocked, self.allow_local, self.budget = blocked, allow_local, budget
@@ -516,7 +524,7 @@ class _Fetcher:
         if isinstance(response, ItemError):
             return response, []
         try:
-            return _document(response.url, response.content_type, response.data, self.budget)
+            return self.parse(response.url, response.content_type, response.data, self.budget)
         except ContentError as exc:
             return ItemError(url, str(exc)), []
 
@@ -580,7 +588,7 @@ def _read_bounded(response, max_bytes: int, deadline: float, truncate: bool = Fa
     return b"".join(chunks)
 
 
-def _document(
+def page_document(
     url: str, content_type: str, data: bytes, budget: ParseBudget | None = None
 ) -> tuple[ParsedDocument, list[str]]:
     """A fetched body as a document, parsed within `budget` (default: the environment's
