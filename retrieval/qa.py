@@ -27,6 +27,7 @@ from .answer import (
     extractive_answer,
     llm_messages,
     mermaid,
+    neutral,
     sources_for,
 )
 from .base import Analysis, Evidence, Filters
@@ -372,6 +373,11 @@ def _global_answer(question, result, analysis, settings, timings, started, conve
 
 
 STRUCTURED_NOTE = "Answered from the graph's structure (its relations and every matching document); no LLM was needed."
+CUT_NOTE = "(The result was cut: {cut}.)"
+UNCITED_NOTE = (
+    "(Values the statement returned that are not read from a cited source are not quoted here: "
+    "the rows in --json have them.)"
+)
 
 
 def _structured(graph, embedder, settings, analysis: Analysis, use_llm: bool, timings: dict):
@@ -416,10 +422,17 @@ def _text_to_cypher(graph, settings, analysis: Analysis, why: str, timings: dict
         )
     plan, rows, total = structure.from_cypher(graph, analysis.question, found)
     if not rows and plan.term != "number":
-        return None, dict(trace, reason=f"{why}; the model's statement found nothing")
+        nothing = f"its rows were cut ({found.cut})" if found.cut else "the model's statement found nothing"
+        return None, dict(trace, reason=f"{why}; {nothing}", cut=found.cut)
     plan.reason = f"{why}; {plan.reason}"
     result, sources = structure.answer(graph, plan, rows, total, analysis.language)
     result.method, result.cypher, result.ms = "text2cypher", found.statement, timings["text2cypher_ms"]
+    result.cut = found.cut
+    notes = [CUT_NOTE.format(cut=neutral(found.cut))] if found.cut else []
+    if any(row.uncited for row, cite in zip(result.rows, result.cites, strict=True) if cite):
+        notes.append(UNCITED_NOTE)
+    if notes:  # said after the rows, apart from every citation
+        result.text, result.titled = (f"{text} {' '.join(notes)}" for text in (result.text, result.titled))
     return (result, sources), result.to_dict()
 
 

@@ -16,6 +16,7 @@ Both return one score per passage, higher is more relevant.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -88,8 +89,13 @@ class CrossEncoderReranker:
     def score(self, query: str, texts: list[str]) -> list[float]:
         if not texts:
             return []
-        encoder = _cross_encoder(self.model, self.download)
-        return [float(s) for s in encoder.predict([(query, t) for t in texts], show_progress_bar=False)]
+        with _encoding:  # one model shared by request threads: its tokenizer is not safe to share
+            encoder = _cross_encoder(self.model, self.download)
+            return [float(s) for s in encoder.predict([(query, t) for t in texts], show_progress_bar=False)]
+
+
+# held while a cross-encoder loads (once, not once per thread that asks at the same time) and scores
+_encoding = threading.Lock()
 
 
 @lru_cache(maxsize=2)

@@ -9,9 +9,13 @@ Its statement runs only when read mode's policy (`readonly.py`) lets it: first o
 (one statement; no administration or schema command, no ``USE``, ``EXPLAIN`` or ``PROFILE``;
 no refused clause, procedure or function), then on Neo4j's plan (``EXPLAIN``: a read, no
 refused operator). A refusal is final and one line; nothing refused is run. What passes runs
-once in a read transaction with the driver's transaction timeout, and at most `limit` rows are
-read. When Neo4j cannot plan or run it, the model gets its statement and the database's error
-message back and one more try; a statement stopped by the timeout is not retried.
+once in a read transaction with the driver's transaction timeout. Its result is bounded
+(:class:`ResultBudget`): at most ``GRAPHRAG_CYPHER_MAX_ROWS`` rows (default 50) are read, a
+string longer than ``GRAPHRAG_CYPHER_MAX_VALUE_CHARS`` characters (default 1000) is cut with
+"…", a list keeps its first ``MAX_LIST_ITEMS`` items, and the rows stop once their JSON passes
+``GRAPHRAG_CYPHER_MAX_BYTES`` (default 64 KiB); `cut` then says what was cut. When Neo4j cannot
+plan or run it, the model gets its statement and the database's error message back and one more
+try; a statement stopped by the timeout is not retried.
 
 Rows come back as plain JSON values: a node as ``{"id", "name" or "title", "labels"}``, a
 relationship as ``{"type", "start", "end"}`` (the ends' ``id``), a path as its nodes, temporal
@@ -22,6 +26,7 @@ columns named like ids (``id``, ``chunkId``, ``document_id``...), in order, once
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -48,6 +53,8 @@ MAX_PATTERNS = 80
 SAMPLE_CHARS = 40
 MAX_HISTORY = 6  # messages
 ERROR_CHARS = 300  # of a database error in `error`; the model is sent up to 2000
+MAX_LIST_ITEMS = 100  # of one list value in a row
+FETCH_ROWS = 10  # records the driver asks Neo4j for at a time
 
 # On every entity beside its type label: left out of a pattern when the node has another label.
 GENERIC_LABELS = frozenset({"__Entity__", "__KGBuilder__"})
@@ -64,6 +71,37 @@ _SCHEMA_OBJECTS = frozenset({"INDEX", "CONSTRAINT"})
 _OBJECT_PREFIXES = frozenset({"OR", "REPLACE", "RANGE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR", "BTREE"})
 
 
+@dataclass(frozen=True)
+class ResultBudget:
+    """How much of a statement's result is read: rows, bytes of their JSON, characters of one string."""
+
+    rows: int = 50
+    bytes: int = 64 * 1024
+    value_chars: int = 1000
+
+    # the environment variable, and the bounds it is checked against, of each field
+    ENV = {
+        "rows": ("GRAPHRAG_CYPHER_MAX_ROWS", 1, 10_000),
+        "bytes": ("GRAPHRAG_CYPHER_MAX_BYTES", 1024, 64 * 1024 * 1024),
+        "value_chars": ("GRAPHRAG_CYPHER_MAX_VALUE_CHARS", 16, 1_000_000),
+    }
+
+    @classmethod
+    def from_env(cls, environ=None) -> ResultBudget:
+        """The budget GRAPHRAG_CYPHER_MAX_ROWS, _MAX_BYTES and _MAX_VALUE_CHARS set (defaults for
+        those unset); a value that is not a whole number in bounds is a one-line GraphragError."""
+        env = os.environ if environ is None else environ
+        values = {}
+        for name, (variable, low, high) in cls.ENV.items():
+            raw = (env.get(variable) or "").strip()
+            if not raw:
+                continue
+            if not raw.isdigit() or not low <= int(raw) <= high:
+                raise GraphragError(f"{variable}={raw!r}: give a whole number from {low} to {high}")
+            values[name] = int(raw)
+        return cls(**values)
+
+
 @dataclass
 class CypherAnswer:
     question: str
@@ -74,6 +112,7 @@ class CypherAnswer:
     error: str | None = None  # one line: why it failed to run after the retry
     attempts: int = 0  # model replies asked for
     ms: float = 0.0
+    cut: str | None = None  # one line: what of the result was left out (ResultBudget), None when nothing
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -428,39 +467,76 @@ def _one_line(text: str, limit: int = ERROR_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def run_checked(graph, statement: str, limit: int, timeout_s: float) -> tuple[list[dict], list[str]]:
+def _size(row: dict) -> int:
+    """The bytes of a row's JSON (as --json writes it)."""
+    return len(json.dumps(row, ensure_ascii=False, default=str).encode("utf-8"))
+
+
+def run_checked(
+    graph, statement: str, limit: int, timeout_s: float, budget: ResultBudget | None = None
+) -> tuple[list[dict], list[str], str | None]:
     """Plan the statement (EXPLAIN) and check the plan, then run it in the same read transaction
-    under the transaction timeout, reading at most `limit` rows: (rows, refs). Raises
+    under the transaction timeout, reading at most `limit` rows and as many as fit the budget's
+    bytes, each value cut to the budget: (rows, refs, what was cut or None). Raises
     readonly.Refused, or _StatementFailed with the database's message."""
     from neo4j.exceptions import Neo4jError
 
+    budget = budget or ResultBudget()
     planned = readonly.explain_text(statement) or statement
     try:
-        with graph.session(read_only=True) as session, session.begin_transaction(timeout=timeout_s) as tx:
+        # records asked for a few at a time: rows past the budget are never sent, nor built
+        fetch = min(limit + 1, FETCH_ROWS)
+        with (
+            graph.session(read_only=True, fetch_size=fetch) as session,
+            session.begin_transaction(timeout=timeout_s) as tx,
+        ):
             summary = tx.run(planned).consume()
             readonly.check(summary.query_type, summary.plan, statement)
             result = tx.run(statement)
             keys = list(result.keys())
-            records = []
+            values = _Values(budget.value_chars)
+            rows: list[dict] = []
+            used, cut = 0, None
+            # each record converted (its long values cut) as it comes: no more than one raw record is held
             for record in result:
-                records.append(record)
-                if len(records) >= limit:
+                if len(rows) >= limit:
+                    cut = f"the statement gave more than {limit} rows: the first {limit} are shown (GRAPHRAG_CYPHER_MAX_ROWS)"
                     break
-            values = _Values()
-            rows = [{key: values.convert(record[key], key) for key in keys} for record in records]
+                row = {key: values.convert(record[key], key) for key in keys}
+                used += _size(row) + 1
+                if used > budget.bytes:
+                    cut = (
+                        f"the rows passed {_kib(budget.bytes)} of JSON: the first {len(rows)} are shown "
+                        "(GRAPHRAG_CYPHER_MAX_BYTES)"
+                    )
+                    break
+                rows.append(row)
             values.resolve(tx)
-            return rows, list(values.refs)
+            if values.cut:
+                shortened = (
+                    f"values longer than {budget.value_chars} characters are cut (GRAPHRAG_CYPHER_MAX_VALUE_CHARS), "
+                    f"lists after {MAX_LIST_ITEMS} items"
+                )
+                cut = f"{cut}; {shortened}" if cut else shortened
+            return rows, list(values.refs), cut
     except Neo4jError as exc:
         code = exc.code or ""
         raise _StatementFailed(exc.message or str(exc), "TransactionTimedOut" in code) from exc
 
 
-class _Values:
-    """Driver values as plain JSON values, collecting refs on the way."""
+def _kib(n: int) -> str:
+    return f"{n / 1024:g} KiB" if n % 1024 == 0 else f"{n} bytes"
 
-    def __init__(self) -> None:
+
+class _Values:
+    """Driver values as plain JSON values, collecting refs on the way; a string longer than
+    `value_chars` is cut (with "…"), a list after MAX_LIST_ITEMS items, and `cut` says so."""
+
+    def __init__(self, value_chars: int = ResultBudget.value_chars) -> None:
         self.refs: dict[str, None] = {}
         self._pending: dict[str, list[tuple[dict, str]]] = {}  # element id -> (relationship, "start"/"end")
+        self.value_chars = value_chars
+        self.cut = False
 
     def convert(self, value: Any, column: str | None = None) -> Any:
         from neo4j.graph import Node, Path, Relationship
@@ -471,21 +547,28 @@ class _Values:
         if isinstance(value, str):
             if column is not None and _ID_COLUMN.search(column):
                 self.refs.setdefault(value, None)
+            if len(value) > self.value_chars:
+                self.cut = True
+                return value[: self.value_chars - 1] + "…"
             return value
         if isinstance(value, Node):
             return self.node(value)
         if isinstance(value, Relationship):
             return self.relationship(value)
         if isinstance(value, Path):
-            return [self.node(n) for n in value.nodes]
+            return [self.node(n) for n in value.nodes[:MAX_LIST_ITEMS]]
         if isinstance(value, Point):
             return {"srid": value.srid, **dict(zip(("x", "y", "z"), value, strict=False))}
         if isinstance(value, (list, tuple)):
-            return [self.convert(v, column) for v in value]
+            if len(value) > MAX_LIST_ITEMS:
+                self.cut = True
+            return [self.convert(v, column) for v in value[:MAX_LIST_ITEMS]]
         if isinstance(value, dict):
-            return {str(k): self.convert(v, str(k)) for k, v in value.items()}
+            if len(value) > MAX_LIST_ITEMS:
+                self.cut = True
+            return {str(k): self.convert(v, str(k)) for k, v in list(value.items())[:MAX_LIST_ITEMS]}
         if isinstance(value, (bytes, bytearray)):
-            return value.hex()
+            return self.convert(bytes(value[: self.value_chars]).hex(), column)
         iso = getattr(value, "iso_format", None) or getattr(value, "isoformat", None)
         return iso() if callable(iso) else str(value)
 
@@ -536,19 +619,22 @@ def text_to_cypher(
     settings,
     question: str,
     language: str = "en",
-    limit: int = 50,
+    limit: int | None = None,
     timeout_s: float = 5.0,
     history=(),
+    budget: ResultBudget | None = None,
 ) -> CypherAnswer:
     """The question answered by one statement the LLM writes: checked, run read-only within
-    `timeout_s` seconds, at most `limit` rows; one retry when the database cannot run it.
+    `timeout_s` seconds, its result bounded by `budget` (default: ResultBudget.from_env()) and at
+    most `limit` rows (default: the budget's); one retry when the database cannot run it.
     LLM failures raise llm.LLMError; a lost Neo4j raises Neo4jUnavailable."""
     if not settings.llm_configured:
         raise GraphragError(
             "text-to-Cypher needs an LLM: set GRAPHRAG_LLM_MODEL (and OPENAI_BASE_URL or OPENAI_API_KEY)"
         )
     started = time.perf_counter()
-    limit = max(1, int(limit))
+    budget = budget or ResultBudget.from_env()
+    limit = max(1, int(limit if limit is not None else budget.rows))
     answer = CypherAnswer(question=question, statement=None)
     chat = messages(live_schema(graph), question, language, limit, history)
     while True:
@@ -562,7 +648,7 @@ def text_to_cypher(
         reason = refusal(statement)
         if reason is None:
             try:
-                answer.rows, answer.refs = run_checked(graph, statement, limit, timeout_s)
+                answer.rows, answer.refs, answer.cut = run_checked(graph, statement, limit, timeout_s, budget)
                 break
             except readonly.Refused as exc:
                 reason = exc.reason

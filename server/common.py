@@ -5,6 +5,8 @@ they answer with."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import threading
 import uuid
 from collections import OrderedDict
@@ -17,7 +19,11 @@ from .jobs import Jobs, QueueFull
 from .options import ServerOptions
 
 HEALTH_WAIT = 2.0  # seconds /health waits for Neo4j at most (less when GRAPHRAG_NEO4J_TIMEOUT is lower)
-MAX_ANSWERS = 256  # answers remembered for GET /graph?answer=
+# what GET /graph?answer= reads of an answer is remembered, the newest first, within this many
+# bytes of JSON in all (GRAPHRAG_ANSWER_CACHE_BYTES); an answer bigger than that is not remembered
+ANSWER_CACHE_BYTES = 32 * 1024 * 1024
+ANSWER_CACHE_ENV = "GRAPHRAG_ANSWER_CACHE_BYTES"
+TOO_BIG_REMEMBERED = 256  # ids of answers too big to remember, kept to say so
 
 
 class ApiError(Exception):
@@ -36,7 +42,7 @@ class State:
         self._documents_embedder = None if getattr(embedder, "backend", None) == "onnx" else self.embedder
         self.jobs = Jobs()
         engine.web_fallback()  # a web-search configuration that cannot work stops the server at start
-        self.answers: OrderedDict[str, dict] = OrderedDict()
+        self.answers = AnswerCache(answer_cache_bytes())
         self._lock = threading.Lock()
         self._probe: asyncio.Future | None = None  # the readiness check in flight
 
@@ -51,11 +57,9 @@ class State:
             return self._documents_embedder
 
     def remember(self, result: dict) -> str:
+        """An id for the answer; GET /graph?answer=<id> draws its evidence while it is remembered."""
         answer_id = uuid.uuid4().hex[:16]
-        with self._lock:
-            self.answers[answer_id] = result
-            while len(self.answers) > MAX_ANSWERS:
-                self.answers.popitem(last=False)
+        self.answers.put(answer_id, result)
         return answer_id
 
     async def readiness(self):
@@ -81,9 +85,24 @@ class State:
         except TimeoutError:
             raise Neo4jUnavailable(f"Neo4j at {self.settings.neo4j_uri} did not answer within {wait:g} s") from None
 
-    def answer(self, answer_id: str) -> dict | None:
-        with self._lock:
-            return self.answers.get(answer_id)
+    def answer(self, answer_id: str) -> dict:
+        """What GET /graph reads of a remembered answer; ApiError 404 saying why when there is none."""
+        found = self.answers.get(answer_id)
+        if found is not None:
+            return found
+        size = self.answers.too_big(answer_id)
+        if size is not None:
+            raise ApiError(
+                404,
+                f"answer {answer_id!r} was not remembered: its evidence takes {size} bytes, more than the "
+                f"{self.answers.budget} the server keeps for answers ({ANSWER_CACHE_ENV}): "
+                "ask again with a narrower question",
+            )
+        raise ApiError(
+            404,
+            f"no answer {answer_id!r} is remembered (the newest answers are, within {self.answers.budget} bytes "
+            f"in all, {ANSWER_CACHE_ENV}): ask again",
+        )
 
     def check_room(self) -> None:
         """A 429 now when the job queue is full (before an upload is read or a crawl planned)."""
@@ -91,6 +110,66 @@ class State:
             self.jobs.check_room()
         except QueueFull as exc:
             raise ApiError(429, str(exc)) from None
+
+
+def answer_cache_bytes(environ=None) -> int:
+    """GRAPHRAG_ANSWER_CACHE_BYTES: the bytes of remembered answers, 0 (remember none) to 4 GiB
+    (default 32 MiB); anything else is a one-line GraphragError."""
+    from graphrag_cypher.errors import GraphragError
+
+    raw = ((os.environ if environ is None else environ).get(ANSWER_CACHE_ENV) or "").strip()
+    if not raw:
+        return ANSWER_CACHE_BYTES
+    if not raw.isdigit() or int(raw) > 4 * 1024**3:
+        raise GraphragError(f"{ANSWER_CACHE_ENV}={raw!r}: give a number of bytes from 0 to {4 * 1024**3}")
+    return int(raw)
+
+
+class AnswerCache:
+    """Answers for GET /graph?answer=, by id: only what that route reads of one (its evidence's
+    chunk ids, paths, structured plan and rows), the newest kept within `budget` bytes of JSON
+    in all. An answer bigger than the budget is not kept; its id is, for a while, to say so."""
+
+    KEPT = ("paths", "structured", "rows")
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.used = 0
+        self._answers: OrderedDict[str, tuple[dict, int]] = OrderedDict()
+        self._too_big: OrderedDict[str, int] = OrderedDict()  # answer id -> its size
+        self._lock = threading.Lock()
+
+    def put(self, answer_id: str, result: dict) -> bool:
+        """Remember the answer; False when it is bigger than the whole budget (then it is not)."""
+        kept = {key: result.get(key) for key in self.KEPT}
+        kept["evidence"] = [{"chunk_id": ev["chunk_id"]} for ev in result.get("evidence") or [] if "chunk_id" in ev]
+        size = len(json.dumps(kept, ensure_ascii=False, default=str).encode("utf-8"))
+        with self._lock:
+            if size > self.budget:
+                self._too_big[answer_id] = size
+                while len(self._too_big) > TOO_BIG_REMEMBERED:
+                    self._too_big.popitem(last=False)
+                return False
+            self._answers[answer_id] = (kept, size)
+            self.used += size
+            while self.used > self.budget:
+                _, (_, gone) = self._answers.popitem(last=False)
+                self.used -= gone
+            return True
+
+    def get(self, answer_id: str) -> dict | None:
+        with self._lock:
+            found = self._answers.get(answer_id)
+            return found[0] if found is not None else None
+
+    def too_big(self, answer_id: str) -> int | None:
+        """The size of an answer that was too big to remember, or None."""
+        with self._lock:
+            return self._too_big.get(answer_id)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._answers)
 
 
 def error_response(status: int, message: str, openai_shape: bool = False) -> JSONResponse:

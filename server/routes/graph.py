@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query
 
 from .. import engine
-from ..common import MAX_ANSWERS, ApiError, State
+from ..common import ApiError, State
 
 
 def router(state: State) -> APIRouter:
@@ -18,9 +18,7 @@ def router(state: State) -> APIRouter:
         limit: int = Query(default=25, ge=1, le=engine.MAX_GRAPH_NODES),
     ):
         if answer:
-            result = state.answer(answer)
-            if result is None:
-                raise ApiError(404, f"no answer {answer!r} is remembered (the last {MAX_ANSWERS} are): ask again")
+            result = state.answer(answer)  # a 404 saying why when it is not remembered
             return engine.evidence_graph(state.graph, result, limit=limit)
         if id:
             found = engine.neighbourhood(state.graph, id, limit)

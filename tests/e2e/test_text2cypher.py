@@ -106,7 +106,8 @@ def test_a_good_statement_gives_rows_refs_and_the_prompt_carries_the_schema(grap
     assert answer.refs == ["c:ned", "c:joffrey", "c:robb", "c:roose"]
     out = answer.to_dict()
     assert json.loads(json.dumps(out)) == out and out["ms"] > 0
-    assert set(out) == {"question", "statement", "rows", "refs", "refused", "error", "attempts", "ms"}
+    assert set(out) == {"question", "statement", "rows", "refs", "refused", "error", "attempts", "ms", "cut"}
+    assert out["cut"] is None
 
     (request,) = server.requests
     system, user = request["body"]["messages"]
@@ -285,6 +286,7 @@ def test_the_row_limit_holds(graph, llm):
     _, settings = llm("UNWIND range(1, 500) AS i RETURN i")
     answer = ask(graph, settings, "Count to 500", limit=20)
     assert answer.error is None and [r["i"] for r in answer.rows] == list(range(1, 21))
+    assert answer.cut == "the statement gave more than 20 rows: the first 20 are shown (GRAPHRAG_CYPHER_MAX_ROWS)"
 
 
 def test_the_timeout_stops_a_slow_statement(graph, llm):
