@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..errors import GraphragError
 from ..text import norm_name
-from .base import lucene_query
+from .base import lucene_phrase
 
 MAX_ABOUT = 200  # characters of an id or a name (the longest config text graphrag.search takes)
 NAME_SHORTLIST = 1000  # full-text hits read for a name (the exact ones score highest)
@@ -100,8 +100,7 @@ def _named(graph, text: str) -> list[str]:
 
 def _phrase(text: str) -> str:
     """The name as one Lucene phrase of its escaped words ("" when it has none)."""
-    words = lucene_query(text.split())
-    return f'"{words}"' if words else ""
+    return lucene_phrase(text.split())
 
 
 def _weights(graph, ids: list[str], corpus: str | None) -> list[dict]:

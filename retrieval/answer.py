@@ -390,15 +390,25 @@ def llm_messages(question: str, context: str, language: str, history: Iterable[d
     ]
 
 
+# Mermaid's entity codes for what could end a label or be read as markup in it ("#" itself
+# first: a title holding "#quot;" stays those characters)
+_MERMAID_CODES = str.maketrans({ch: f"#{ord(ch)};" for ch in '#"<>&|`'})
+
+
+def mermaid_label(text: str | None, limit: int = 60) -> str:
+    """Text from a document as the inside of a quoted Mermaid label: one line, no brackets, and
+    every character that could close the label, start an edge or be read as HTML (`"`, `|`, `<`,
+    `>`, `&`, `#`, backquote) written as its entity code, so the diagram shows it as it is."""
+    return neutral(text)[:limit].translate(_MERMAID_CODES)
+
+
 def mermaid(graph_context: dict, sources: list[Source]) -> str:
-    """The evidence subgraph as a Mermaid flowchart."""
+    """The evidence subgraph as a Mermaid flowchart; every label is quoted and `mermaid_label`ed."""
 
     def node_id(raw: str) -> str:
         return "n" + re.sub(r"\W", "_", raw)
 
-    def label(text: str) -> str:
-        return neutral(text).replace('"', "'")[:60]
-
+    label = mermaid_label
     lines = ["graph LR"]
     for source in sources:
         lines.append(f'  {node_id(source.document_id)}["{label(source.cite + ": " + (source.title or ""))}"]')
@@ -410,5 +420,5 @@ def mermaid(graph_context: dict, sources: list[Source]) -> str:
         if doc:
             lines.append(f"  {node_id(doc)} -->|mentions| {node_id(mention['entity'])}")
     for rel in graph_context.get("relationships", []):
-        lines.append(f"  {node_id(rel['start'])} -->|{label(rel['type'])}| {node_id(rel['end'])}")
+        lines.append(f'  {node_id(rel["start"])} -->|"{label(rel["type"])}"| {node_id(rel["end"])}')
     return "\n".join(dict.fromkeys(lines))

@@ -66,8 +66,9 @@ def lucene_clauses(term: str) -> int:
 
 
 def lucene_query(words: list[str], operator: str = " ") -> str:
-    """Words joined into a Lucene query, each escaped; "" when there is no word to search for. A word
-    whose clauses would take the query past MAX_QUERY_CLAUSES is left out (the later ones may fit)."""
+    """Words joined into a Lucene query, each escaped; "" when there is no word to search for (Neo4j
+    refuses an empty query: callers skip the index then). A word whose clauses would take the query
+    past MAX_QUERY_CLAUSES is left out (the later ones may fit)."""
     terms, budget = [], MAX_QUERY_CLAUSES
     for word in words:
         if word and re.search(r"\w", word):
@@ -77,6 +78,15 @@ def lucene_query(words: list[str], operator: str = " ") -> str:
                 budget -= cost
                 terms.append(escape_lucene(term))
     return operator.join(terms)
+
+
+def lucene_phrase(words: list[str]) -> str:
+    """The words as one Lucene phrase, each escaped; "" when no word of it has a word character (an
+    empty phrase is no query) or it would cost more than MAX_QUERY_CLAUSES terms."""
+    words = [w.strip() for w in words if w and w.strip()]
+    if not any(re.search(r"\w", w) for w in words) or lucene_clauses(" ".join(words)) > MAX_QUERY_CLAUSES:
+        return ""
+    return '"' + " ".join(escape_lucene(w) for w in words) + '"'
 
 
 @dataclass

@@ -34,7 +34,7 @@ from importlib import resources
 
 from ..text import fold, split_sentences
 from .answer import LANGUAGES, CitationFilter, Source, build_context, neutral, sources_for
-from .base import Evidence, Filters, lucene_query
+from .base import Evidence, Filters, lucene_phrase, lucene_query
 
 TOPIC_BUDGET = 30  # documents quoted by a topic answer (then a count of the rest)
 THEME_BUDGET = 10  # themes shown at most
@@ -644,16 +644,16 @@ def _fulltext(term_forms: list[str]) -> str:
     parts = []
     for f in term_forms:
         words = f.split()
+        if not words:
+            continue
         if _cjk(f):
-            parts.append('"' + f.replace('"', " ") + '"')
+            parts.append(lucene_phrase([f]))
             continue
         for tail in ("", "'s", "’s") if not words[-1].lower().endswith("s") else ("",):
             phrase = words[:-1] + [words[-1] + tail]
-            if len(phrase) > 1:
-                parts.append('"' + " ".join(re.sub(r'["\\]', " ", w) for w in phrase) + '"')
-            else:
-                parts.append(lucene_query(phrase))
-    return " OR ".join(p for p in parts if p.strip('" '))
+            parts.append(lucene_phrase(phrase) if len(phrase) > 1 else lucene_query(phrase))
+    # a form with no searchable word ("*", "the") adds nothing: a query of none is no query
+    return " OR ".join(p for p in parts if p)
 
 
 def mentioning(graph, term: str, scope: Scope) -> list[dict]:

@@ -37,6 +37,8 @@ __all__ = [
     "crawl_items",
     "path_items",
     "upload_items",
+    "upload_id",
+    "Uploads",
 ]
 
 MAX_GRAPH_NODES = 60
@@ -53,6 +55,10 @@ class LockedEmbedder:
         with self._lock:
             return self._embedder.embed(texts)
 
+    def embed_query(self, text):
+        # through embed: the model's own embed_query would pass by the lock
+        return self.embed([text])[0]
+
     def __getattr__(self, name):
         return getattr(self._embedder, name)
 
@@ -66,6 +72,7 @@ def ask(graph, embedder, settings, question: str, options: AskOptions, history=(
 
 
 _web: dict = {}
+_web_lock = threading.Lock()
 
 
 def web_fallback():
@@ -76,15 +83,19 @@ def web_fallback():
     from graphrag_cypher.retrieval.websearch import ENV_NAMES, WebConfig, WebFallback
 
     key = tuple(os.environ.get(name) for name in ENV_NAMES)
-    if key not in _web:
-        config = WebConfig.from_env()
-        if config.provider == "off":
-            _web[key] = None
-        else:
-            from graphrag_cypher.loaders.web import PoliteClient
+    with _web_lock:  # request threads: one fallback per configuration, not one each
+        if key not in _web:
+            config = WebConfig.from_env()
+            if config.provider == "off":
+                _web[key] = None
+            else:
+                from functools import partial
 
-            _web[key] = WebFallback(config, PoliteClient)
-    return _web[key]
+                from graphrag_cypher.loaders import isolated
+                from graphrag_cypher.loaders.web import PoliteClient
+
+                _web[key] = WebFallback(config, partial(PoliteClient, parse=isolated.page_document))
+        return _web[key]
 
 
 def standalone(settings, history: list[dict], said: str, use_llm: bool = True) -> str:
@@ -200,6 +211,18 @@ def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:
 # --- learning: the `learn` command's load, as a function ----------------------------------
 
 
+def load_options(loader: str, source_root: str, corpus: str | None, topics: Iterable[str] = ()):
+    """The LoadOptions `learn` loads with (topics stripped, blank ones dropped)."""
+    from graphrag_cypher.store.ingest import LoadOptions
+
+    return LoadOptions(
+        loader=loader,
+        source_root=source_root,
+        corpus=corpus,
+        topics=tuple(t.strip() for t in topics if t and t.strip()),
+    )
+
+
 def learn(
     graph,
     embedder,
@@ -221,14 +244,8 @@ def learn(
     from graphrag_cypher.kg.auto import extractor
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.learn import learn_items
-    from graphrag_cypher.store.ingest import LoadOptions
 
-    options = LoadOptions(
-        loader=loader,
-        source_root=source_root,
-        corpus=corpus,
-        topics=tuple(t.strip() for t in topics if t and t.strip()),
-    )
+    options = load_options(loader, source_root, corpus, topics)
     learned = learn_items(
         graph,
         embedder,
@@ -313,7 +330,9 @@ def crawl_items(
     delay: float = 0.5,
 ):
     """Pages for POST /crawl and MCP `learn`: loopback, private and link-local addresses are
-    refused, one line each, unless GRAPHRAG_CRAWL_ALLOW_LOCAL=1 (`serve --crawl-allow-local`)."""
+    refused, one line each, unless GRAPHRAG_CRAWL_ALLOW_LOCAL=1 (`serve --crawl-allow-local`).
+    Each page is parsed in a worker process, within the parse budget's time and memory."""
+    from graphrag_cypher.loaders.isolated import page_document
     from graphrag_cypher.loaders.web import crawl_allows_local, fetch_pages
 
     return fetch_pages(
@@ -324,24 +343,109 @@ def crawl_items(
         crawl_timeout=crawl_timeout,
         delay=delay,
         allow_local=crawl_allows_local(),
+        parse=page_document,
     )
 
 
 def path_items(paths: list[str]):
+    """The files under `paths`, each parsed in a worker process (`loaders.isolated`)."""
     from graphrag_cypher.loaders.files import parse_folder
+    from graphrag_cypher.loaders.isolated import parse_file
 
     for path in paths:
-        yield from parse_folder(path)
+        yield from parse_folder(path, parse=parse_file)
 
 
 UPLOAD_SOURCE = "upload"
 
 
-def upload_items(folder: Path, names: list[str]):
-    """Uploaded files (saved in `folder`) through the file loader: ids `file:upload:<name>`, so
-    uploading the same file again finds its document; a type the loader does not read is one
+def upload_id(name: str, corpus: str | None) -> str:
+    """An uploaded file's document id: `file:upload:<name>` in the default corpus (the id every
+    upload had before ids held their corpus), `file:upload:<corpus>/<name>` in another. A file
+    name holds no "/", so the id says which corpus and which name it is."""
+    return f"file:{UPLOAD_SOURCE}:{corpus}/{name}" if corpus else f"file:{UPLOAD_SOURCE}:{name}"
+
+
+class Uploads:
+    """Which document each file of an upload job writes, and whether it may: a file whose name is
+    stored already in the corpus replaces that document only when `replace` is asked; otherwise it
+    is one error line (the other files load). A file whose content is what is stored replaces
+    nothing: it counts as unchanged, as before.
+
+    An upload from before ids held the corpus (`file:upload:<name>` in a named corpus) is found
+    by that old id and keeps it. In the default corpus such an old id of another corpus is
+    refused with what to do: forget it, then upload it again into its corpus (the new id)."""
+
+    def __init__(self, graph, names: list[str], corpus: str | None, replace: bool = False, topics: Iterable[str] = ()):
+        self.graph, self.names, self.corpus, self.replace = graph, list(names), corpus or None, replace
+        self.options = load_options("upload", UPLOAD_SOURCE, self.corpus, topics)
+        self._stored: dict[str, dict] = {}  # file name -> its stored document (id, corpus, contentHash)
+        self._refused: dict[str, str] = {}
+        self._replacing: dict[str, tuple[str, str]] = {}  # file name -> (id, the hash it is written with)
+
+    def resolve(self) -> dict[str, str]:
+        """Each file's document id, read from the graph when the job runs (a job before it may
+        have written one)."""
+        wanted = {upload_id(n, self.corpus) for n in self.names} | {upload_id(n, None) for n in self.names}
+        rows = {r["id"]: r for r in self.graph.read("documents/upload_targets", ids=sorted(wanted))}
+        ids = {}
+        for name in self.names:
+            own, old = upload_id(name, self.corpus), upload_id(name, None)
+            ids[name] = own
+            if self.corpus is None and own in rows and rows[own]["corpus"]:
+                self._refused[name] = (
+                    f"the id {own} is an earlier upload into corpus {rows[own]['corpus']!r} (from before upload "
+                    f"ids held their corpus): forget it (DELETE /documents/{own}) and upload it again into its corpus"
+                )
+            elif own in rows:
+                self._stored[name] = rows[own]
+            elif self.corpus and old in rows and rows[old]["corpus"] == self.corpus:
+                ids[name] = old
+                self._stored[name] = rows[old]
+        return ids
+
+    def checked(self, items: Iterable, ids: dict[str, str]):
+        """`items` (upload_items' output for `ids`) with each file that may not be written as one
+        ItemError; the files that will replace a stored document are noted (`replaced`)."""
+        from graphrag_cypher.model import ItemError
+        from graphrag_cypher.store.ingest import stored_hash
+
+        names = {ident: name for name, ident in ids.items()}
+        where = f"corpus {self.corpus!r}" if self.corpus else "the default corpus"
+        for item in items:
+            name = None if isinstance(item, ItemError) else names.get(item.id)
+            if name is None:  # an ItemError is one line already
+                yield item
+                continue
+            if name in self._refused:
+                yield ItemError(name, self._refused[name])
+                continue
+            stored = self._stored.get(name)
+            if stored is not None:
+                digest = stored_hash(item, self.options)
+                if digest != stored["contentHash"]:
+                    if not self.replace:
+                        yield ItemError(name, f"exists in {where}: send replace=true to replace it")
+                        continue
+                    self._replacing[name] = (stored["id"], digest)
+            yield item
+
+    def replaced(self) -> list[str]:
+        """The files that replaced a stored document, read back from the graph: one the job did
+        not write (it failed, or the job was cancelled first) replaced nothing."""
+        if not self._replacing:
+            return []
+        ids = sorted(ident for ident, _ in self._replacing.values())
+        now = {r["id"]: r["contentHash"] for r in self.graph.read("documents/upload_targets", ids=ids)}
+        return [name for name, (ident, digest) in self._replacing.items() if now.get(ident) == digest]
+
+
+def upload_items(folder: Path, names: list[str], ids: dict[str, str] | None = None):
+    """Uploaded files (saved in `folder`) through the file loader, each with its id from `ids`
+    (`Uploads.resolve`; without it `file:upload:<name>`); a type the loader does not read is one
     error line."""
-    from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS, parse_file
+    from graphrag_cypher.loaders.files import DEFAULT_EXTENSIONS
+    from graphrag_cypher.loaders.isolated import parse_file  # in a worker process: see loaders/isolated.py
     from graphrag_cypher.model import ItemError
 
     for name in names:
@@ -354,7 +458,11 @@ def upload_items(folder: Path, names: list[str]):
             continue
         doc = parse_file(folder / name, root=folder, source=UPLOAD_SOURCE)
         # the temporary folder is no source: neither its path nor its URI is stored
-        yield doc if isinstance(doc, ItemError) else replace(doc, source=f"{UPLOAD_SOURCE}:{name}", uri=None)
+        if isinstance(doc, ItemError):
+            yield doc
+            continue
+        ident = (ids or {}).get(name, doc.id)
+        yield replace(doc, id=ident, source=f"{UPLOAD_SOURCE}:{name}", uri=None)
 
 
 UPLOAD_PREFIX = "graphrag-upload-"

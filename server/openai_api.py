@@ -6,13 +6,15 @@ sources' titles and, structured, in a `citations` field of the response (and of 
 chunk of a stream). An answer of the structured route also has its `rows` (one per name or
 title, each with its citation id) and its `structured` plan there; other answers have no rows.
 `graphrag-global` answers from the whole corpus; a global answer has its `global` trace and the
-`communities` it used there too.
+`communities` it used there too. The content is Markdown whose `&`, `<` and `>` are HTML entities
+(`markdown_text`): no title or quoted sentence from a document becomes markup in a chat UI.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 
@@ -127,14 +129,32 @@ def _structured(result: dict) -> dict:
     }
 
 
+_HTML_CODES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_LINKABLE = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
+
+
+def markdown_text(text: str) -> str:
+    """Text as the Markdown of a message's content: chat UIs render that content as Markdown, in
+    which raw HTML is HTML, so `&`, `<` and `>` are written as entities (which Markdown shows as
+    the characters themselves). Titles and quoted sentences come from documents: a title
+    `<img src=x onerror=…>` is shown, never made an element."""
+    return text.translate(_HTML_CODES)
+
+
 def _sources_line(result: dict) -> str:
-    """The cited sources under the answer, by title (one line, brackets neutralised)."""
+    """The cited sources under the answer, by title (one line, brackets neutralised, `markdown_text`);
+    an http(s) URI as an autolink, any other as text."""
     if not result["citations"]:
         return ""
-    labels = [
-        engine.label(c["title"] or c["document_id"]) + (f" <{c['uri']}>" if c["uri"] else "")
-        for c in result["citations"]
-    ]
+    labels = []
+    for c in result["citations"]:
+        label = markdown_text(engine.label(c["title"] or c["document_id"]))
+        uri = c["uri"] or ""
+        if _LINKABLE.fullmatch(uri):
+            label += f" <{uri}>"
+        elif uri:
+            label += f" ({markdown_text(engine.label(uri))})"
+        labels.append(label)
     return "\n\nSources: " + "; ".join(labels)
 
 
@@ -165,7 +185,8 @@ def router(state) -> APIRouter:
             result = await asyncio.to_thread(
                 engine.ask, state.graph, state.embedder, state.settings, question, options, turns
             )
-            content = (result["answer_with_titles"] or "I found no evidence for this question.") + _sources_line(result)
+            answer = result["answer_with_titles"] or "I found no evidence for this question."
+            content = markdown_text(answer) + _sources_line(result)
             return {
                 "id": ident,
                 "object": "chat.completion",
@@ -196,7 +217,7 @@ def router(state) -> APIRouter:
             try:
                 async for kind, value in run_streaming(state, question, options, turns):
                     if kind == "token":
-                        yield chunk({"content": value})
+                        yield chunk({"content": markdown_text(value)})
                     else:
                         tail = _sources_line(value)
                         if tail:

@@ -1,5 +1,11 @@
 """Documents: list, read and forget them; learn new ones from uploads (``POST /documents``) or
-from URLs, sites and allowed server-side folders (``POST /crawl``), each a job."""
+from URLs, sites and allowed server-side folders (``POST /crawl``), each a job.
+
+An uploaded file's document is ``file:upload:<name>`` in the default corpus and
+``file:upload:<corpus>/<name>`` in another (engine.upload_id): the same name in two corpora is two
+documents. A name the corpus holds already is replaced only with the form field ``replace=true``
+(otherwise that file is one error line and the others load); the job's summary lists the files
+that replaced a document under ``replaced``."""
 
 from __future__ import annotations
 
@@ -58,8 +64,13 @@ def router(state: State) -> APIRouter:
         files: list[UploadFile] = File(...),
         corpus: str | None = Form(default=None, max_length=200),
         topics: str | None = Form(default=None, max_length=1000),
+        replace: bool = Form(
+            default=False,
+            description="Replace a document of the same file name in the corpus (otherwise: an error line)",
+        ),
     ):
         state.check_room()
+        corpus = (corpus or "").strip() or None
         folder = engine.upload_folder()
         names: list[str] = []
         try:
@@ -78,10 +89,12 @@ def router(state: State) -> APIRouter:
             raise
 
         def work(progress, error, should_stop):
-            return engine.learn(
+            uploads = engine.Uploads(state.graph, names, corpus, replace=replace, topics=(topics or "").split(","))
+            ids = uploads.resolve()
+            summary = engine.learn(
                 state.graph,
                 state.document_embedder(),
-                engine.upload_items(Path(folder.name), names),
+                uploads.checked(engine.upload_items(Path(folder.name), names, ids), ids),
                 loader="upload",
                 source_root=engine.UPLOAD_SOURCE,
                 corpus=corpus,
@@ -91,6 +104,8 @@ def router(state: State) -> APIRouter:
                 should_stop=should_stop,
                 settings=state.settings,
             )
+            summary["replaced"] = uploads.replaced()
+            return summary
 
         try:
             return state.jobs.submit("upload", ", ".join(names), work, cleanup=folder.cleanup, total=len(names))

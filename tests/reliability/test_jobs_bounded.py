@@ -117,8 +117,8 @@ def test_the_queue_is_shown_and_jobs_can_be_cancelled(served):
         again = http.delete(f"/jobs/{slow['id']}")
         assert again.status_code == 409 and "cancelled" in again.json()["error"], again.text
         assert http.delete("/jobs/nosuchjob").status_code == 404
-    assert chunks_of(served, "file:upload:slow.txt") == (0, 0), "nothing of a document cut short is written"
-    assert chunks_of(served, "file:upload:never.txt") == (0, 0)
+    assert chunks_of(served, "file:upload:cancel/slow.txt") == (0, 0), "nothing of a document cut short is written"
+    assert chunks_of(served, "file:upload:cancel/never.txt") == (0, 0)
     assert not list((served.tmp / "tmp").glob("graphrag-upload-*")), "every job's upload folder is gone"
     print(f"\nDELETE -> cancelled in {to_cancelled:.2f} s; the queued small upload done {small_done:.2f} s after")
 
@@ -138,7 +138,7 @@ def test_a_cancelled_job_keeps_whole_documents(served):
         assert 1 <= kept < 6, cancelled["summary"]
         # the phrase links are brought up to date: the run read every chunk the kept documents
         # wrote, and no chunk waits for a phrase run
-        kept_chunks = sum(chunks_of(served, f"file:upload:{n}")[0] for n, _ in files)
+        kept_chunks = sum(chunks_of(served, f"file:upload:whole/{n}")[0] for n, _ in files)
         assert kept_chunks > 0 and cancelled["summary"]["phrases"]["chunks"] >= kept_chunks, cancelled["summary"]
         assert pending_phrases(served) == 0
         whole = wait(http, upload_all(http, files)["id"])
@@ -149,7 +149,7 @@ def test_a_cancelled_job_keeps_whole_documents(served):
         "failed": 0,
         "pruned": 0,
     }
-    counts = {chunks_of(served, f"file:upload:{n}") for n, _ in files}
+    counts = {chunks_of(served, f"file:upload:whole/{n}") for n, _ in files}
     assert len(counts) == 1 and next(iter(counts))[0] == next(iter(counts))[1] + 1, counts
 
 

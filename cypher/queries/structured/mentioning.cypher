@@ -1,11 +1,12 @@
 // Every document of the scope that mentions a term: chunks whose text holds it on word
 // boundaries (a full-text shortlist over the whole corpus, then `$pattern`, a case-insensitive
 // regular expression), and chunks linked to the entities `$ids` by MENTIONS. One row per document.
-// params: $query, $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch, $about (ids: only chunks that MENTION one)
+// params: $query (escaped by the caller; '' finds no text), $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch, $about (ids: only chunks that MENTION one)
 // returns: documentId, title, uri, date, chunks, chunkId, text, via
 CALL (*) {
-  CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c
-  WITH c WHERE $query IS NOT NULL AND c.text =~ $pattern
+  WITH $query AS query WHERE query <> ''  // a term with no searchable word: links only
+  CALL db.index.fulltext.queryNodes('chunk_text', query, {limit: $fetch}) YIELD node AS c
+  WITH c WHERE c.text =~ $pattern
   RETURN c, 'text' AS via
   UNION
   UNWIND $ids AS eid

@@ -56,7 +56,7 @@ def test_upload_and_allowed_paths(served):
         errors = {e["item"]: e["error"] for e in job["summary"]["errors"]}
         assert "unsupported file type" in errors["tool.exe"] and "empty.txt" in errors
         docs = http.get("/documents", params={"corpus": "uploads"}).json()["documents"]
-        assert [d["id"] for d in docs] == ["file:upload:roads.md"]
+        assert [d["id"] for d in docs] == ["file:upload:uploads/roads.md"]
         again = wait(http, http.post("/documents", files=files[:1], data={"corpus": "uploads"}).json())
         assert again["summary"]["documents"]["unchanged"] == 1, json.dumps(again)
         bad_name = http.post("/documents", files={"files": ("../../etc/passwd", b"x", "text/plain")})
