@@ -573,6 +573,7 @@ class Loader:
         if self.embedder is None or not rows:
             return set()
         model = self.embedder.name
+
         # A chunk whose text this load embedded, or whose text and title the graph stores, keeps
         # that vector: a repeated passage costs one encode (boilerplate under other titles too:
         # the first title's vector serves them all), a changed document re-embeds only what
@@ -580,9 +581,7 @@ class Loader:
         def key(chunk: dict) -> str:
             return text_hash(chunk["props"]["text"])
 
-        hashes = sorted(
-            {c["props"]["contentHash"] for r in rows for c in r["chunks"] if key(c) not in self.recent}
-        )
+        hashes = sorted({c["props"]["contentHash"] for r in rows for c in r["chunks"] if key(c) not in self.recent})
         known = {
             r["contentHash"]: r["embedding"]
             for r in (self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model) if hashes else [])
