@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 MVN ?= mvn
 export JAVA_HOME ?= $(shell ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n 1)
 
-.PHONY: setup python-deps java-build models env local-llm demo test test-fast test-shuffled test-python test-java lint deadcode bench clean-neo4j
+.PHONY: setup python-deps java-build models env local-llm demo test test-fast test-shuffled test-python test-java lint deadcode bench bench-hostile clean-neo4j
 
 ## setup: virtual environment, Python dependencies, the local Neo4j build, the ONNX query model, a .env (idempotent)
 setup: python-deps java-build models .env
@@ -88,6 +88,10 @@ test-java:
 ## bench: benchmarks on the real data in ../shared/data (GRAPHRAG_DATA_DIR), one table
 bench: setup
 	$(BIN)/python bench/run.py
+
+## bench-hostile: 8 clients mixing /chat, /v1 and uploads on the served sample for 2 minutes: 5xx, answers against one client's, p50 ratio, /health/live (BENCH_ARGS='--seconds 30')
+bench-hostile: setup
+	$(BIN)/python bench/hostile.py $(BENCH_ARGS)
 
 clean-neo4j:
 	-$(BIN)/graphrag neo4j stop
