@@ -1207,6 +1207,14 @@ def _lingua(question: str, script: str) -> str | None:
     return code if code in LANGUAGE_NAMES else None
 
 
+def warm_language_detectors() -> None:
+    """Build every script's detector now. Building one holds the GIL (lingua's models load in
+    native code: about 1 s for the Latin languages), so a server does it before it answers,
+    not on the first question, when every request and `/health/live` would wait for it."""
+    for script in _LINGUA_SCRIPTS:
+        language_detector(script)
+
+
 def language_detector(script: str = "latin"):
     """lingua's detector for the languages of `script` in _LINGUA_SCRIPTS (None without lingua),
     built once, on first use, with its models loaded (in parallel: faster than lingua's lazy loading;
