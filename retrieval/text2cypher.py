@@ -26,7 +26,6 @@ columns named like ids (``id``, ``chunkId``, ``document_id``...), in order, once
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -39,9 +38,9 @@ from typing import Any
 from graphrag_cypher import llm
 from graphrag_cypher.admin import readonly
 
-from ..db import query
 from ..errors import GraphragError
 from .answer import LANGUAGES
+from .cypher_rows import MAX_LIST_ITEMS, ResultBudget, RowValues, kib, row_bytes
 
 SCHEMA_TTL = 60.0  # seconds a graph's schema text is reused
 SCHEMA_MAX_CHARS = 6000
@@ -53,14 +52,11 @@ MAX_PATTERNS = 80
 SAMPLE_CHARS = 40
 MAX_HISTORY = 6  # messages
 ERROR_CHARS = 300  # of a database error in `error`; the model is sent up to 2000
-MAX_LIST_ITEMS = 100  # of one list value in a row
 FETCH_ROWS = 10  # records the driver asks Neo4j for at a time
 
 # On every entity beside its type label: left out of a pattern when the node has another label.
 GENERIC_LABELS = frozenset({"__Entity__", "__KGBuilder__"})
 _NAME_KEY = re.compile(r"(?i)(name|title)$")  # name, title, normName, originalName...
-# `id`, `ids`, `chunkId`, `document_id`... (not `elementId`: an element id is no `id` property)
-_ID_COLUMN = re.compile(r"^(?:id|ids|ID|Id)$|(?<!element)_(?:id|ids)$|(?<!element)(?<!^)(?:Id|Ids|ID)$")
 
 _ADMIN_FIRST = frozenset(
     {"SHOW", "GRANT", "DENY", "REVOKE", "TERMINATE", "ALTER", "START", "STOP", "ENABLE", "DRYRUN"}
@@ -69,37 +65,6 @@ _ADMIN_FIRST = frozenset(
 _ADMIN_OBJECTS = frozenset({"DATABASE", "DATABASES", "ALIAS", "USER", "ROLE", "ROLES", "SERVER", "COMPOSITE"})
 _SCHEMA_OBJECTS = frozenset({"INDEX", "CONSTRAINT"})
 _OBJECT_PREFIXES = frozenset({"OR", "REPLACE", "RANGE", "TEXT", "POINT", "LOOKUP", "FULLTEXT", "VECTOR", "BTREE"})
-
-
-@dataclass(frozen=True)
-class ResultBudget:
-    """How much of a statement's result is read: rows, bytes of their JSON, characters of one string."""
-
-    rows: int = 50
-    bytes: int = 64 * 1024
-    value_chars: int = 1000
-
-    # the environment variable, and the bounds it is checked against, of each field
-    ENV = {
-        "rows": ("GRAPHRAG_CYPHER_MAX_ROWS", 1, 10_000),
-        "bytes": ("GRAPHRAG_CYPHER_MAX_BYTES", 1024, 64 * 1024 * 1024),
-        "value_chars": ("GRAPHRAG_CYPHER_MAX_VALUE_CHARS", 16, 1_000_000),
-    }
-
-    @classmethod
-    def from_env(cls, environ=None) -> ResultBudget:
-        """The budget GRAPHRAG_CYPHER_MAX_ROWS, _MAX_BYTES and _MAX_VALUE_CHARS set (defaults for
-        those unset); a value that is not a whole number in bounds is a one-line GraphragError."""
-        env = os.environ if environ is None else environ
-        values = {}
-        for name, (variable, low, high) in cls.ENV.items():
-            raw = (env.get(variable) or "").strip()
-            if not raw:
-                continue
-            if not raw.isdigit() or not low <= int(raw) <= high:
-                raise GraphragError(f"{variable}={raw!r}: give a whole number from {low} to {high}")
-            values[name] = int(raw)
-        return cls(**values)
 
 
 @dataclass
@@ -467,11 +432,6 @@ def _one_line(text: str, limit: int = ERROR_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _size(row: dict) -> int:
-    """The bytes of a row's JSON (as --json writes it)."""
-    return len(json.dumps(row, ensure_ascii=False, default=str).encode("utf-8"))
-
-
 def run_checked(
     graph, statement: str, limit: int, timeout_s: float, budget: ResultBudget | None = None
 ) -> tuple[list[dict], list[str], str | None]:
@@ -494,7 +454,7 @@ def run_checked(
             readonly.check(summary.query_type, summary.plan, statement)
             result = tx.run(statement)
             keys = list(result.keys())
-            values = _Values(budget.value_chars)
+            values = RowValues(budget.value_chars)
             rows: list[dict] = []
             used, cut = 0, None
             # each record converted (its long values cut) as it comes: no more than one raw record is held
@@ -503,10 +463,10 @@ def run_checked(
                     cut = f"the statement gave more than {limit} rows: the first {limit} are shown (GRAPHRAG_CYPHER_MAX_ROWS)"
                     break
                 row = {key: values.convert(record[key], key) for key in keys}
-                used += _size(row) + 1
+                used += row_bytes(row) + 1
                 if used > budget.bytes:
                     cut = (
-                        f"the rows passed {_kib(budget.bytes)} of JSON: the first {len(rows)} are shown "
+                        f"the rows passed {kib(budget.bytes)} of JSON: the first {len(rows)} are shown "
                         "(GRAPHRAG_CYPHER_MAX_BYTES)"
                     )
                     break
@@ -522,93 +482,6 @@ def run_checked(
     except Neo4jError as exc:
         code = exc.code or ""
         raise _StatementFailed(exc.message or str(exc), "TransactionTimedOut" in code) from exc
-
-
-def _kib(n: int) -> str:
-    return f"{n / 1024:g} KiB" if n % 1024 == 0 else f"{n} bytes"
-
-
-class _Values:
-    """Driver values as plain JSON values, collecting refs on the way; a string longer than
-    `value_chars` is cut (with "…"), a list after MAX_LIST_ITEMS items, and `cut` says so."""
-
-    def __init__(self, value_chars: int = ResultBudget.value_chars) -> None:
-        self.refs: dict[str, None] = {}
-        self._pending: dict[str, list[tuple[dict, str]]] = {}  # element id -> (relationship, "start"/"end")
-        self.value_chars = value_chars
-        self.cut = False
-
-    def convert(self, value: Any, column: str | None = None) -> Any:
-        from neo4j.graph import Node, Path, Relationship
-        from neo4j.spatial import Point
-
-        if value is None or isinstance(value, (bool, int, float)):
-            return value
-        if isinstance(value, str):
-            if column is not None and _ID_COLUMN.search(column):
-                self.refs.setdefault(value, None)
-            if len(value) > self.value_chars:
-                self.cut = True
-                return value[: self.value_chars - 1] + "…"
-            return value
-        if isinstance(value, Node):
-            return self.node(value)
-        if isinstance(value, Relationship):
-            return self.relationship(value)
-        if isinstance(value, Path):
-            return [self.node(n) for n in value.nodes[:MAX_LIST_ITEMS]]
-        if isinstance(value, Point):
-            return {"srid": value.srid, **dict(zip(("x", "y", "z"), value, strict=False))}
-        if isinstance(value, (list, tuple)):
-            if len(value) > MAX_LIST_ITEMS:
-                self.cut = True
-            return [self.convert(v, column) for v in value[:MAX_LIST_ITEMS]]
-        if isinstance(value, dict):
-            if len(value) > MAX_LIST_ITEMS:
-                self.cut = True
-            return {str(k): self.convert(v, str(k)) for k, v in list(value.items())[:MAX_LIST_ITEMS]}
-        if isinstance(value, (bytes, bytearray)):
-            return self.convert(bytes(value[: self.value_chars]).hex(), column)
-        iso = getattr(value, "iso_format", None) or getattr(value, "isoformat", None)
-        return iso() if callable(iso) else str(value)
-
-    def node(self, node) -> dict:
-        out: dict[str, Any] = {"id": self.convert(node.get("id"))}
-        if node.get("name") is not None:
-            out["name"] = self.convert(node.get("name"))
-        elif node.get("title") is not None:
-            out["title"] = self.convert(node.get("title"))
-        out["labels"] = sorted(node.labels)
-        if isinstance(out["id"], str):
-            self.refs.setdefault(out["id"], None)
-        return out
-
-    def relationship(self, rel) -> dict:
-        out: dict[str, Any] = {"type": rel.type, "start": None, "end": None}
-        for end, node in (("start", rel.start_node), ("end", rel.end_node)):
-            if node is None:
-                continue
-            if "id" in node:  # the node came with its properties (it is in the result too)
-                out[end] = self.convert(node.get("id"))
-                if isinstance(out[end], str):
-                    self.refs.setdefault(out[end], None)
-            else:
-                self._pending.setdefault(node.element_id, []).append((out, end))
-        return out
-
-    def resolve(self, tx) -> None:
-        """The `id` of relationship ends that came without their properties."""
-        if not self._pending:
-            return
-        found = {
-            r["elementId"]: r["id"] for r in tx.run(query("retrieval/node_ids"), elementIds=list(self._pending)).data()
-        }
-        for element_id, places in self._pending.items():
-            node_id = self.convert(found.get(element_id))
-            for rel, end in places:
-                rel[end] = node_id
-            if isinstance(node_id, str):
-                self.refs.setdefault(node_id, None)
 
 
 # --- the whole question ----------------------------------------------------------------------
