@@ -26,7 +26,6 @@ import json
 import os
 import random
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -34,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import REPO, bench_neo4j, free_port  # noqa: E402
-from serve import percentile, serve_env  # noqa: E402
+from common import REPO, bench_neo4j  # noqa: E402
+from serve import percentile, serve_env, start_serve  # noqa: E402
 
 MODE = "graph"
 KEY = "bench-key-0123456789abcdef"
@@ -71,29 +70,6 @@ def load_sample(graph, embedder) -> list[str]:
     link_phrases(graph)
     questions = json.loads((folder / "questions.json").read_text())
     return [q["question"] if isinstance(q, dict) else q for q in questions]
-
-
-def start(env: dict) -> tuple[subprocess.Popen, str]:
-    """`graphrag serve` with the write key on a free port, once /health answers 200."""
-    import httpx
-
-    port = free_port()
-    exe = Path(sys.executable).parent / "graphrag"
-    server = subprocess.Popen(
-        [str(exe), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if httpx.get(url + "/health", headers=headers(), timeout=2).status_code == 200:
-                return server, url
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            raise RuntimeError("graphrag serve did not start: " + server.stderr.read().decode()[-500:])
-        time.sleep(0.3)
 
 
 def headers() -> dict:
@@ -279,7 +255,7 @@ def main(clients: int = 8, seconds: float = 120) -> dict:
 
     with bench_neo4j() as (settings, graph):
         questions = load_sample(graph, make_embedder(settings))
-        server, url = start(dict(serve_env(settings), GRAPHRAG_API_KEY=KEY))
+        server, url = start_serve(dict(serve_env(settings), GRAPHRAG_API_KEY=KEY), headers())
         faces = Faces(url)
         try:
             # the files the clients will send, once: later uploads of them leave the graph as it is

@@ -386,8 +386,9 @@ def serve_env(settings, **extra: str) -> dict:
     return env
 
 
-def start_serve(env: dict) -> tuple[subprocess.Popen, str]:
-    """`graphrag serve` on a free port with `env`, once /health answers 200."""
+def start_serve(env: dict, headers: dict | None = None) -> tuple[subprocess.Popen, str]:
+    """`graphrag serve` on a free port with `env`, once /health answers 200 (asked with `headers`:
+    a server with a key wants it there too)."""
     import httpx
 
     port = free_port()
@@ -399,7 +400,7 @@ def start_serve(env: dict) -> tuple[subprocess.Popen, str]:
     deadline = time.monotonic() + 180
     while True:
         try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
+            if httpx.get(url + "/health", headers=headers, timeout=2).status_code == 200:
                 return server, url
         except httpx.HTTPError:
             pass
