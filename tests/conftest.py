@@ -142,6 +142,24 @@ def last_committed(server) -> tuple | None:
 _LOADED: dict[str, tuple[tuple[tuple[str, ...], ...], tuple | None]] = {}
 
 
+STRUCTURED = Path(__file__).resolve().parent / "fixtures" / "kg" / "structured"
+# The structured route's test graph: GoT-style records, tales, and the Chinese companies and documents.
+STRUCTURED_GRAPH = (
+    ["load", "records", str(STRUCTURED / "characters.json"), "--mapping", "got-characters"],
+    ["load", "stories", str(STRUCTURED / "tales.jsonl"), "--corpus", "fen"],
+    [
+        "load",
+        "records",
+        str(STRUCTURED / "zh-companies.json"),
+        "--mapping",
+        str(STRUCTURED / "zh-mapping.yaml"),
+        "--schema",
+        str(STRUCTURED / "zh-schema.yaml"),
+    ],
+    ["load", "files", str(STRUCTURED / "zh-docs"), "--corpus", "zh"],
+)
+
+
 def load_sample_graph(neo4j_server, *commands: list[str]) -> None:
     """The session's Neo4j emptied, then the schema applied and the bundled sample loaded (by default
     `load sample`; `commands` replace it, e.g. ["load", "sample", "--no-embed"], ["link", "phrases"]).

@@ -16,22 +16,11 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "kg" / "structured
 
 @pytest.fixture(scope="module")
 def graph(neo4j_server):
-    from ..conftest import load_sample_graph
+    from ..conftest import STRUCTURED_GRAPH, load_sample_graph
 
     load_sample_graph(
         neo4j_server,
-        ["load", "records", str(FIXTURES / "characters.json"), "--mapping", "got-characters"],
-        ["load", "stories", str(FIXTURES / "tales.jsonl"), "--corpus", "fen"],
-        [
-            "load",
-            "records",
-            str(FIXTURES / "zh-companies.json"),
-            "--mapping",
-            str(FIXTURES / "zh-mapping.yaml"),
-            "--schema",
-            str(FIXTURES / "zh-schema.yaml"),
-        ],
-        ["load", "files", str(FIXTURES / "zh-docs"), "--corpus", "zh"],
+        *STRUCTURED_GRAPH,
     )
     return neo4j_server
 

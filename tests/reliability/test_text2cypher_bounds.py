@@ -12,13 +12,12 @@ import re
 import httpx
 import pytest
 
-from ..conftest import REPO, load_sample_graph
+from ..conftest import STRUCTURED_GRAPH, load_sample_graph
 from ..e2e.serve.conftest import KEY, start_server, stop_server
 from ..llm_server import LLMServer
 
 pytestmark = pytest.mark.e2e
 
-FIXTURES = REPO / "tests" / "fixtures" / "kg" / "structured"
 QUESTION = "Which characters killed more than one person?"  # the templates leave it to text-to-Cypher
 # 60 rows of a 1 MiB string each (twenty doublings of "x"), built in Neo4j
 HUGE = "UNWIND range(1, 60) AS i RETURN i AS n, reduce(s = 'x', k IN range(1, 20) | s + s) AS blob"
@@ -30,18 +29,7 @@ def graph(neo4j_server):
     """The structured route's test graph (records and tales), shared with test_ask_structured."""
     load_sample_graph(
         neo4j_server,
-        ["load", "records", str(FIXTURES / "characters.json"), "--mapping", "got-characters"],
-        ["load", "stories", str(FIXTURES / "tales.jsonl"), "--corpus", "fen"],
-        [
-            "load",
-            "records",
-            str(FIXTURES / "zh-companies.json"),
-            "--mapping",
-            str(FIXTURES / "zh-mapping.yaml"),
-            "--schema",
-            str(FIXTURES / "zh-schema.yaml"),
-        ],
-        ["load", "files", str(FIXTURES / "zh-docs"), "--corpus", "zh"],
+        *STRUCTURED_GRAPH,
     )
     return neo4j_server
 

@@ -14,11 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ..conftest import REPO, load_sample_graph
+from ..conftest import REPO, STRUCTURED_GRAPH, load_sample_graph
 
 pytestmark = pytest.mark.e2e
 
-FIXTURES = REPO / "tests" / "fixtures" / "kg" / "structured"
 THREADS = 8
 QUESTIONS = {
     "structured": [
@@ -50,18 +49,7 @@ def asker(neo4j_server):
 
     load_sample_graph(
         neo4j_server,
-        ["load", "records", str(FIXTURES / "characters.json"), "--mapping", "got-characters"],
-        ["load", "stories", str(FIXTURES / "tales.jsonl"), "--corpus", "fen"],
-        [
-            "load",
-            "records",
-            str(FIXTURES / "zh-companies.json"),
-            "--mapping",
-            str(FIXTURES / "zh-mapping.yaml"),
-            "--schema",
-            str(FIXTURES / "zh-schema.yaml"),
-        ],
-        ["load", "files", str(FIXTURES / "zh-docs"), "--corpus", "zh"],
+        *STRUCTURED_GRAPH,
         ["communities", "build"],
     )
     settings = load_settings(dict(neo4j_server.env(), GRAPHRAG_ENV_FILE="/nonexistent.env"))
