@@ -15,14 +15,11 @@ from __future__ import annotations
 import base64
 import json
 import random
-import threading
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from ..reliability.slow_embedder import DIMENSIONS, vector
+from ..reliability.slow_embedder import SlowEmbedder
 
 pytestmark = pytest.mark.e2e
 REFUSE = "REFUSE-THIS-TEXT"  # a text holding it is answered 400, as an endpoint refuses bad input
@@ -34,57 +31,10 @@ def blob(n: int = 9_000, seed: int = 1) -> str:
     return "z" + base64.urlsafe_b64encode(raw).decode().rstrip("=")[: n - 1]
 
 
-class CountingEmbedder:
-    """OpenAI-compatible /embeddings on 127.0.0.1: the same text, the same vector (16 numbers);
-    counts every text it encodes, and refuses (400) a request holding REFUSE."""
-
-    def __init__(self):
-        self.encoded: Counter[str] = Counter()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                texts = body.get("input") or []
-                texts = [texts] if isinstance(texts, str) else texts
-                if any(REFUSE in t for t in texts):
-                    self._send(400, {"error": {"message": "input refused", "type": "invalid_request_error"}})
-                    return
-                server.encoded.update(texts)
-                data = [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(texts)]
-                self._send(200, {"object": "list", "model": body.get("model"), "data": data})
-
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-
-    def env(self) -> dict[str, str]:
-        return {
-            "GRAPHRAG_EMBED_BASE_URL": self.url,
-            "OPENAI_API_KEY": "test",
-            "GRAPHRAG_EMBEDDER": "openai/counting-test",
-            "GRAPHRAG_EMBEDDING_DIMENSIONS": str(DIMENSIONS),
-        }
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture(scope="module")
 def embedder():
-    server = CountingEmbedder()
+    """Counts every text it encodes; refuses (400) a request holding REFUSE."""
+    server = SlowEmbedder(seconds_per_text=0, refuse=REFUSE)
     yield server
     server.close()
 

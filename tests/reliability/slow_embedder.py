@@ -12,6 +12,7 @@ import json
 import math
 import threading
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -27,9 +28,14 @@ def vector(text: str) -> list[float]:
 
 
 class SlowEmbedder:
-    def __init__(self, seconds_per_text: float = 0.01):
+    """`seconds_per_text` per text; `texts` counts them, `encoded` each text; a request holding
+    `refuse` is answered 400, as an endpoint refuses bad input."""
+
+    def __init__(self, seconds_per_text: float = 0.01, refuse: str | None = None):
         self.seconds_per_text = seconds_per_text
+        self.refuse = refuse
         self.texts = 0
+        self.encoded: Counter[str] = Counter()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -40,16 +46,27 @@ class SlowEmbedder:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 texts = body.get("input") or []
                 texts = [texts] if isinstance(texts, str) else texts
+                if server.refuse and any(server.refuse in t for t in texts):
+                    self._send(400, {"error": {"message": "input refused", "type": "invalid_request_error"}})
+                    return
                 time.sleep(server.seconds_per_text * len(texts))
                 server.texts += len(texts)
-                payload = {
-                    "object": "list",
-                    "model": body.get("model"),
-                    "data": [{"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(texts)],
-                    "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
-                }
+                server.encoded.update(texts)
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "model": body.get("model"),
+                        "data": [
+                            {"object": "embedding", "index": i, "embedding": vector(t)} for i, t in enumerate(texts)
+                        ],
+                        "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+                    },
+                )
+
+            def _send(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
