@@ -61,10 +61,11 @@ class _Stopped(Exception):
 def _run(task: str, args: tuple, budget: ParseBudget):
     """The task's result from a worker, or _Stopped; a ContentError raised there is raised here."""
     worker = _ParseWorker.take(budget.memory)
-    started = time.monotonic()
     limit = hard_limit(budget)
     healthy = False
     try:
+        worker.wait_ready()
+        started = time.monotonic()
         worker.requests.send((task, args))
         if not worker.replies.poll(limit):
             raise _Stopped(
@@ -148,6 +149,7 @@ def serve(requests_fd: int, replies_fd: int, memory: int) -> None:
 
     tasks: dict[str, Callable[..., object]] = {"file": files.parse_file, "page": web.page_document}
     requests, replies = Connection(requests_fd, writable=False), Connection(replies_fd, readable=False)
+    replies.send(("ready",))
     while True:
         try:
             task, args = requests.recv()

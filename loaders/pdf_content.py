@@ -60,9 +60,10 @@ class _Run:
 
     def parse(self, data: bytes) -> None:
         worker = _Worker.take(self.budget.memory)
-        deadline = time.monotonic() + self.budget.seconds
         reusable = False
         try:
+            worker.wait_ready()
+            deadline = time.monotonic() + self.budget.seconds
             worker.requests.send((data, self.budget))
             reusable = self._receive(worker, deadline)
         except (BrokenPipeError, EOFError, OSError):
@@ -156,6 +157,7 @@ class _Worker:
     KEEP = 2
     MAIN = ""  # the worker's program (set below); a subclass may run another
     NEW_SESSION = False  # True: the worker leads its own process group, and `stop` kills the group
+    STARTUP_SECONDS = 120.0  # an interpreter start and its imports, not counted in a document's budget
 
     def __init__(self, memory: int):
         import subprocess
@@ -178,6 +180,19 @@ class _Worker:
         self.replies = Connection(os.dup(self.process.stdout.fileno()), writable=False)
         self.process.stdin.close()
         self.process.stdout.close()
+        self.ready = False
+
+    def wait_ready(self) -> None:
+        """Block until a fresh worker has imported its parsers (it says "ready"), so that a
+        document's time budget counts parsing, not an interpreter start on a busy machine.
+        A worker not ready within STARTUP_SECONDS is treated as dead (OSError)."""
+        if self.ready:
+            return
+        if not self.replies.poll(self.STARTUP_SECONDS):
+            raise OSError(f"the parse worker did not start within {self.STARTUP_SECONDS:g} s")
+        if self.replies.recv() != ("ready",):
+            raise OSError("the parse worker sent something else than ready")
+        self.ready = True
 
     @classmethod
     def take(cls, memory: int) -> _Worker:
@@ -250,6 +265,7 @@ def serve(requests_fd: int, replies_fd: int, memory: int) -> None:
     import pymupdf  # noqa: F401 - imported before the first request, not during it
 
     requests, replies = Connection(requests_fd, writable=False), Connection(replies_fd, readable=False)
+    replies.send(("ready",))
     while True:
         try:
             data, budget = requests.recv()
