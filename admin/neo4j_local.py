@@ -213,8 +213,8 @@ def _sources_mtime(proc_dir: Path) -> float:
             continue
         if path.name == "pom.xml" or "src" in rel:
             newest = max(newest, path.stat().st_mtime)
-    # The place linker's word lists and section rule, copied into the plugin's jar.
-    for path in (proc_dir.parent / "linkers").glob("*.txt"):
+    # The place linker's word lists and section rule, and the lexicon's word lists, copied into the plugin's jar.
+    for path in [*(proc_dir.parent / "linkers").glob("*.txt"), *(proc_dir.parent / "core" / "lexicon").glob("*.txt")]:
         newest = max(newest, path.stat().st_mtime)
     return newest
 

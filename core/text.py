@@ -9,17 +9,12 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 
+from graphrag_cypher import lexicon
+
 # --- sentences -----------------------------------------------------------------------
 
 # Words that end in a period without ending the sentence. Lower-case, without the dot.
-ABBREVIATIONS = frozenset(
-    """
-    mr mrs ms dr prof st sr jr mt ft rev gen col capt lt sgt hon gov sen rep
-    e.g i.e etc vs cf al approx ca c fig figs no nos vol vols pp p ed eds ch chap sec
-    dept univ inc ltd co corp jan feb mar apr jun jul aug sep sept oct nov dec
-    u.s u.k a.d b.c b.c.e c.e viz op cit ibid esp resp incl min max est
-    """.split()
-)
+ABBREVIATIONS = lexicon.words("abbreviations")
 
 # A candidate end: one or more terminators, optional closing quotes/brackets, then space. It
 # starts only where a run of terminators starts: from inside a run ("....") it would scan the
@@ -142,7 +137,7 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-") or "untitled"
 
 
-_SMALL_WORDS = frozenset("a an and as at but by for from in into nor of on or the to with".split())
+_SMALL_WORDS = lexicon.words("title_small_words")
 
 
 def title_case(text: str) -> str:

@@ -28,115 +28,48 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-# --- word lists (lower case) ---------------------------------------------------------------
+from graphrag_cypher import lexicon
 
-TITLES = {
-    "ser", "sir", "lord", "lady", "lords", "ladies", "maester", "khal", "king", "queen", "prince", "princess",
-    "septon", "septa", "dr", "mr", "mrs", "ms", "miss", "professor", "prof", "saint", "st", "father", "mother",
-    "brother", "sister", "uncle", "aunt", "captain", "general", "emperor", "empress", "pope", "bishop", "archbishop",
-    "abbot", "duke", "duchess", "count", "countess", "baron", "earl", "sultan", "caliph", "pharaoh", "consul",
-    "senator", "president", "governor", "commander", "admiral", "colonel", "major", "sergeant", "rev", "reverend",
-    "grand", "magister", "khaleesi",
-}  # fmt: skip
-PLURAL_TITLES = {"lords", "ladies", "kings", "queens", "sers", "brothers", "sisters", "saints"}
-_VERB_STEMS = """
-say tell ask answer reply declare explain think believe know wonder realize realise remember forget
-imagine show note propose conclude observe describe suggest argue maintain assume contend
-presume misspeak misspoke arrive hate despair dress braid ridicule sneer apologize invite instruct
-change beg nod refuse meet execute behead hang summon dismiss accuse swear vow boast mock tease
-decide refuse agree promise insist suggest argue claim admit deny warn urge beg order command shout cry
-scream whisper call name laugh smile frown nod sigh weep sob grin sneer scoff curse pray thank greet
-see watch look hear feel fear hope want wish love hate like prefer need try intend plan mean dare
-write read sing speak talk mutter murmur mumble respond inform remind tell confess confirm recall notice
-grab seize take give hand offer send bring carry hold lift throw push pull strike slap hit kill slay
-stab behead marry wed kiss embrace hug meet visit arrive return leave flee escape ride walk run sail
-march travel go come enter climb kneel sit stand rise wake sleep eat drink die live dwell sit lie
-reveal discover find lose win fight attack defend rule reign serve obey betray rescue save help
-demand plead protest complain object accuse blame forgive apologize apologise yield surrender
-become grow begin continue stop attempt manage fail succeed seem appear turn move stay wait
-"""
-PLACE_NOUNS = {
-    "city", "town", "village", "island", "isle", "region", "province", "harbour", "harbor", "port", "castle",
-    "fortress", "keep", "kingdom", "realm", "river", "sea", "coast", "shore", "valley", "mountain", "mountains",
-    "hill", "hills", "land", "lands", "territory", "site", "district", "quarter", "capital", "country", "state",
-    "county", "peninsula", "bay", "gulf", "lake", "desert", "forest", "wood", "plain", "plains", "road", "streets",
-    "street", "gate", "gates", "walls", "tower", "temple", "sanctuary", "necropolis", "colony", "settlement",
-    "area", "north", "south", "east", "west", "ruins", "excavations", "excavation", "inhabitants", "people",
-    "citizens", "outskirts", "empire", "lordship", "seat", "hall", "halls",
-}  # fmt: skip
-_MOTION_STEMS = """
-go come march ride sail travel return arrive flee escape head move journey walk run fly send lead bring
-carry reach enter leave depart land settle live dwell stay remain camp rest hide retreat advance press
-push lie stand sit build found rule reign winter summer visit excavate excavated
-"""
-LOCATIVE_PREPS = {
-    "to", "at", "in", "into", "from", "toward", "towards", "near", "across", "through", "beyond", "on", "onto",
-    "around", "past", "outside", "inside", "within", "of", "upon", "behind", "north", "south", "east", "west",
-}  # fmt: skip
+# --- word lists (lower case: graphrag_cypher.lexicon's ner_* files) ----------------------------------
+
+TITLES = lexicon.words("ner_titles")
+PLURAL_TITLES = lexicon.words("ner_plural_titles")
+PLACE_NOUNS = lexicon.words("ner_place_nouns")
+LOCATIVE_PREPS = lexicon.words("ner_locative_preps")
 # Spans after these prepositions may be re-read as places even when the recogniser says person
 # ("await the army at Moat Cailin"); "to", "from", "of" and "on" take people as often as places.
-PERSON_TO_PLACE_PREPS = {"at", "in", "into", "near", "across", "through", "beyond", "toward", "towards", "within"}
+PERSON_TO_PLACE_PREPS = lexicon.words("ner_person_to_place_preps")
 # nouns whose "at X", "in X" is where they are ("the army at Moat Cailin", "the battle at Delium")
-GATHERING_NOUNS = {"army", "host", "camp", "battle", "siege", "garrison", "fleet", "council", "feast", "wedding"}
-NOT_PLACES = {"sun", "moon", "mercury", "venus", "mars", "jupiter", "saturn", "uranus", "neptune", "pluto"}
-REFERENCE_WORDS = {
-    "fig", "figs", "figure", "figures", "table", "tables", "plate", "plates", "chapter", "vol", "no", "ed", "eds",
-    "trans", "ibid", "id", "op", "cit", "pl", "pls", "cat", "inv",
-}  # fmt: skip
+GATHERING_NOUNS = lexicon.words("ner_gathering_nouns")
+NOT_PLACES = lexicon.words("ner_not_places")
+REFERENCE_WORDS = lexicon.words("ner_reference_words")
 # words that make a name an organisation's, never re-read as a person's
-ORG_WORDS = {
-    "association", "press", "university", "institute", "institut", "museum", "library", "society", "company",
-    "inc", "ltd", "corporation", "foundation", "council", "department", "school", "college", "academy", "center",
-    "centre", "project", "church", "party", "bank", "group", "agency", "office", "club", "league", "union",
-    "committee", "army", "navy", "order", "brotherhood", "guild", "ministry", "service", "trust",
-    "archive", "archives", "collection", "network", "initiative", "program", "programme", "survey", "team",
-}  # fmt: skip
-MONTHS_DAYS = {
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "god", "heaven",
-    "i", "christmas", "easter",
-}  # fmt: skip
-NOT_SURNAMES = {
-    "in", "on", "at", "by", "from", "since", "until", "till", "before", "after", "during", "between", "of", "for",
-    "the", "a", "an", "and", "or", "circa", "ca", "c", "summer", "spring", "autumn", "fall", "winter", "year",
-    "years", "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "ad", "bc", "bce", "ce", "see", "cf", "also", "fig", "figure", "table", "paper",
-    "papers", "volume", "vol", "issue", "no", "plate", "note", "notes", "chapter", "page", "pp", "p", "ed", "eds",
-    "trans", "edition", "press", "university", "isaw", "appendix", "catalogue", "inv", "inventory", "ms", "mss",
-    "law", "act", "census", "season", "seasons", "campaign", "report", "ii", "iii", "iv", "vi", "vii", "viii",
-}  # fmt: skip
+ORG_WORDS = lexicon.words("ner_org_words")
+MONTHS_DAYS = lexicon.words("ner_months_days")
+NOT_SURNAMES = lexicon.words("ner_not_surnames")
 # labels the rules may turn into a person or a place (the recogniser's person and place labels
 # stay, but for the place rule's person case above)
 RELABEL = {"ORG", "PRODUCT", "NORP", "WORK_OF_ART", "EVENT", "LAW", "LANGUAGE"}
 PLACE_LABELS = {"GPE", "LOC", "FAC"}
 
 
-def _forms(stems: str) -> set[str]:
-    """A verb's common forms from its stem: say → say, says, said?, saying, sayed (close enough)."""
+def _forms(stems: frozenset[str]) -> set[str]:
+    """A verb's common forms from its stem: say → say, says, said?, saying, sayed (close enough),
+    and the irregular past forms of the stems (lexicon ner_irregular_past)."""
     out = set()
-    for stem in stems.split():
+    for stem in stems:
         out |= {stem, stem + "s", stem + "es", stem + "ed", stem + "d", stem + "ing"}
         if stem.endswith("e"):
             out |= {stem[:-1] + "ing", stem + "d"}
         if stem.endswith("y"):
             out |= {stem[:-1] + "ies", stem[:-1] + "ied"}
-    # irregular past forms of the stems above
-    out |= set(
-        "said told asked thought knew saw heard felt wrote read sang spoke took gave held threw struck slew "
-        "met left fled rode ran came went sat stood rose woke slept ate drank found lost won fought became "
-        "grew began drove flew lay built led brought sent spent kept hid meant understood forgot".split()
-    )
-    return out
+    return out | lexicon.words("ner_irregular_past")
 
 
-PERSON_VERBS = _forms(_VERB_STEMS) | {"understand", "understands"}
-MOTION_VERBS = _forms(_MOTION_STEMS)
+PERSON_VERBS = _forms(lexicon.words("ner_person_verb_stems")) | {"understand", "understands"}
+MOTION_VERBS = _forms(lexicon.words("ner_motion_verb_stems"))
 # words before "at X" that make X an organisation ("researchers at ISAW", "works at Google")
-WORKPLACE_WORDS = _forms(
-    "work job position professor student researcher research scholar colleague fellow lecturer director "
-    "chair curator staff member employ teach study publish present conference meeting hold host "
-    "look stare glance gaze glare peer point aim shoot throw laugh smile grin wink nod frown shout yell"
-) | {"taught", "held", "studies", "researchers", "scholars", "colleagues", "members", "employees"}
+WORKPLACE_WORDS = _forms(lexicon.words("ner_workplace_stems")) | lexicon.words("ner_workplace_words")
 PLAIN_SURNAME = r"[A-Z][^\W\d_][\w’'\-]*"
 # "Gadotti 2011", "Bitsakis & Jones 2016a", "Evans, Carman, & Thorndike 2010", "Mittermayer (2009",
 # "Smith et al. 1999": names, then a year with no comma before it (a place of publication has one:
@@ -162,11 +95,8 @@ NOTE_AUTHOR = re.compile(
 )
 # verbs of saying and arguing: their subject is a person even when the recogniser says place
 # ("As Iversen has shown", "Gadotti argues")
-SAYING_VERBS = _forms(
-    "say tell ask answer reply argue show suggest note write claim propose conclude observe describe believe "
-    "think explain insist maintain contend assert deny admit"
-)
-TIME_WORDS = {"year", "years", "month", "months", "day", "days", "era", "period", "calendar", "century", "age"}
+SAYING_VERBS = _forms(lexicon.words("ner_saying_verb_stems"))
+TIME_WORDS = lexicon.words("ner_time_words")
 # a quoted title ("“Forms of Time and of the Chronotope in the Novel”"): the names in it are the
 # title's words, not places or organisations of the text
 QUOTED = re.compile(r"“([^”]{3,200})”")

@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from graphrag_cypher import lexicon
 from graphrag_cypher.db import Graph, query
 from graphrag_cypher.text import split_sentences
 
@@ -91,10 +92,7 @@ def terms(text: str, stop_words: frozenset[str]) -> list[str]:
 
 # Words of telling that every narrative repeats ("said", "went", "asked"): scikit-learn's English stop
 # words leave them in, and a community of tales would be titled "said · gretel · hans".
-NARRATIVE_STOP_WORDS = frozenset(
-    "said says saying asked asks answered replied cried went came come comes goes going got gets thought took "
-    "let shall did does told tell tells began like just away quite thing things know knew saw look looked".split()
-)
+NARRATIVE_STOP_WORDS = lexicon.words("narrative_stop_words")
 
 
 def _analyzer():

@@ -24,6 +24,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graphrag_cypher import lexicon
+
 WINDOW = 120  # characters of context kept on each side (NFC)
 NEAR = 50  # characters before a name that the context rules read (an institution's: twice as many)
 RAW_WINDOW = 4 * WINDOW  # characters taken from the text first: NFD text has more code points than NFC
@@ -64,32 +66,13 @@ def longest_matches(found: list[Occurrence]) -> list[Occurrence]:
 # --- not-a-place contexts ---------------------------------------------------------------
 
 # Words before "of <Place>" that keep it a place: "the Gulf of Corinth", "Bishop of Edessa".
-PLACE_OF_WORDS = frozenset(
-    """
-    gulf bay isthmus strait straits kingdom kingdoms province provinces diocese city cities town towns port ports
-    harbour harbor island islands isle region regions territory plain plains valley mount mountains sea lake river
-    battle siege sack peace treaty council synod bishop bishops archbishop metropolitan patriarch patriarchate church
-    churches governor king kings queen emperor prefect proconsul satrap tyrant ruler rulers people peoples citizens
-    inhabitants walls acropolis agora territory area east west north south coast shore gate gates museum temple
-    sanctuary oracle school schools mint mints coins coinage coin hoard hoards map maps plan excavations excavation
-    ruins site sites history histories archaeology topography survey destruction foundation founding fall capture
-    conquest empire republic state states land lands district districts nome nomes necropolis cemetery tombs
-    theatre theater harbours fortress citadel palace baths forum colony colonies league catalogue catalog
-    environs vicinity outskirts suburbs hinterland countryside chora border borders frontier frontiers boundary
-    duke dukes count prince princes lord lords archon archons magistrates tribe tribes demos boule ekklesia
-    jews greeks romans christians saints martyrs monastery monasteries abbot monks clergy see
-    """.split()
-)
+PLACE_OF_WORDS = lexicon.words("place_of_words")
 
 # "Ptolemy XII Auletes": a ruler's epithet after his numeral.
 _COGNOMEN = re.compile(r"\b[A-Z][a-z]+\s+[IVX]+\s+$")
 # Common nouns a monument's name starts with: written in lower case ("the sanctuary of
 # Demeter at Cyrene") they name one of many, not the one Pleiades calls so.
-GENERIC = frozenset(
-    """sanctuary temple temples church basilica tomb tombs villa baths bath theatre theater
-    house gate gates wall walls tower fort fortress monastery stoa altar shrine spring fountain cave bridge
-    road aqueduct market palace quarry quarries mine mines harbour harbor port sanctuaries necropolis""".split()
-)
+GENERIC = lexicon.words("place_generic")
 _PERSON_OF = re.compile(r"(?:^|[^\w'’])([A-Z][\w'’-]*) of\s+$")
 # "P. Cairo 30758", "P.Köln", "O. Claud.", "SB", "BGU", "I. Ephesos", "T. Vindol.": a siglum's letters just before.
 _SIGLUM = re.compile(
@@ -112,7 +95,7 @@ _PLACE_CUE = re.compile(
 )
 _QUEEN = re.compile(r"\b(?:[Qq]ueen|[Kk]ing|[Pp]rincess|[Pp]rince|[Ee]mperor|[Ee]mpress|[Ss]aint|St\.|[Ss]t)\s+$")
 _SPACES = re.compile(r"\s+")
-_LINK_WORDS = frozenset({"at", "of", "in", "zu", "de", "di"})
+_LINK_WORDS = lexicon.words("place_link_words")
 
 
 def _squash(text: str) -> str:

@@ -42,6 +42,8 @@ from collections import defaultdict
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from graphrag_cypher import lexicon
+
 STUB = re.compile(r"^An ancient place, cited: BAtlas|precise location cannot be determined", re.I)
 WITHDRAWN = re.compile(r"\b(?:withdrawn|duplicate|deprecated|untitled)\b", re.I)
 _TITLE_PARTS = re.compile(r"\s*\([^()]*\)\s*")
@@ -62,7 +64,7 @@ SAME_PLACE_KM = 10.0
 FAR_KM = 500.0
 SHORT_NAME = 4
 DESCRIBED = 200  # characters of a description the decision reads
-AREA_KINDS = frozenset({"continent", "country", "region", "province", "diocese"})
+AREA_KINDS = lexicon.words("place_area_kinds")
 
 
 @dataclass(frozen=True)

@@ -30,14 +30,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from graphrag_cypher import lexicon
 from graphrag_cypher.text import FOLDS, CharTable, fold, fold_char, is_mark, is_word_char
 
 # Lucene's English stop words: the `standard-folding` analyzer drops them from the
 # full-text index, so the reference engine could never shortlist a name that is one.
-LUCENE_STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
-    "they this to was will with".split()
-)
+LUCENE_STOP_WORDS = lexicon.words("lucene_stop_words")
 
 JOINERS = frozenset(".:'\u2018\u2019\u00b7\u0387\u2024")  # join two letters into one token (UAX #29)
 _SPACE = " \\t\\n\\x0B\\f\\r\\u00A0"  # the same set in Java and Python regex syntax

@@ -55,6 +55,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from graphrag_cypher import lexicon
 from graphrag_cypher.budget import MAX_PHRASE_CHARS, MAX_TOKEN_CHARS, refused_reason, refused_write
 from graphrag_cypher.db import Graph
 from graphrag_cypher.text import fold
@@ -65,11 +66,8 @@ from .matcher import LUCENE_STOP_WORDS
 PAGE = 2000
 MAX_CHUNKS, MIN_LENGTH = 250, 3  # 2% of 12,500 chunks: what the graph mode reads (WEIGHTS phraseChunksShare)
 VERSION = 2  # the phrase state a graph keeps (:__PhraseState.version)
-CONNECTORS = frozenset("of the de du des da di del della do dos von van der den la le les y and & for on upon".split())
-LEADING_STOP = LUCENE_STOP_WORDS | frozenset(
-    "he she his her its we our you your i my me him them who which what when where why how "
-    "after before during since until while although though however also".split()
-)
+CONNECTORS = lexicon.words("name_connectors")
+LEADING_STOP = LUCENE_STOP_WORDS | lexicon.words("leading_stop")
 # Clause breaks: punctuation that never sits inside a name, and a sentence end.
 _CLAUSE = re.compile(r"[,;:()\[\]{}\"“”«»!?|/]|\s[-–—]\s|\.(?:\s|$)|\n")
 _TOKEN = re.compile(r"[^\W_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)

@@ -1,7 +1,8 @@
 """The in-database place linker (the plugin's Java port, `graphrag.link.places`) reads the same
 rules as the Python engine: every regex of linkers/contexts.py and linkers/disambiguation.py is
 in the Java sources as the very same pattern text and case flag (`PyText.re(pattern,
-ignoreCase)`), and no other; the word sets and the numbers the decisions read are the same.
+ignoreCase)`), and no other; the numbers the decisions read are the same (the word sets are the
+lexicon's files, read by both: tests/unit/test_lexicon.py).
 The parity tests compare the engines' links on data; this catches a rule changed on one side
 that the data does not exercise."""
 
@@ -50,18 +51,8 @@ def test_every_rule_regex_is_the_same_in_java():
     assert java - python == set(), "in the Java port, not in Python"
 
 
-def _java_words(name: str, constant: str) -> set[str]:
-    text = (SOURCES / name).read_text(encoding="utf-8")
-    block = re.search(rf'{constant} = Set\.of\(\("""(.*?)"""\)', text, re.S)
-    return set(block[1].split())
-
-
-def test_word_sets_and_numbers_are_the_same_in_java():
-    assert _java_words("PlaceContexts.java", "PLACE_OF_WORDS") == set(contexts.PLACE_OF_WORDS)
-    assert _java_words("PlaceContexts.java", "GENERIC") == set(contexts.GENERIC)
+def test_joiners_and_numbers_are_the_same_in_java():
     linker = (SOURCES / "PlaceLinker.java").read_text(encoding="utf-8")
-    lucene = re.search(r"LUCENE_STOP_WORDS = Set\.of\(\((.*?)\)\.split", linker, re.S)[1]
-    assert set("".join(_unescape(s) for s in _LITERAL.findall(lucene)).split()) == set(matcher.LUCENE_STOP_WORDS)
     joiners = re.search(r'String JOINERS = "(.*?)";', linker)[1]
     assert set(_unescape(joiners)) == set(matcher.JOINERS)
     numbers = {
@@ -76,6 +67,4 @@ def test_word_sets_and_numbers_are_the_same_in_java():
     for (name, constant), value in numbers.items():
         text = (SOURCES / name).read_text(encoding="utf-8")
         assert float(re.search(rf"{constant} = ([0-9.]+);", text)[1]) == value, constant
-    areas = re.search(r"AREA_KINDS = Set\.of\((.*?)\);", (SOURCES / "PlaceDecisions.java").read_text("utf-8"))[1]
-    assert set(_LITERAL.findall(areas)) == set(disambiguation.AREA_KINDS)
     assert places.ENGINE_SOURCES["procedure"] in linker

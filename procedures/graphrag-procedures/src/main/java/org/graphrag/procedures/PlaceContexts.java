@@ -62,26 +62,11 @@ final class PlaceContexts {
 
     // --- not-a-place contexts ------------------------------------------------------------
 
-    static final Set<String> PLACE_OF_WORDS = Set.of(("""
-            gulf bay isthmus strait straits kingdom kingdoms province provinces diocese city cities town towns port ports
-            harbour harbor island islands isle region regions territory plain plains valley mount mountains sea lake river
-            battle siege sack peace treaty council synod bishop bishops archbishop metropolitan patriarch patriarchate church
-            churches governor king kings queen emperor prefect proconsul satrap tyrant ruler rulers people peoples citizens
-            inhabitants walls acropolis agora area east west north south coast shore gate gates museum temple
-            sanctuary oracle school schools mint mints coins coinage coin hoard hoards map maps plan excavations excavation
-            ruins site sites history histories archaeology topography survey destruction foundation founding fall capture
-            conquest empire republic state states land lands district districts nome nomes necropolis cemetery tombs
-            theatre theater harbours fortress citadel palace baths forum colony colonies league catalogue catalog
-            environs vicinity outskirts suburbs hinterland countryside chora border borders frontier frontiers boundary
-            duke dukes count prince princes lord lords archon archons magistrates tribe tribes demos boule ekklesia
-            jews greeks romans christians saints martyrs monastery monasteries abbot monks clergy see
-            """).trim().split("\\s+"));
+    /** Words before "of <Place>" that keep it a place (lexicon place_of_words). */
+    static final Set<String> PLACE_OF_WORDS = Lexicon.words("place_of_words");
 
-    static final Set<String> GENERIC = Set.of(("""
-            sanctuary temple temples church basilica tomb tombs villa baths bath theatre theater
-            house gate gates wall walls tower fort fortress monastery stoa altar shrine spring fountain cave bridge
-            road aqueduct market palace quarry quarries mine mines harbour harbor port sanctuaries necropolis
-            """).trim().split("\\s+"));
+    /** Common nouns a monument's name starts with (lexicon place_generic). */
+    static final Set<String> GENERIC = Lexicon.words("place_generic");
 
     private static final Pattern COGNOMEN = PyText.re("\\b[A-Z][a-z]+\\s+[IVX]+\\s+$", false);
     private static final Pattern PERSON_OF = PyText.re("(?:^|[^\\w'’])([A-Z][\\w'’-]*) of\\s+$", false);
@@ -101,7 +86,7 @@ final class PlaceContexts {
     private static final Pattern QUEEN = PyText.re(
             "\\b(?:[Qq]ueen|[Kk]ing|[Pp]rincess|[Pp]rince|[Ee]mperor|[Ee]mpress|[Ss]aint|St\\.|[Ss]t)\\s+$", false);
     private static final Pattern SPACES = PyText.re("\\s+", false);
-    private static final Set<String> LINK_WORDS = Set.of("at", "of", "in", "zu", "de", "di");
+    private static final Set<String> LINK_WORDS = Lexicon.words("place_link_words");
 
     private static String squash(String text) {
         return SPACES.matcher(text).replaceAll(" ");

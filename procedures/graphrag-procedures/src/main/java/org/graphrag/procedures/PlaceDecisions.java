@@ -49,7 +49,7 @@ final class PlaceDecisions {
     static final double FAR_KM = 500.0;
     static final int SHORT_NAME = 4;
     static final int DESCRIBED = 200;
-    static final Set<String> AREA_KINDS = Set.of("continent", "country", "region", "province", "diocese");
+    static final Set<String> AREA_KINDS = Lexicon.words("place_area_kinds");
 
     record Point(double lat, double lon) implements Comparable<Point> {
         @Override

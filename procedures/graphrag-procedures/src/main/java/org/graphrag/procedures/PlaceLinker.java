@@ -38,9 +38,8 @@ final class PlaceLinker {
     static final int MAX_CANDIDATES = 10;
     static final String RESOURCES = "/org/graphrag/procedures/linkers/";
 
-    /** Lucene's English stop words (matcher.LUCENE_STOP_WORDS): never names. */
-    static final Set<String> LUCENE_STOP_WORDS = Set.of(("a an and are as at be but by for if in into is it no not "
-            + "of on or such that the their then there these they this to was will with").split(" "));
+    /** Lucene's English stop words (lexicon lucene_stop_words, as matcher.LUCENE_STOP_WORDS): never names. */
+    static final Set<String> LUCENE_STOP_WORDS = Lexicon.words("lucene_stop_words");
     private static final String JOINERS = ".:'\u2018\u2019\u00b7\u0387\u2024";
     private static final Pattern SHORTLIST_SPLIT = Pattern.compile(
             "[^" + PyText.W_IN + ".:'\u2018\u2019\u00b7\u0387\u2024]+|_");

@@ -1,11 +1,5 @@
 package org.graphrag.procedures;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -15,41 +9,25 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The question's keywords and their Lucene query, as {@code graphrag_cypher.question.keywords} and
- * {@code retrieval/base.py} {@code lucene_query} make them: content words in order, de-duplicated
- * case-insensitively, stop words (the Python lists, in {@code stopwords.txt}) dropped, name-like words
+ * The question's keywords and their Lucene query, as {@code graphrag_cypher.retrieval.question} {@code keywords}
+ * and {@code retrieval/base.py} {@code lucene_query} make them: content words in order, de-duplicated
+ * case-insensitively, stop words (the lexicon's {@code stop_<language>.txt}, read by both) dropped, name-like words
  * keeping their case, Chinese runs cut at function words. {@code \w} is Python's: letters, numbers and
  * the underscore ({@link RetrieveProcedures#isWord}).
  */
 final class QuestionWords {
 
+    /** The question stop words of every language (the lexicon's stop_en, stop_de, stop_fr, stop_es). */
     static final Set<String> STOP = new HashSet<>();
     private static final Pattern CN_SPLIT;
     private static final Pattern LUCENE_SPECIAL = Pattern.compile("([+\\-!(){}\\[\\]^\"~*?:\\\\/&|<>=])");
 
     static {
-        List<String> chinese = new ArrayList<>();
-        try (InputStream in = QuestionWords.class.getResourceAsStream("stopwords.txt");
-                BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            List<String> into = null;
-            for (String line; (line = reader.readLine()) != null; ) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                if (line.equals("[words]")) {
-                    into = null;
-                } else if (line.equals("[chinese]")) {
-                    into = chinese;
-                } else if (into == null) {
-                    STOP.add(line.strip());
-                } else {
-                    into.add(line.strip());
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        for (String language : List.of("en", "de", "fr", "es")) {
+            STOP.addAll(Lexicon.words("stop_" + language));
         }
-        // longest first, as the Python alternation
+        // Chinese runs are cut at the lexicon's stop_zh words, longest first, as the Python alternation
+        List<String> chinese = new ArrayList<>(Lexicon.words("stop_zh"));
         chinese.sort((a, b) -> Integer.compare(b.length(), a.length()));
         CN_SPLIT = Pattern.compile(String.join("|", chinese.stream().map(Pattern::quote).toList()));
     }

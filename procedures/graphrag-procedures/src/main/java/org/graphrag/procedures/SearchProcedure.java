@@ -26,7 +26,7 @@ import org.neo4j.procedure.TerminationGuard;
 /**
  * {@code graphrag.search(question, config)}: a question in, the evidence {@code graphrag ask} would
  * retrieve out, with no Python: the question embedded by {@code graphrag.embed}'s model, its keywords
- * and the entities it names found as {@code retrieval/analysis.py} finds them, then the retrieval mode
+ * and the entities it names found as {@code retrieval/question/analyzer.py} finds them, then the retrieval mode
  * ({@code graph}: {@code graphrag.retrieve.graph}; {@code hybrid} and {@code vector}: the project's
  * own {@code retrieval/hybrid.cypher} and {@code vector.cypher}, packaged in this jar).
  */
@@ -155,7 +155,7 @@ public class SearchProcedure {
 
     @Procedure(name = "graphrag.search.analysis", mode = Mode.READ)
     @Description("graphrag.search.analysis(question) - what graphrag.search reads from a question: its keywords "
-            + "(as graphrag_cypher.question.keywords), the full-text query made of them, and the entities it names "
+            + "(as graphrag_cypher.retrieval.question.keywords), the full-text query made of them, and the entities it names "
             + "(whose name or alias occurs in it on word boundaries, accents and case folded; the longer of two "
             + "nested names). Example: CALL graphrag.search.analysis('Who stole the silver lantern from Edric?') "
             + "YIELD keywords, query, entities RETURN keywords, query, entities")

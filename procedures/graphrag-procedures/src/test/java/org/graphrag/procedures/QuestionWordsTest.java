@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The question's keywords and full-text query against the case file the Python suite reads too
- * ({@code tests/fixtures/keyword_cases.tsv}, made by {@code graphrag_cypher.question.keywords}).
+ * ({@code tests/fixtures/keyword_cases.tsv}, made by {@code graphrag_cypher.retrieval.question} {@code keywords}).
  */
 class QuestionWordsTest {
 
