@@ -6,10 +6,12 @@ import re
 import time
 from datetime import date
 
-from graphrag_cypher.retrieval.question import detect_language, keywords, parse_time_range, route, strip_time_expression
-
-from ..text import contains_word, fold, name_key
-from .base import Analysis, Filters, lucene_query
+from ...text import contains_word, fold, name_key
+from ..base import Analysis, Filters, lucene_query
+from .dates import parse_time_range, strip_time_expression
+from .keywords import keywords
+from .language import detect_language
+from .relations import route
 
 
 class QuestionAnalyzer:
