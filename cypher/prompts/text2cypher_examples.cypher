@@ -1,4 +1,4 @@
-// Worked examples for the text-to-Cypher prompt (retrieval/text2cypher.py), on a made-up
+// Worked examples for the text-to-Cypher prompt (retrieval/structured/text2cypher.py), on a made-up
 // schema: (:Person {id, name})-[:WORKS_FOR {since}]->(:Company {id, name}),
 // (:Person)-[:KNOWS]->(:Person), (:Document {id, title})-[:MENTIONS]->(:Person).
 // Each example is a `// Q:` line with a question, then its statement; a blank line ends it.

@@ -72,7 +72,7 @@ def count_nodes(graph) -> int:
 
 
 def ask(graph, settings, question="Who was killed by whom?", **kwargs):
-    from graphrag_cypher.retrieval.text2cypher import text_to_cypher
+    from graphrag_cypher.retrieval.structured import text_to_cypher
 
     return text_to_cypher(graph, settings, question, **kwargs)
 
@@ -151,7 +151,7 @@ def test_nodes_paths_and_values_become_plain_json(graph, llm):
 
 
 def test_the_schema_is_kept_per_graph_for_a_while(graph, llm):
-    from graphrag_cypher.retrieval.text2cypher import live_schema
+    from graphrag_cypher.retrieval.structured import live_schema
 
     first = live_schema(graph)
     with graph.session() as session:
@@ -338,7 +338,7 @@ def test_history_comes_before_the_question(graph, llm):
 def test_past_the_scan_the_count_store_gives_the_patterns(graph, monkeypatch):
     """With more relationships than the scan reads, types it did not reach come from the count
     store: exact when one end has one label, else marked as approximate."""
-    from graphrag_cypher.retrieval import text2cypher
+    from graphrag_cypher.retrieval.structured import text2cypher
 
     with graph.session() as session:
         session.run("CREATE (:Alpha)-[:LINKS]->(:Beta), (:Gamma)-[:LINKS]->(:Delta)").consume()

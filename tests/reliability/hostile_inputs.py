@@ -17,7 +17,7 @@ import httpx
 
 LONG_TOKEN = "f3a9" * 2304  # one 9,216-character "word" (a hex blob: no character splits it)
 LIVE_BOUND_S = 1.0  # /health/live answers within this, whatever the server is doing
-STATEMENT_BOUND_S = 5.0  # text-to-Cypher's transaction timeout (retrieval/text2cypher.py)
+STATEMENT_BOUND_S = 5.0  # text-to-Cypher's transaction timeout (retrieval/structured/text2cypher.py)
 TOKEN_BOUND = 64  # the longest token the issue lets reach an index
 
 # --- benign documents ---------------------------------------------------------------------------

@@ -128,7 +128,7 @@ def test_a_first_row_past_the_byte_budget_leaves_the_question_to_search_saying_w
 )
 def test_a_bad_budget_is_one_line(variable, value):
     from graphrag_cypher.errors import GraphragError
-    from graphrag_cypher.retrieval.text2cypher import ResultBudget
+    from graphrag_cypher.retrieval.structured.cypher_rows import ResultBudget
 
     with pytest.raises(GraphragError) as caught:
         ResultBudget.from_env({variable: value})

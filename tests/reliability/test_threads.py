@@ -102,12 +102,12 @@ def test_every_route_answers_from_8_threads_as_from_one(asker):
 
 
 def test_the_stemmer_gives_every_thread_the_stems_of_one():
-    from graphrag_cypher.retrieval import structured
+    from graphrag_cypher import lexicon
 
     text = (REPO / "README.md").read_text(encoding="utf-8").lower()
     words = list(dict.fromkeys(re.findall(r"[a-z]{3,}", text)))[:4000]
     assert len(words) >= 2000
-    expected = [structured._stem(w) for w in words]
+    expected = [lexicon.stem(w) for w in words]
     assert sum(s != w for s, w in zip(expected, words, strict=True)) > len(words) // 4  # it does stem
     start = threading.Barrier(THREADS)
 
@@ -115,7 +115,7 @@ def test_the_stemmer_gives_every_thread_the_stems_of_one():
         order = list(range(len(words))) * 5
         random.Random(seed).shuffle(order)
         start.wait()
-        return sum(structured._stem(words[i]) != expected[i] for i in order)
+        return sum(lexicon.stem(words[i]) != expected[i] for i in order)
 
     with ThreadPoolExecutor(THREADS) as pool:
         wrong = list(pool.map(stem_all, range(THREADS)))

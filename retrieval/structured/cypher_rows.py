@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..db import query
-from ..errors import GraphragError
+from ...db import query
+from ...errors import GraphragError
 
 MAX_LIST_ITEMS = 100  # of one list value in a row
 # `id`, `ids`, `chunkId`, `document_id`... (not `elementId`: an element id is no `id` property)

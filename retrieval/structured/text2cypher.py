@@ -38,8 +38,8 @@ from typing import Any
 from graphrag_cypher import llm
 from graphrag_cypher.admin import readonly
 
-from ..errors import GraphragError
-from .answer import LANGUAGES
+from ...errors import GraphragError
+from ..answer import LANGUAGES
 from .cypher_rows import MAX_LIST_ITEMS, ResultBudget, RowValues, kib, row_bytes
 
 SCHEMA_TTL = 60.0  # seconds a graph's schema text is reused
