@@ -702,7 +702,7 @@ def topic_web():
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.loaders.learn import TOPICS_NEED_WEB
     from graphrag_cypher.loaders.web import PoliteClient
-    from graphrag_cypher.retrieval.websearch import WebConfig, WebFallback
+    from graphrag_cypher.retrieval.web import WebConfig, WebFallback
 
     config = WebConfig.from_env()
     if config.provider == "off":

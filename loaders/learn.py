@@ -6,7 +6,7 @@ calls `relink` (the CLI passes the shared-phrase linker) so graph retrieval can 
 what was just learned.
 
 Topics alone ("quillon harbours, tide ledgers") are learned from the web: :func:`learn_topics`
-asks the configured web search (the caller gives it: `retrieval.websearch.WebFallback`, its
+asks the configured web search (the caller gives it: `retrieval.web.WebFallback`, its
 providers, blocklist and crawler rules) for each topic's first pages and stores them as
 :WebPage documents, each with the topics whose search found it.
 """
@@ -218,7 +218,7 @@ def learn_topics(
     extract: Callable[[Graph, list[str]], dict] | None = None,
 ) -> LearnResult:
     """Learn each topic from the web: `web.topic_pages(topic, per_topic)` (a
-    `retrieval.websearch.WebFallback`: the fallback's providers, blocklist and crawler rules)
+    `retrieval.web.WebFallback`: the fallback's providers, blocklist and crawler rules)
     gives the topic's first `per_topic` pages, which are stored as :WebPage documents in
     `options.corpus` (default: the web search's corpus) with the topics whose search found
     them (added to those it was learned under before). What each topic's search gave goes to

@@ -163,7 +163,7 @@ def apply_gate(
 
 
 def passage_judge(settings, question: str, judge: str = "auto", use_llm: bool = True):
-    """The relevance judge for the web's pages (websearch.WebFallback.find's `judge`): a function
+    """The relevance judge for the web's pages (web.WebFallback.find's `judge`): a function
     from passages to ({chunk_id: (relevant, reason)}, the model's label), through the same
     prompt and cache as the graph's evidence; None without an LLM or with the gate off."""
     if judge == "off" or not (use_llm and settings.llm_configured):

@@ -132,10 +132,10 @@ def test_topic_quotes_every_document_that_mentions_the_term(graph, ask, communit
 
 
 def test_topic_budget_then_a_count_of_the_rest(graph, ask, monkeypatch):
-    from graphrag_cypher.retrieval import global_search
+    from graphrag_cypher.retrieval.global_search import topic
 
     set_communities(graph, "none")
-    monkeypatch.setattr(global_search, "TOPIC_BUDGET", 3)
+    monkeypatch.setattr(topic, "TOPIC_BUDGET", 3)  # read where the topic answer is made
     out = ask("What is said about wolves in the tales?", "--corpus", "moor")
     assert (out["global"]["documents_total"], out["global"]["shown"], out["global"]["rest"]) == (5, 3, 2)
     assert {story(e["document_id"]) for e in out["evidence"]} == TWO_OR_MORE

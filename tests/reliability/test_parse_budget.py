@@ -228,7 +228,7 @@ class PdfSite:
 @pytest.mark.process
 def test_the_web_fallback_parses_a_pdf_bomb_within_the_budget_and_only_once():
     from graphrag_cypher.loaders.web import PoliteClient
-    from graphrag_cypher.retrieval.websearch import WebConfig, WebFallback, WebResult
+    from graphrag_cypher.retrieval.web import WebConfig, WebFallback, WebResult
 
     site = PdfSite(pdf([FIRST, operators(20), LAST]))
 

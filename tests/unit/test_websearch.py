@@ -4,7 +4,7 @@ import pytest
 
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.model import ItemError, ParsedDocument, Section
-from graphrag_cypher.retrieval.websearch import (
+from graphrag_cypher.retrieval.web import (
     Blocklist,
     WebConfig,
     WebFallback,
@@ -217,7 +217,7 @@ def test_a_failed_search_is_a_trace_not_an_exception():
 
 
 def test_a_result_page_is_parsed_within_the_page_timeout_and_a_smaller_character_budget(monkeypatch):
-    from graphrag_cypher.retrieval.websearch import PAGE_CHARS, page_budget
+    from graphrag_cypher.retrieval.web import PAGE_CHARS, page_budget
 
     budget = page_budget(10)
     assert budget.seconds == 10 and budget.chars == PAGE_CHARS
