@@ -4,22 +4,19 @@ answered with checked citations, as JSON or streamed as server-sent events."""
 from __future__ import annotations
 
 import asyncio
-import re
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, create_model, field_validator
 
 from graphrag_cypher.config import MAX_QUESTION
-from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE
 from graphrag_cypher.retrieval.options import AskOptions
 
-from .. import engine
+from .. import ask_params, engine
 from ..common import ApiError, State
 from ..streaming import sse, stream_answer
 
 MAX_HISTORY = 20
-_DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 
 class Turn(BaseModel):
@@ -29,28 +26,10 @@ class Turn(BaseModel):
     time: str | None = Field(default=None, max_length=200)
 
 
-class ChatRequest(BaseModel):
+class _Question(BaseModel):
     question: str = Field(min_length=1, max_length=MAX_QUESTION)
     history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY)
-    mode: str | None = Field(default=None, description="a retrieval mode (GET /modes lists them)")
-    k: int = Field(default=5, ge=1, le=50)
-    corpus: str | None = Field(default=None, max_length=200)
-    # only chunks that mention this entity or place: an id, or a name (as `graphrag ask --about`)
-    about: str | None = Field(default=None, min_length=1, max_length=200)
-    date_from: str | None = Field(default=None, alias="from")
-    date_to: str | None = Field(default=None, alias="to")
     stream: bool | None = None
-    llm: bool = True
-    # the web-search fallback, as `ask --web` / `--no-web`: when the graph has nothing relevant
-    # (auto), alongside the graph (always) or never (off); nothing without GRAPHRAG_WEB_SEARCH
-    web: Literal["auto", "always", "off"] = "auto"
-
-    @field_validator("mode")
-    @classmethod
-    def _known_mode(cls, value: str | None) -> str | None:
-        if value is not None and value not in ANSWER_MODES:
-            raise ValueError(f"unknown mode {value!r}: use one of {', '.join(ANSWER_MODES)} (GET /modes)")
-        return value
 
     @field_validator("question")
     @classmethod
@@ -59,43 +38,26 @@ class ChatRequest(BaseModel):
             raise ValueError("the question is empty")
         return value
 
-    @field_validator("date_from", "date_to", mode="before")
-    @classmethod
-    def _calendar_date(cls, value):
-        """A real calendar date written YYYY-MM-DD, as `graphrag ask --from/--to` takes."""
-        from datetime import date
 
-        if value is None:
-            return None
-        try:
-            if not isinstance(value, str) or not re.fullmatch(_DATE, value):
-                raise ValueError
-            return date.fromisoformat(value).isoformat()
-        except ValueError:
-            raise ValueError(f"{value!r} is not a date: write YYYY-MM-DD, e.g. 2024-05-01") from None
+# the question, then every ask option `graphrag ask` has, as AskOptions declares it (its bound,
+# choices and help); `from`, `to`, `llm` and `web` are the body's names for date_from, date_to,
+# use_llm and web_mode
+if TYPE_CHECKING:
+    ChatRequest = _Question
+else:
+    ChatRequest = create_model("ChatRequest", __base__=_Question, **ask_params.body_fields())
 
 
 def router(state: State) -> APIRouter:
     routes = APIRouter(tags=["chat"])
 
-    def prepare(body: ChatRequest) -> tuple[str, AskOptions, list[dict]]:
-        if body.date_from and body.date_to and body.date_from > body.date_to:
-            raise ApiError(422, f"from {body.date_from} is after to {body.date_to}: nothing could match")
+    def prepare(body) -> tuple[str, AskOptions, list[dict]]:
+        # the options first: a date range that ends before it starts is refused as before
+        options = ask_params.make_options(state, ask_params.chosen(body), lambda message: ApiError(422, message))
         if body.question.strip().lower().startswith("learn:"):
             raise ApiError(422, 'learn: requests are jobs: POST them to /crawl as {"request": "learn: ..."}')
-        use_llm = body.llm and state.options.use_llm
         history = [t.model_dump() for t in body.history]
-        question = engine.standalone(state.settings, history, body.question.strip(), use_llm=use_llm)
-        options = AskOptions(
-            mode=body.mode or DEFAULT_MODE,
-            k=body.k,
-            corpus=body.corpus,
-            about=body.about,
-            date_from=body.date_from,
-            date_to=body.date_to,
-            use_llm=use_llm,
-            web_mode=body.web,
-        )
+        question = engine.standalone(state.settings, history, body.question.strip(), use_llm=options.use_llm)
         return question, options, engine.history_messages(history)
 
     def finish(result: dict, said: str, question: str) -> dict:

@@ -230,8 +230,10 @@ try:
 except SystemExit as exc:
     code = exc.code
 heavy = [m for m in ("neo4j", "numpy", "onnxruntime") if m in sys.modules]
-# the mode registry is names only; any other retrieval module means the retriever was loaded
-heavy += sorted(m for m in sys.modules if m.startswith("graphrag_cypher.retrieval.") and m != "graphrag_cypher.retrieval.modes")
+# the mode registry and the ask options are names only; any other retrieval module means the
+# retriever was loaded
+names_only = ("graphrag_cypher.retrieval.modes", "graphrag_cypher.retrieval.options")
+heavy += sorted(m for m in sys.modules if m.startswith("graphrag_cypher.retrieval.") and m not in names_only)
 print(json.dumps({"heavy": heavy, "code": code}), file=sys.stderr)
 """
 
