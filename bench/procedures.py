@@ -91,11 +91,11 @@ def _linking() -> dict:
 def _retrieval() -> dict:
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.evaluation import CORPUS, EvalInstance, evaluate_modes, read_questions
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.graph import GraphRetriever
     from graphrag_cypher.retrieval.hybrid import HybridRetriever
     from graphrag_cypher.retrieval.ppr import PPR_WEIGHTS, PPRRetriever
     from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     qa = data_dir() / "qa"
     passages, questions_file = qa / "musique_train_corpus.json", qa / "musique_train.json"

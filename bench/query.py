@@ -56,8 +56,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run_modes(graph, embedder, questions: list[str], k: int = 5, corpus: str | None = None, modes=MODES) -> dict:
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     analyzer = QuestionAnalyzer(graph)
     results = {}
@@ -137,8 +137,8 @@ def run_structured(graph, embedder, settings, musique: list[str]) -> dict | None
     from graphrag_cypher.kg import records
     from graphrag_cypher.loaders.stories import parse_story_book
     from graphrag_cypher.retrieval import structured as structure
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.qa import ask
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
     from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     characters, tales = data_dir() / "got" / "characters.json", data_dir() / "tales" / "grimm-pg2591.txt"

@@ -103,11 +103,11 @@ def cache_key(questions: Path, passages: list[Path]) -> str:
 def collect(questions_path: Path, passages: list[Path], limit: int | None, live: int) -> tuple[Corpus, list[Case]]:
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.evaluation import CORPUS, EvalInstance, read_questions
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.base import ABOUT_RULES, WEIGHTS
     from graphrag_cypher.retrieval.fulltext import FulltextRetriever
     from graphrag_cypher.retrieval.graph import GraphRetriever, words
     from graphrag_cypher.retrieval.hybrid import HybridRetriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
     from graphrag_cypher.retrieval.vector import VectorRetriever
 
     _, questions = read_questions(questions_path)

@@ -441,8 +441,8 @@ def retrieval(graph, questions: list[str], k: int = 5) -> dict:
     from communities import HashEmbedder
     from query import percentile
 
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     analyzer, embedder, out = QuestionAnalyzer(graph), HashEmbedder(), {}
     for mode in MODES:

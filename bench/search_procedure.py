@@ -37,8 +37,8 @@ def main() -> dict:
     from graphrag_cypher import onnx_embedder
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.evaluation import CORPUS, EvalInstance, read_questions
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.graph import GraphRetriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     qa = data_dir() / "qa"
     passages, questions_file = qa / "musique_train_corpus.json", qa / "musique_train.json"

@@ -2,48 +2,18 @@
 
 from __future__ import annotations
 
-import re
 import sys
-from datetime import date
 
 import click
 
-from graphrag_cypher.chinese import CHOICES
-from graphrag_cypher.retrieval.modes import ANSWER_MODES
-
 from .context import with_graph
 from .output import print_json
-from .params import json_option
-
-# every mode of the registry: the retrieval modes and the global route
-MODE_CHOICE = click.Choice(list(ANSWER_MODES))
-
-
-class UsageProblem(click.ClickException):
-    """A usage error in one line, exit code 2: what is wrong and what to write instead."""
-
-    exit_code = 2
-
-
-def _iso_date(ctx, param, value):
-    """--from / --to: a real calendar date written YYYY-MM-DD (documents' dates compare as such)."""
-    if value is None:
-        return None
-    try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            raise ValueError
-        return date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise UsageProblem(f"{param.opts[0]} {value!r} is not a date: write YYYY-MM-DD, e.g. 2024-05-01") from None
-
-
-def _check_range(date_from, date_to) -> None:
-    if date_from and date_to and date_from > date_to:
-        raise UsageProblem(f"--from {date_from} is after --to {date_to}: nothing could match")
+from .params import UsageProblem, ask_options, json_option
 
 
 def usage_checked(callback):
-    """Check the question and the date range before the graph opens (a usage error needs no Neo4j)."""
+    """Check the question before the graph opens (a usage error needs no Neo4j; the ask options,
+    dates included, are checked by `ask_options`)."""
     import functools
 
     @functools.wraps(callback)
@@ -56,7 +26,6 @@ def usage_checked(callback):
             too_long = question_too_long(kwargs["question"])
             if too_long:
                 raise UsageProblem(too_long)
-        _check_range(kwargs.get("date_from"), kwargs.get("date_to"))
         return callback(*args, **kwargs)
 
     return wrapper
@@ -75,163 +44,23 @@ def _line(text) -> str:
     return safe_text(str(text if text is not None else ""), keep_newlines=False)
 
 
-def ask_options(func):
-    decorators = [
-        click.option(
-            "--mode",
-            type=MODE_CHOICE,
-            default=None,
-            help="Retrieval mode (default: graph). global: answer from the whole corpus (every document "
-            "that mentions the question's topic, or the themes of its communities), whatever the wording.",
-        ),
-        click.option(
-            "-k",
-            "--k",
-            "k",
-            type=click.IntRange(1, 50),
-            default=5,
-            show_default=True,
-            help="How many chunks of evidence.",
-        ),
-        click.option("--corpus", default=None, help="Only documents of this corpus."),
-        click.option(
-            "--about",
-            default=None,
-            metavar="ENTITY",
-            help="Only chunks that mention this entity or place (or a story's own entity of it, or the one it "
-            "is an instance of): its id, or a name or alias (accents and case aside; of several entities of "
-            "that name, the one most chunks mention; --explain says which).",
-        ),
-        click.option(
-            "--from",
-            "date_from",
-            default=None,
-            metavar="YYYY-MM-DD",
-            callback=_iso_date,
-            help="Only documents dated on or after.",
-        ),
-        click.option(
-            "--to",
-            "date_to",
-            default=None,
-            metavar="YYYY-MM-DD",
-            callback=_iso_date,
-            help="Only documents dated on or before.",
-        ),
-        click.option("--no-llm", is_flag=True, help="Answer extractively even when an LLM is configured."),
-        click.option(
-            "--convert",
-            type=click.Choice(CHOICES),
-            default="auto",
-            show_default=True,
-            envvar="GRAPHRAG_CONVERT",
-            help="Convert the answer between simplified and traditional Chinese (OpenCC; citations untouched). "
-            "auto: to the question's script. Env: GRAPHRAG_CONVERT.",
-        ),
-        click.option(
-            "--rerank",
-            is_flag=True,
-            envvar="GRAPHRAG_RERANK",
-            help="Reorder the top candidates with the reranker (GRAPHRAG_RERANKER or --reranker). Env: GRAPHRAG_RERANK=1.",
-        ),
-        click.option(
-            "--reranker",
-            "reranker_spec",
-            default=None,
-            metavar="cross-encoder:MODEL|URL",
-            help="The reranker for --rerank: a sentence-transformers CrossEncoder, or a server with a /rerank "
-            "endpoint. Env: GRAPHRAG_RERANKER.",
-        ),
-        click.option(
-            "--judge",
-            is_flag=True,
-            help="Let the LLM judge every piece of evidence relevant or not (by default only weak evidence).",
-        ),
-        click.option(
-            "--no-gate",
-            is_flag=True,
-            help="No score gate and no judge: answer from whatever was retrieved. Env: GRAPHRAG_GATE=off.",
-        ),
-        click.option(
-            "--web/--no-web",
-            "web",
-            default=None,
-            help="Search the web as well as the graph (--web), or never (--no-web). By default the configured "
-            "web search (GRAPHRAG_WEB_SEARCH) runs only when the graph has nothing relevant.",
-        ),
-        click.option(
-            "--learn-web",
-            is_flag=True,
-            help="Store the web pages an answer used as documents (kind web), so the graph knows them next time.",
-        ),
-        click.option(
-            "--rerank-candidates",
-            type=click.IntRange(1, 200),
-            default=20,
-            show_default=True,
-            help="How many of the mode's top chunks the reranker scores.",
-        ),
-    ]
-    for decorator in reversed(decorators):
-        func = decorator(func)
-    return func
+def _web(options):
+    """The configured web search for these options (None: none); --web or --learn-web without one
+    is a usage error."""
+    from graphrag_cypher.retrieval.web import WebConfig, WebFallback
 
-
-def _judge(judge: bool, no_gate: bool) -> str:
-    """auto (weak evidence is judged), always (--judge) or off (--no-gate); GRAPHRAG_GATE sets the default."""
-    import os
-
-    if no_gate:
-        return "off"
-    if judge:
-        return "always"
-    value = (os.environ.get("GRAPHRAG_GATE") or "auto").strip().lower()
-    if value not in ("auto", "always", "off"):
-        raise UsageProblem(f"GRAPHRAG_GATE={value!r}: use auto, always or off")
-    return value
-
-
-def _web(web: bool | None, learn_web: bool):
-    """(fallback, mode): the configured web search (None: none) and auto, always (--web) or off (--no-web)."""
-    from graphrag_cypher.retrieval.websearch import WebConfig, WebFallback
-
-    mode = "auto" if web is None else ("always" if web else "off")
     config = WebConfig.from_env()
     if config.provider == "off":
-        if web or learn_web:
-            flag = "--web" if web else "--learn-web"
+        if options.web_mode == "always" or options.learn_web:
+            flag = "--web" if options.web_mode == "always" else "--learn-web"
             raise UsageProblem(
                 f"{flag} needs a web search: set GRAPHRAG_WEB_SEARCH=searxng and GRAPHRAG_SEARXNG_URL, "
                 "or GRAPHRAG_WEB_SEARCH=brave and GRAPHRAG_BRAVE_API_KEY"
             )
-        return None, mode
+        return None
     from graphrag_cypher.loaders.web import PoliteClient
 
-    return WebFallback(config, PoliteClient), mode
-
-
-def _ask_options(
-    mode, k, corpus, about, date_from, date_to, no_llm, convert, rerank_candidates, judge, web_mode, learn_web
-):
-    """The AskOptions of `graphrag ask` and `graphrag chat`, from their shared flags: made once a
-    question is answered in this process (a served ask sends the flags and imports none of this)."""
-    from graphrag_cypher.retrieval.modes import DEFAULT_MODE
-    from graphrag_cypher.retrieval.options import AskOptions
-
-    return AskOptions(
-        mode=mode or DEFAULT_MODE,
-        k=k,
-        corpus=corpus,
-        about=about,
-        date_from=date_from,
-        date_to=date_to,
-        use_llm=not no_llm,
-        convert=convert,
-        rerank_candidates=rerank_candidates,
-        judge=judge,
-        web_mode=web_mode,
-        learn_web=learn_web,
-    )
+    return WebFallback(config, PoliteClient)
 
 
 def _reranker(rerank: bool, spec: str | None):
@@ -267,12 +96,10 @@ def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False
     note = (answer.get("llm") or {}).get("note")
     if note:
         click.echo(note, err=True)
-    found = answer.get("global") or {}
-    if found and not found.get("family"):  # it looked global: say why the answer is a local one
-        click.echo(_line(f"(not answered from the whole corpus: {found.get('reason')})"), err=True)
-    structured = answer.get("structured") or {}
-    if structured.get("refused") or structured.get("error"):
-        click.echo(_line(f"text-to-Cypher: {structured.get('refused') or structured.get('error')}"), err=True)
+    from graphrag_cypher.retrieval.routes import note_lines
+
+    for line in note_lines(answer):  # e.g. why a question that looked global was answered locally
+        click.echo(_line(line), err=True)
     if answer["sources"]:
         click.echo("\nSources:")
         cited = {c["id"] for c in answer["citations"]}
@@ -301,13 +128,15 @@ def _also_in(copies) -> str:
 
 
 def print_explain(answer: dict) -> None:
+    from graphrag_cypher.retrieval.routes import explain_lines
+
     filters = {key: value for key, value in answer["filters"].items() if key != "about"}
     click.echo(f"\nRetrieval trace (route {answer['route']}, mode {answer['mode']}, filters {_line(filters)}):")
     about = answer["filters"].get("about")
     if about:
         click.echo(_line(f"  about: {about['reason']}"))
     if answer.get("language"):
-        from graphrag_cypher.retrieval.question import LANGUAGE_NAMES
+        from graphrag_cypher.retrieval.question.language import LANGUAGE_NAMES
 
         code = answer["language"]
         click.echo(_line(f"  question language: {LANGUAGE_NAMES.get(code, code)} ({code})"))
@@ -334,15 +163,8 @@ def print_explain(answer: dict) -> None:
                     f"set aside {shown}{more}"
                 )
             )
-    print_global(answer.get("global"), answer.get("communities") or [])
-    print_structured(answer.get("structured"), answer.get("rows") or [])
-    for number, path in enumerate(answer["paths"], 1):
-        click.echo(
-            _line(
-                f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): "
-                + _path_text(path)
-            )
-        )
+    for line in explain_lines(answer):  # the answering route's lines, and why others left the question
+        click.echo(_line(line))
     for ev in answer["evidence"]:
         click.echo(
             _line(
@@ -386,100 +208,6 @@ def print_explain(answer: dict) -> None:
         click.echo(f"  convert: {conversion.get('applied') or 'none'} ({conversion.get('reason')})")
     click.echo(_line("  llm: " + _llm_line(answer.get("llm") or {})))
     click.echo("  timings: " + ", ".join(f"{k} {v} ms" for k, v in answer["timings_ms"].items()))
-
-
-def print_global(found: dict | None, communities: list[dict]) -> None:
-    """The `global:` lines of --explain: the family, why the route and the level were chosen,
-    the counts, and each community used (or passed over) and why; or why a question that looked
-    global went to the local route."""
-    if not found:
-        return
-    if not found.get("family"):
-        click.echo(_line(f"  global: not taken ({found.get('reason')})"))
-        return
-    scope = found.get("scope") or {}
-    click.echo(
-        _line(
-            f"  global: {found['family']} ({found['method']}"
-            + (f", term {found['term']!r}" if found.get("term") else "")
-            + (f", level {found['level']}" if found.get("level") is not None else ", no community level")
-            + f"; scope {scope.get('noun')}, corpus {scope.get('corpus') or 'any'}, {scope.get('documents')} documents)"
-        )
-    )
-    click.echo(_line(f"    why: {found.get('reason')}"))
-    if found["family"] == "topic":
-        counts = f"{found['documents_total']} documents mention it, {found['shown']} quoted (budget {found['budget']})"
-    else:
-        counts = f"{found['shown']} themes shown (budget {found['budget']}), {found['rest']} more at this level"
-    click.echo(_line(f"    {counts}; {found.get('ms')} ms"))
-    if found.get("method") == "map-reduce":
-        click.echo(
-            _line(
-                f"    map-reduce: {found.get('map_requests')} map request(s), {found.get('map_points')} point(s); "
-                f"dropped in the map: {', '.join(found.get('map_dropped') or []) or 'none'}"
-            )
-        )
-    shown = [c for c in communities if c.get("used")] + [c for c in communities if not c.get("used")][:5]
-    for c in shown:
-        mark = "used" if c.get("used") else "not used"
-        click.echo(
-            _line(
-                f"    community {c['id']} (level {c['level']}, {c.get('chunks')} chunks, {c.get('documents')} in-scope "
-                f"documents) {c.get('title') or ''}: {mark}, {c.get('why')}"
-            )
-        )
-    left = len(communities) - len(shown)
-    if left > 0:
-        click.echo(f"    … {left} more not used (--json has them all)")
-
-
-def print_structured(structured: dict | None, rows: list[dict]) -> None:
-    """The `structured:` lines of --explain: which relation, direction, entity and scope the
-    question was matched to and why, the entities it was not, and the rows; or why it did not
-    take the structured route."""
-    if not structured:
-        return
-    if not structured.get("family"):
-        click.echo(_line(f"  structured: not taken ({structured.get('reason')})"))
-        return
-    click.echo(_line(f"  structured: {structured['reason']}"))
-    for hop in structured.get("hops") or []:
-        click.echo(
-            _line(
-                f"    relation {hop['relation']} {hop['direction']} (matched by {hop['matched_by']} "
-                f"{hop['phrase']!r}, score {hop['score']})"
-            )
-        )
-    entity = structured.get("entity")
-    if entity:
-        click.echo(
-            _line(
-                f"    entity {entity['name']} ({entity['id']}, {entity.get('type') or 'Entity'}, {entity['chunks']} chunks)"
-            )
-        )
-    others = structured.get("others") or []
-    if others:
-        shown = ", ".join(f"{o['id']} ({o['chunks']})" for o in others[:12])
-        more = f" and {len(others) - 12} more" if len(others) > 12 else ""
-        click.echo(_line(f"    not chosen: {shown}{more}"))
-    scope = structured.get("scope") or {}
-    if scope:
-        click.echo(
-            _line(
-                f"    scope: {scope.get('noun')}, labels {scope.get('labels') or 'any'}, corpus {scope.get('corpus') or 'any'}"
-            )
-        )
-    if structured.get("cypher"):
-        click.echo(_line(f"    cypher: {structured['cypher']}"))
-    click.echo(
-        _line(
-            f"    rows: {structured.get('count')} (method {structured.get('method')}, total {structured.get('total')})"
-        )
-    )
-    for row in rows[:20]:
-        click.echo(_line(f"      {row.get('title') or row.get('name')} [{row.get('cite') or '-'}] {row.get('id')}"))
-    if len(rows) > 20:
-        click.echo(f"      … {len(rows) - 20} more (--json has them all)")
 
 
 def print_web(web: dict | None) -> None:
@@ -555,22 +283,6 @@ def _llm_line(llm: dict) -> str:
     return f"{llm.get('model')} ({llm.get('backend') or 'openai-compatible'}{where})"
 
 
-def _path_text(path: dict) -> str:
-    """Reynold (T1::E1) -[DEFEATS]-> Brannock (T1::E4), each step in its own direction."""
-    nodes = {n["id"]: n for n in path["nodes"]}
-
-    def node(node_id: str) -> str:
-        return f"{(nodes.get(node_id) or {}).get('name') or node_id} ({node_id})"
-
-    order = [n["id"] for n in path["nodes"]]
-    text = node(order[0]) if order else ""
-    for i, rel in enumerate(path["relationships"]):
-        following = order[i + 1] if i + 1 < len(order) else rel["end"]
-        arrow = f" -[{rel['type']}]-> " if rel["end"] == following else f" <-[{rel['type']}]- "
-        text += arrow + node(following)
-    return text
-
-
 @click.command("ask")
 @click.argument("question")
 @ask_options
@@ -593,29 +305,7 @@ def _path_text(path: dict) -> str:
 @click.option("--direct", is_flag=True, help="Answer in this process, even when a server for this graph is running.")
 @json_option
 @usage_checked
-def ask(
-    question,
-    mode,
-    k,
-    corpus,
-    about,
-    date_from,
-    date_to,
-    no_llm,
-    convert,
-    rerank,
-    reranker_spec,
-    rerank_candidates,
-    judge,
-    no_gate,
-    web,
-    learn_web,
-    explain,
-    show_mermaid,
-    server_url,
-    direct,
-    as_json,
-) -> None:
+def ask(question, options, reranker_spec, explain, show_mermaid, server_url, direct, as_json) -> None:
     """Answer a question from the graph, citing the documents it rests on.
 
     Question analysis finds the entities it names (by name or alias, accent- and
@@ -674,9 +364,8 @@ def ask(
     from .context import settings
 
     config = settings()
-    reranker = _reranker(rerank, reranker_spec)
-    gate = _judge(judge, no_gate)
-    use_llm = bool(config.llm_configured and not no_llm)
+    reranker = _reranker(options.rerank, reranker_spec)
+    use_llm = bool(config.llm_configured and options.use_llm)
     streamed = use_llm and not as_json
     forced = bool(server_url) and server_url.strip().lower() != "none" and not direct
     try:
@@ -685,13 +374,13 @@ def ask(
         raise click.ClickException(str(exc)) from None
     if server is not None and not forced and not served.servable(question):
         server = None  # what /chat refuses (very long, `learn:`) is answered here as it always was
-    if server is not None and (reranker or gate != "auto" or convert != "auto" or web is not None or learn_web):
+    if server is not None and (reranker or options.web_mode != "auto" or options.learn_web):
         if forced:
             raise click.ClickException(
-                f"{server.url} answers with the default gate, conversion, web search and no reranking: ask without "
-                "--rerank, --judge, --no-gate, --convert, --web, --no-web and --learn-web, or with --direct"
+                f"{server.url} answers with its own reranker and web search: ask without --rerank, --web, "
+                "--no-web and --learn-web, or with --direct"
             )
-        server = None  # the server has no options for these: answered here
+        server = None  # the reranker and the web search are this process's services: answered here
     if server is not None and use_llm and not server.health.get("llm"):
         if forced:
             raise click.ClickException(f"{server.url} answers without an LLM and this ask uses one: ask with --no-llm")
@@ -700,31 +389,21 @@ def ask(
         )
         server = None
     if server is not None:
-        body = {
-            "question": question,
-            "mode": mode,
-            "k": k,
-            "corpus": corpus,
-            "from": date_from,
-            "to": date_to,
-            "llm": use_llm,
-        }
-        if about is not None:
-            body["about"] = about
+        # the options as /chat's body names them (the gate and the conversion too); the server's
+        # LLM answers only when this ask would use one here
+        from graphrag_cypher.retrieval.options import request_body
+
+        body = {"question": question, **request_body(options.but(use_llm=use_llm))}
         try:
             result = served.ask(server, body, on_token=_write if streamed else None)
         except served.ServerProblem as exc:
             raise click.ClickException(str(exc)) from None
-        if about is not None and not (result.get("filters") or {}).get("about"):
+        if options.about is not None and not (result.get("filters") or {}).get("about"):
             raise click.ClickException(f"{server.url} does not filter by --about: ask with --direct")
         answer = served.as_ask_json(result, question, server)
     else:
         # the web search is set up here only: a served ask uses the server's (and imports none of it)
-        fallback, web_mode = _web(web, learn_web)
-        options = _ask_options(
-            mode, k, corpus, about, date_from, date_to, no_llm, convert, rerank_candidates, gate, web_mode, learn_web
-        )
-        answer = _ask_direct(config, question, options, reranker, fallback, streamed=streamed)
+        answer = _ask_direct(config, question, options, reranker, _web(options), streamed=streamed)
     if as_json:
         print_json(answer)
     else:
@@ -769,26 +448,7 @@ def _ask_direct(config, question: str, options, reranker, web, streamed: bool) -
 )
 @usage_checked
 @with_graph(config=True)
-def chat(
-    mode,
-    k,
-    corpus,
-    about,
-    date_from,
-    date_to,
-    no_llm,
-    convert,
-    rerank,
-    reranker_spec,
-    rerank_candidates,
-    judge,
-    no_gate,
-    web,
-    learn_web,
-    max_turns,
-    graph,
-    config,
-) -> None:
+def chat(options, reranker_spec, max_turns, graph, config) -> None:
     """A conversation with the graph: follow-ups, `learn: …`, /sources, /explain, /quit.
 
     Follow-up questions are rewritten into standalone ones (by the LLM when one is
@@ -811,28 +471,15 @@ def chat(
     from graphrag_cypher.retrieval import qa
     from graphrag_cypher.retrieval.chat import Conversation
 
-    if about is not None:  # an unknown one ends the chat before it starts
+    corpus = options.corpus
+    if options.about is not None:  # an unknown one ends the chat before it starts
         from graphrag_cypher.retrieval.about import resolve_about
 
-        click.echo(_line(f"(about: {resolve_about(graph, about, corpus).reason})"), err=True)
+        click.echo(_line(f"(about: {resolve_about(graph, options.about, corpus).reason})"), err=True)
     embedder = _embedder(config)
-    reranker = _reranker(rerank, reranker_spec)
-    web_fallback, web_mode = _web(web, learn_web)
-    options = _ask_options(
-        mode,
-        k,
-        corpus,
-        about,
-        date_from,
-        date_to,
-        no_llm,
-        convert,
-        rerank_candidates,
-        _judge(judge, no_gate),
-        web_mode,
-        learn_web,
-    )
-    conversation = Conversation(config, max_turns=max_turns, use_llm=not no_llm)
+    reranker = _reranker(options.rerank, reranker_spec)
+    web_fallback = _web(options)
+    conversation = Conversation(config, max_turns=max_turns, use_llm=options.use_llm)
     last = None
     interactive = sys.stdin.isatty()
     while True:
@@ -864,7 +511,7 @@ def chat(
         question = conversation.standalone(line)
         if question != line:
             click.echo(f"({_line(question)})", err=True)
-        streamed = bool(config.llm_configured and not no_llm)
+        streamed = bool(config.llm_configured and options.use_llm)
         on_token = _write if streamed else None
         try:
             last = qa.ask(

@@ -140,8 +140,8 @@ def evaluate_modes(
     corpus: str | None,
     on_progress=lambda message: None,
 ) -> dict:
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     analyzer = QuestionAnalyzer(graph)
     results = {}
@@ -176,9 +176,9 @@ def evaluate_reranked(
 ) -> dict:
     """Each mode's top `candidates` reordered by `reranker` (as `ask --rerank` does), one row
     per mode named "<mode>+rerank"; latency includes the reranker's."""
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
-    from graphrag_cypher.retrieval.reranking import rerank
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
+    from graphrag_cypher.retrieval.rerank import rerank
 
     analyzer = QuestionAnalyzer(graph)
     results = {}

@@ -10,7 +10,8 @@
 
 `modes.py` is the registry of the modes (every face reads it); `retriever.py` the interface (a
 neo4j-graphrag retriever); `base.py` `Evidence`, `Filters`, `Analysis` and the fusion weights;
-`analysis.py` the question analysis and its entities; `about.py` the
+`question/` the question analysis (time expressions, relation phrases, keywords, language) and its
+entities; `about.py` the
 entity `--about` names; `relation.py`
 the "how are A and B related" route; `context.py` the context graph; `answer.py` the cited
 answer; `qa.py` one question end to end; `chat.py` multi-turn state. Filters (corpus, date

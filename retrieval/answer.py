@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..terminal import safe_text
-from .question import LANGUAGE_NAMES
+from .question.language import LANGUAGE_NAMES
 
 _SHORT_ID = re.compile(r"^[A-Za-z0-9_-]{1,12}$")
 _BRACKETS = str.maketrans({"[": "(", "]": ")"})

@@ -119,7 +119,7 @@ class Analysis:
     search_text: str  # the question without its time expression
     keywords: list[str]
     entities: list[dict]  # {id, name, type, matched, documentId, labels}
-    route: Any  # graphrag_cypher.retrieval.question.Route
+    route: Any  # graphrag_cypher.retrieval.question.relations.Route
     language: str
     filters: Filters
     embedding: list[float] | None = None

@@ -76,7 +76,7 @@ class Conversation:
 
 def carry_over(line: str, previous: dict) -> str:
     """Without an LLM: an elliptical follow-up inherits the previous turn's entities and time."""
-    from graphrag_cypher.retrieval.question import parse_time_range
+    from graphrag_cypher.retrieval.question.dates import parse_time_range
 
     words = len(line.split())
     if not (_ELLIPTICAL.search(line) or words <= 4):

@@ -1,4 +1,6 @@
-"""One question, end to end: analyse, route, retrieve, build the context, answer, check citations.
+"""One question, end to end: analyse it, offer it to the routes in order (routes/), and let the
+first that answers hand its evidence to the shared tail: the gate, the web, the context, the
+answer and its citation check.
 
 `ask` returns an :class:`Answer`; ``Answer.to_dict()`` is the JSON of ``graphrag ask --json``.
 """
@@ -9,34 +11,30 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from graphrag_cypher.retrieval.websearch import WebFound, WebTrace, learn_pages, learned_nothing, web_question
+from graphrag_cypher.retrieval.web import WebFound, WebTrace, learn_pages, learned_nothing, web_question
 
 from .. import llm
 from ..chinese import Conversion, StreamConverter, choose
 from ..config import question_too_long
 from ..errors import GraphragError
-from . import global_search
-from . import structured as structure
 from .about import About, resolve_about
-from .analysis import QuestionAnalyzer
 from .answer import (
     CitationFilter,
+    Context,
     Source,
     build_context,
-    describe_paths,
     extractive_answer,
     llm_messages,
     mermaid,
-    neutral,
     sources_for,
 )
 from .base import Analysis, Evidence, Filters
-from .context import evidence_graph, merge_graphs, path_graph
+from .context import evidence_graph, merge_graphs
 from .gate import GateTrace, apply_gate, passage_judge, thresholds_for
-from .modes import DEFAULT_MODE, GLOBAL_MODE, retriever
 from .options import AskOptions
-from .relation import relation
-from .reranking import RerankTrace, rerank
+from .question.analyzer import QuestionAnalyzer
+from .rerank import RerankTrace
+from .routes import ROUTES, Asked, Decline, Found, LLMUse, RouteTrace, empty_fields
 
 NOTHING_RELEVANT = (
     "I found nothing relevant to this question in the graph: {n} passage(s) were retrieved, "
@@ -51,22 +49,13 @@ NO_LLM_NOTE = (
     "this answer quotes the most relevant sentences of the evidence."
 )
 
-
-@dataclass
-class LLMUse:
-    used: bool
-    model: str | None = None  # `local:<file name>` for a local model
-    note: str | None = None
-    runtime: dict = field(default_factory=dict)  # backend, device, gpu_layers, device_reason (llm.describe)
-
-    def to_dict(self) -> dict:
-        runtime = {key: self.runtime.get(key) for key in ("backend", "device", "gpu_layers", "device_reason")}
-        return {"used": self.used, "model": self.model, "note": self.note, **runtime}
+__all__ = ["Answer", "LLMUse", "ask"]
 
 
 @dataclass
 class Answer:
-    """A checked answer, the sources it may cite and how it was found."""
+    """A checked answer, the sources it may cite and how it was found: `trace` is the route
+    that answered, `declined` the routes that looked at the question first and why they left it."""
 
     question: str
     text: str  # citations as ids ([T2])
@@ -75,27 +64,32 @@ class Answer:
     dropped_citations: list[str]  # ids the answer wrote that the context never gave
     sources: list[Source]
     evidence: list[Evidence]
-    mode: str  # the retrieval mode, or "relation"
-    route: str  # "search" or "relation"
-    paths: list[dict]  # a relation question's paths, each node with its context id (`cite`)
+    mode: str  # the retrieval mode, or the route ("relation", "structured", "global")
+    route: str  # the name of the route that answered (routes.ROUTES)
     analysis: Analysis
     llm: LLMUse
     context: str  # the text the answer was written from
     mermaid: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     conversion: Conversion | None = None  # simplified <-> traditional, applied to the answer text
-    reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or a relation answer)
+    reranked: RerankTrace | None = None  # what --rerank did (None: not asked for, or not the search route)
     gate: GateTrace | None = None  # what the score gate and the relevance judge did (None: off)
     web: WebTrace | None = None  # whether the web was searched, and what became of each result
-    structured: dict | None = None  # the structured route's plan, or why a question did not take it
-    rows: list[dict] = field(default_factory=list)  # a structured answer's rows, each with its citation
     about: About | None = None  # what --about resolved to (None: not asked for)
-    global_: dict | None = None  # the global route's family, level and counts, or why a global-looking question left it
-    communities: list[dict] = field(default_factory=list)  # the communities a global answer used (and passed over)
+    trace: RouteTrace | None = None  # what the answering route did (its --json keys)
+    declined: list[RouteTrace] = field(default_factory=list)  # the routes that left the question, and why
 
     @property
     def filters(self) -> Filters:
         return self.analysis.filters
+
+    @property
+    def fields(self) -> dict:
+        """Every route's --json keys: the answering route's, the declining routes' reasons, else empty."""
+        out = empty_fields()
+        for trace in [*self.declined, *([self.trace] if self.trace else [])]:
+            out.update(trace.to_dict())
+        return out
 
     def source_of(self, evidence: Evidence) -> str | None:
         """The citation id of the source an evidence chunk belongs to."""
@@ -113,7 +107,7 @@ class Answer:
             "evidence": [dict(ev.to_dict(), source=self.source_of(ev)) for ev in self.evidence],
             "mode": self.mode,
             "route": self.route,
-            "paths": self.paths,
+            **self.fields,
             "filters": dict(self.filters.to_dict(), about=self.about.to_dict() if self.about else None),
             "entities": self.analysis.entities,
             "ambiguous": [
@@ -134,10 +128,6 @@ class Answer:
             "rerank": self.reranked.to_dict() if self.reranked else None,
             "gate": self.gate.to_dict() if self.gate else None,
             "web": self.web.to_dict() if self.web else None,
-            "structured": self.structured,
-            "rows": self.rows,
-            "global": self.global_,
-            "communities": self.communities,
         }
         if context:
             out["context"] = self.context
@@ -159,124 +149,150 @@ def ask(
     web=None,
     **changes,
 ) -> Answer:
-    """Answer `question` as `options` (an :class:`AskOptions`; ``**changes`` alter some of its
-    fields, e.g. ``ask(..., use_llm=False)``) say. With an LLM and `on_token`, the answer streams to `on_token` as it is
-    checked: each citation is held back until it closes, checked against the ids the context
-    gave and written as its sources' titles; an unknown one never reaches `on_token`.
-    `convert` (auto, s2t, s2tw, s2twp, t2s, none) converts the answer between simplified and
-    traditional Chinese before its citations are checked; auto follows the question's script.
-    With a `reranker` (graphrag_cypher.retrieval.rerank), the mode's top `rerank_candidates` chunks are
-    reordered by it and the best `k` kept. `judge` (auto, always, off): the score gate and the
-    relevance judge (gate.py); with nothing relevant left, the answer says so.
-    `web` (a websearch.WebFallback) searches the web when the gate leaves nothing relevant
-    (`web_mode` auto), alongside the graph (always) or never (off); its pages are cited W1, W2, …
-    and, with `learn_web`, stored as documents after the answer (write transactions).
-    `about` (an entity id or name, about.resolve_about) keeps only evidence that mentions it.
-    A question about the whole corpus ("What are the main themes of the tales?", "What do the
-    papers say about harbours?") or `mode` "global" takes the global route (global_search.py)."""
-    options = options or AskOptions()
-    if changes:
-        options = options.but(**changes)
-    mode, k, corpus, about, use_llm = options.mode, options.k, options.corpus, options.about, options.use_llm
-    judge = options.judge
+    """Answer `question` as `options` say (``**changes`` alter some of them: ``use_llm=False``).
+    Each route in ``routes.ROUTES`` is offered the question in turn; the first that answers
+    does, and the shared tail (`_finish`) gates its evidence, searches the web when the graph
+    has nothing (`web`, a websearch.WebFallback), and writes the answer; with an LLM and
+    `on_token` it streams there as it is checked: a citation is held back until it closes and
+    an unknown one never reaches `on_token`. `reranker` reorders the search route's passages."""
+    options = (options or AskOptions()).but(**changes) if changes else options or AskOptions()
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
-    too_long = question_too_long(question)
-    if too_long:
+    if too_long := question_too_long(question):
         raise GraphragError(too_long)
+    asked = _analysed(graph, embedder, settings, question, options)
+    asked.history, asked.on_token, asked.reranker, asked.web = history, on_token, reranker, web
+    declined: list[RouteTrace] = []
+    for route in ROUTES:
+        claim = route.claim(asked)
+        found = claim if isinstance(claim, Decline) else route.answer(asked, claim)
+        if isinstance(found, Found):
+            return _finish(asked, route.name, found, declined)
+        if found.trace is not None:
+            declined.append(found.trace)
+    raise AssertionError("the search route answers every question")
+
+
+def _analysed(graph, embedder, settings, question: str, options: AskOptions) -> Asked:
+    """The question analysed (entities, keywords, language, dates), with --about resolved first."""
     started = time.perf_counter()
     conversion = choose(question, options.convert)
-    today = options.today or _today()
     timings: dict[str, float] = {}
-    found_about = resolve_about(graph, about, corpus) if about is not None else None  # an unknown one fails first
-    if use_llm and settings.local_model_path is not None:
+    found_about = resolve_about(graph, options.about, options.corpus) if options.about is not None else None
+    if options.use_llm and settings.local_model_path is not None:
         # a local model is loaded once per process, before retrieval: a missing file fails first
         timings["llm_load_ms"] = llm.prepare(settings)
+    today = options.today or _today()
     analyzer = QuestionAnalyzer(graph, timings)
     analysis = analyzer.analyze(
-        question, corpus=corpus, date_from=options.date_from, date_to=options.date_to, today=today
+        question, corpus=options.corpus, date_from=options.date_from, date_to=options.date_to, today=today
     )
     if found_about is not None:
         analysis.filters.about = found_about.ids
-    route_used, paths = "search", list[dict]()
-    evidence = None
-    global_trace = None
-    if mode == GLOBAL_MODE or getattr(analysis.route, "kind", "search") != "relation":
-        found_global = _global(graph, settings, analysis, mode, use_llm, on_token, conversion, timings)
-        if found_global is not None and found_global.family is not None:
-            return _global_answer(question, found_global, analysis, settings, timings, started, conversion, found_about)
-        global_trace = found_global.to_dict() if found_global is not None else None
-        if mode == GLOBAL_MODE:
-            mode = DEFAULT_MODE  # the local route answers what the global one could not
-    if getattr(analysis.route, "kind", "search") == "relation":
-        found = relation(analyzer, analysis, k)
-        if found is not None and found[1]:
-            paths, evidence = found
-            route_used = "relation"
-    structured_trace = None
-    if route_used == "search":
-        done, structured_trace = _structured(graph, embedder, settings, analysis, use_llm, timings)
-        if done is not None:
-            result, sources = done
-            if on_token is not None and use_llm and settings.llm_configured:
-                on_token(result.titled)
-            return _structured_answer(
-                question, result, sources, analysis, timings, started, conversion, found_about, global_trace
-            )
-    reranked = None
-    if evidence is None:
-        fetch = max(k, options.rerank_candidates) if reranker is not None else k
-        evidence = retriever(mode, graph, embedder, timings=timings).retrieve(analysis, fetch)
-        if reranker is not None:
-            evidence, reranked = rerank(reranker, analysis.search_text or question, evidence, k)
-            timings["rerank_ms"] = reranked.ms
-    gated = None
-    retrieved = len(evidence)
-    if route_used == "search" and judge != "off":
-        gate_started = time.perf_counter()
-        if analysis.embedding is None and embedder is not None:
-            analysis.embedding = embedder.embed_query(analysis.search_text)
-        evidence, gated = apply_gate(
-            graph, settings, analysis.search_text or question, analysis.embedding, evidence, judge, use_llm
-        )
-        timings["gate_ms"] = (time.perf_counter() - gate_started) * 1000
-    sources = sources_for(evidence)
-    web_trace, found = _search_web(
-        web,
-        options.web_mode,
-        route_used,
-        retrieved,
-        evidence,
-        analysis,
-        question,
+    return Asked(
+        graph,
         embedder,
         settings,
-        judge,
-        k,
-        use_llm,
+        question,
+        options,
+        analysis,
+        analyzer,
+        conversion,
         today,
+        timings,
+        started,
+        found_about,
     )
-    web_sources = _web_sources(found, sources) if found else []
+
+
+def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) -> Answer:
+    """The shared tail: a finished answer as it is, or the evidence gated, the web searched, the
+    context built and the answer written (by the LLM, or quoted) with its citations checked."""
+    if found.done is not None:
+        return _done(asked, route, found, declined)
+    options, timings = asked.options, asked.timings
+    evidence, retrieved = found.evidence, len(found.evidence)
+    gated = None
+    if found.gate and options.judge != "off":
+        evidence, gated = _gate(asked, evidence)
+    sources = sources_for(evidence)
+    web_trace, web_found = _search_web(asked, route, retrieved, evidence)
+    web_sources = _web_sources(web_found, sources) if web_found else []
     if web_trace.searched:
         timings["web_ms"] = web_trace.ms
-    graph_context = merge_graphs(path_graph(paths), evidence_graph(graph, evidence))
+    graph_context = merge_graphs(found.graph_context or {}, evidence_graph(asked.graph, evidence))
     evidence = evidence + [ev for s in web_sources for ev in s.chunks]
     sources = sources + web_sources
     context = build_context(sources, graph_context)
     nothing = gated is not None and retrieved > 0 and not evidence
-    llm_used = bool(use_llm and settings.llm_configured and not nothing)
-    answer_started = time.perf_counter()
-    streaming = bool(use_llm and settings.llm_configured)  # the caller shows only what on_token gets
-    checker = CitationFilter(context.cites, emit=on_token if streaming else None)
-    writer = StreamConverter(conversion.applied, checker.feed)
+    checked, llm_used, note = _write(asked, found, sources, context, nothing, web_trace.searched, retrieved)
+    if options.learn_web:
+        _learn(asked, web_trace, web_found)
+    timings["total_ms"] = (time.perf_counter() - asked.started) * 1000
+    settings = asked.settings
+    return Answer(
+        question=asked.question,
+        text=checked.text,
+        text_with_titles=checked.titled,
+        citations=[s for s in sources if s.cite in checked.cited],
+        dropped_citations=checked.dropped,
+        sources=sources,
+        evidence=evidence,
+        mode=found.mode,
+        route=route,
+        analysis=asked.analysis,
+        llm=LLMUse(
+            llm_used, settings.llm_label if llm_used else None, note, llm.describe(settings) if llm_used else {}
+        ),
+        context=context.text,
+        mermaid=mermaid(graph_context, sources),
+        timings_ms={key: round(value, 1) for key, value in timings.items()},
+        conversion=asked.conversion,
+        reranked=found.reranked,
+        gate=gated,
+        web=web_trace,
+        about=asked.about,
+        trace=found.trace.complete(context),
+        declined=declined,
+    )
+
+
+def _gate(asked: Asked, evidence: list[Evidence]):
+    """The score gate and the relevance judge over the evidence (gate.py)."""
+    started = time.perf_counter()
+    analysis = asked.analysis
+    if analysis.embedding is None and asked.embedder is not None:
+        analysis.embedding = asked.embedder.embed_query(analysis.search_text)
+    kept = apply_gate(
+        asked.graph,
+        asked.settings,
+        analysis.search_text or asked.question,
+        analysis.embedding,
+        evidence,
+        asked.options.judge,
+        asked.options.use_llm,
+    )
+    asked.time("gate_ms", started)
+    return kept
+
+
+def _write(asked: Asked, found: Found, sources, context: Context, nothing: bool, searched_web: bool, retrieved: int):
+    """(checked answer, whether the LLM wrote it, the note): the answer written into the citation
+    check, streamed to on_token with an LLM; without one, the best sentences of the evidence."""
+    started = time.perf_counter()
+    streaming = asked.llm_ready  # the caller shows only what on_token gets
+    checker = CitationFilter(context.cites, emit=asked.on_token if streaming else None)
+    writer = StreamConverter(asked.conversion.applied, checker.feed)
+    llm_used = bool(asked.llm_ready and not nothing)
+    note = None
     if nothing:
-        writer.feed((NOTHING_ANYWHERE if web_trace.searched else NOTHING_RELEVANT).format(n=retrieved))
-        note = None
+        writer.feed((NOTHING_ANYWHERE if searched_web else NOTHING_RELEVANT).format(n=retrieved))
     elif llm_used:
-        llm.stream(settings, llm_messages(question, context.text, analysis.language, history), writer.feed)
-        note = None
+        messages = llm_messages(asked.question, context.text, asked.analysis.language, asked.history)
+        llm.stream(asked.settings, messages, writer.feed)
     else:
-        lead = describe_paths(paths, context) if route_used == "relation" else ""
+        analysis, embedder = asked.analysis, asked.embedder
+        lead = found.lead(context) if found.lead else ""
         quoted = extractive_answer(
             analysis.search_text,
             sources,
@@ -288,197 +304,51 @@ def ask(
         note = NO_LLM_NOTE
     writer.close()
     checked = checker.close()
-    timings["answer_ms"] = (time.perf_counter() - answer_started) * 1000
-    if options.learn_web:
-        _learn(graph, embedder, web, web_trace, found, today, timings)
-    timings["total_ms"] = (time.perf_counter() - started) * 1000
+    asked.time("answer_ms", started)
+    return checked, llm_used, note
+
+
+def _done(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) -> Answer:
+    """A route's finished answer (global, structured) as an Answer."""
+    done = found.done
+    assert done is not None
+    if done.emit and asked.on_token is not None:
+        asked.on_token(done.titled)
+    asked.timings["total_ms"] = (time.perf_counter() - asked.started) * 1000
     return Answer(
-        question=question,
-        text=checked.text,
-        text_with_titles=checked.titled,
-        citations=[s for s in sources if s.cite in checked.cited],
-        dropped_citations=checked.dropped,
-        sources=sources,
-        evidence=evidence,
-        mode=mode if route_used == "search" else "relation",
-        route=route_used,
-        paths=[_path_with_ids(p, context.node_ids) for p in paths],
-        analysis=analysis,
-        llm=LLMUse(
-            llm_used, settings.llm_label if llm_used else None, note, llm.describe(settings) if llm_used else {}
-        ),
-        context=context.text,
-        mermaid=mermaid(graph_context, sources),
-        timings_ms={key: round(value, 1) for key, value in timings.items()},
-        conversion=conversion,
-        reranked=reranked,
-        gate=gated,
-        web=web_trace,
-        structured=structured_trace,
-        about=found_about,
-        global_=global_trace,
+        question=asked.question,
+        text=done.text,
+        text_with_titles=done.titled,
+        citations=[s for s in done.sources if s.cite in done.cited],
+        dropped_citations=done.dropped,
+        sources=done.sources,
+        evidence=found.evidence,
+        mode=found.mode,
+        route=route,
+        analysis=asked.analysis,
+        llm=done.llm,
+        context=build_context(done.sources).text,
+        mermaid=mermaid({}, done.sources),
+        timings_ms={key: round(value, 1) for key, value in asked.timings.items()},
+        conversion=asked.conversion,
+        web=WebTrace(None, reason=done.web_reason),
+        about=asked.about,
+        trace=found.trace,
+        declined=declined,
     )
 
 
-def _global(graph, settings, analysis: Analysis, mode: str, use_llm: bool, on_token, conversion, timings: dict):
-    """The global route's result (family None: why it did not answer), or None when the
-    question is not global."""
-    question = analysis.search_text or analysis.question
-    corpora = structure.catalog(graph).corpora
-    found: global_search.GlobalQuestion | None
-    if mode == GLOBAL_MODE:
-        found = global_search.forced(question, corpora, analysis.keywords)
-    else:
-        found = global_search.classify(question, corpora)
-    if found is None:
-        return None
-    started = time.perf_counter()
-    result = global_search.answer(graph, settings, analysis, found, use_llm, on_token, conversion)
-    timings["global_ms"] = (time.perf_counter() - started) * 1000
-    if result.family is None:
-        result.reason = f"{found.reason}; but {result.reason}"
-    return result
-
-
-def _global_answer(question, result, analysis, settings, timings, started, conversion, about) -> Answer:
-    timings["total_ms"] = (time.perf_counter() - started) * 1000
-    used = result.llm_used
-    return Answer(
-        question=question,
-        text=result.text,
-        text_with_titles=result.titled,
-        citations=[s for s in result.sources if s.cite in result.cited],
-        dropped_citations=result.dropped,
-        sources=result.sources,
-        evidence=result.evidence,
-        mode=GLOBAL_MODE,
-        route="global",
-        paths=[],
-        analysis=analysis,
-        llm=LLMUse(
-            used,
-            settings.llm_label if used else None,
-            None if used else global_search.EXTRACTIVE_NOTES[result.family],
-            llm.describe(settings) if used else {},
-        ),
-        context=build_context(result.sources).text,
-        mermaid=mermaid({}, result.sources),
-        timings_ms={key: round(value, 1) for key, value in timings.items()},
-        conversion=conversion,
-        web=WebTrace(None, reason="answered from the whole corpus (the global route)"),
-        about=about,
-        global_=result.to_dict(),
-        communities=result.communities,
-    )
-
-
-STRUCTURED_NOTE = "Answered from the graph's structure (its relations and every matching document); no LLM was needed."
-CUT_NOTE = "(The result was cut: {cut}.)"
-UNCITED_NOTE = (
-    "(Values the statement returned that are not read from a cited source are not quoted here: "
-    "the rows in --json have them.)"
-)
-
-
-def _structured(graph, embedder, settings, analysis: Analysis, use_llm: bool, timings: dict):
-    """((answer, sources) or None, trace): the structured route, when the question takes it."""
-    started = time.perf_counter()
-    plan = structure.plan(graph, analysis, embedder)
-    if isinstance(plan, structure.Refusal):
-        timings["structured_ms"] = (time.perf_counter() - started) * 1000
-        if plan.looks_structured and use_llm and settings.llm_configured:
-            return _text_to_cypher(graph, settings, analysis, plan.reason, timings)
-        return None, plan.to_dict()
-    rows, total = structure.run(graph, plan, analysis.filters)
-    timings["structured_ms"] = (time.perf_counter() - started) * 1000
-    if not rows and plan.family not in ("documents", "count_documents"):
-        name = plan.entity["name"] if plan.entity else "the entity"
-        reason = f"{plan.reason}; but no such edge of {name} is in the graph"
-        question = analysis.search_text or analysis.question
-        if use_llm and settings.llm_configured and structure.looks_structured(question, structure.catalog(graph)):
-            return _text_to_cypher(graph, settings, analysis, reason, timings)
-        return None, dict(plan.to_dict(), family=None, reason=reason)
-    result, sources = structure.answer(graph, plan, rows, total, analysis.language)
-    result.ms = timings["structured_ms"]
-    return (result, sources), result.to_dict()
-
-
-def _text_to_cypher(graph, settings, analysis: Analysis, why: str, timings: dict):
-    """The LLM's one read-only statement for a question the templates did not cover; a refused
-    or failed statement leaves the question to the search route, with the one line saying why."""
-    from .text2cypher import text_to_cypher
-
-    started = time.perf_counter()
-    try:
-        found = text_to_cypher(graph, settings, analysis.search_text or analysis.question, analysis.language)
-    except llm.LLMError as exc:
-        timings["text2cypher_ms"] = (time.perf_counter() - started) * 1000
-        return None, {"family": None, "method": "text2cypher", "reason": f"{why}; text-to-Cypher failed: {exc}"}
-    timings["text2cypher_ms"] = (time.perf_counter() - started) * 1000
-    trace = {"family": None, "method": "text2cypher", "cypher": found.statement, "attempts": found.attempts}
-    if found.refused or found.error:
-        return None, dict(
-            trace, refused=found.refused, error=found.error, reason=f"{why}; {found.refused or found.error}"
-        )
-    plan, rows, total = structure.from_cypher(graph, analysis.question, found)
-    if not rows and plan.term != "number":
-        nothing = f"its rows were cut ({found.cut})" if found.cut else "the model's statement found nothing"
-        return None, dict(trace, reason=f"{why}; {nothing}", cut=found.cut)
-    plan.reason = f"{why}; {plan.reason}"
-    result, sources = structure.answer(graph, plan, rows, total, analysis.language)
-    result.method, result.cypher, result.ms = "text2cypher", found.statement, timings["text2cypher_ms"]
-    result.cut = found.cut
-    notes = [CUT_NOTE.format(cut=neutral(found.cut))] if found.cut else []
-    if any(row.uncited for row, cite in zip(result.rows, result.cites, strict=True) if cite):
-        notes.append(UNCITED_NOTE)
-    if notes:  # said after the rows, apart from every citation
-        result.text, result.titled = (f"{text} {' '.join(notes)}" for text in (result.text, result.titled))
-    return (result, sources), result.to_dict()
-
-
-def _structured_answer(
-    question, result, sources, analysis, timings, started, conversion, about, global_trace=None
-) -> Answer:
-    evidence = [ev for s in sources for ev in s.chunks]
-    context = build_context(sources)
-    timings["total_ms"] = (time.perf_counter() - started) * 1000
-    return Answer(
-        question=question,
-        text=result.text,
-        text_with_titles=result.titled,
-        citations=[s for s in sources if s.cite in result.cited],
-        dropped_citations=[],
-        sources=sources,
-        evidence=evidence,
-        mode="structured",
-        route="structured",
-        paths=[],
-        analysis=analysis,
-        llm=LLMUse(False, None, STRUCTURED_NOTE),
-        context=context.text,
-        mermaid=mermaid({}, sources),
-        timings_ms={key: round(value, 1) for key, value in timings.items()},
-        conversion=conversion,
-        web=WebTrace(None, reason="answered from the graph's structure"),
-        structured=result.to_dict(),
-        rows=result.row_dicts(),
-        about=about,
-        global_=global_trace,
-    )
-
-
-def _search_web(
-    web, web_mode, route, retrieved, evidence, analysis, question, embedder, settings, judge, k, use_llm, today
-):
+def _search_web(asked: Asked, route: str, retrieved: int, evidence: list[Evidence]):
     """(trace, found): whether the web is searched for this question, and what it gave. The web
     is asked the standalone question with its date range stated (websearch.web_question); with
     an LLM, the relevance judge decides which pages are about it (else the cosine floor)."""
+    web, options, analysis, embedder = asked.web, asked.options, asked.analysis, asked.embedder
     name = getattr(web, "name", None)
     if web is None or name is None:
         return WebTrace(None, reason="no web-search fallback is configured"), None
-    if web_mode == "off":
+    if options.web_mode == "off":
         return WebTrace(name, reason="the web search is off for this question (--no-web)"), None
-    if web_mode == "always":
+    if options.web_mode == "always":
         reason = "--web: searched alongside the graph"
     elif route != "search":
         return WebTrace(name, reason="answered from the graph's relations"), None
@@ -491,19 +361,19 @@ def _search_web(
     if embedder is None:
         return WebTrace(name, reason="no embedder to rank the web's pages with"), None
     if analysis.embedding is None:
-        analysis.embedding = embedder.embed_query(analysis.search_text or question)
-    floor = None if judge == "off" else thresholds_for(settings)[1]
-    text, dates = web_question(analysis, today)
+        analysis.embedding = embedder.embed_query(analysis.search_text or asked.question)
+    floor = None if options.judge == "off" else thresholds_for(asked.settings)[1]
+    text, dates = web_question(analysis, asked.today)
     found = web.find(
         text,
         analysis.embedding,
         embedder.embed,
-        k=k,
+        k=options.k,
         keywords=analysis.keywords,
         min_similarity=floor,
         reason=reason,
         dates=dates,
-        judge=passage_judge(settings, question, judge, use_llm),
+        judge=passage_judge(asked.settings, asked.question, options.judge, options.use_llm),
     )
     return found.trace, found
 
@@ -532,22 +402,19 @@ def _web_sources(found: WebFound, graph_sources: list[Source]) -> list[Source]:
     return out
 
 
-def _learn(graph, embedder, web, trace: WebTrace, found: WebFound | None, today, timings: dict) -> None:
+def _learn(asked: Asked, trace: WebTrace, found: WebFound | None) -> None:
     """--learn-web: the pages used stored as documents; what happened goes into the trace."""
     if not found or not any(p.document is not None for p in found.pages):
         trace.learned = learned_nothing("no fetched page gave evidence: nothing to learn")
         return
     started = time.perf_counter()
     try:
-        trace.learned = learn_pages(graph, embedder, found, corpus=web.config.corpus, today=today)
+        trace.learned = learn_pages(
+            asked.graph, asked.embedder, found, corpus=asked.web.config.corpus, today=asked.today
+        )
     except GraphragError as exc:
         trace.learned = learned_nothing(error=str(exc))
-    timings["learn_ms"] = (time.perf_counter() - started) * 1000
-
-
-def _path_with_ids(path: dict, node_ids: dict[str, str]) -> dict:
-    """A path as --json shows it: each node also with the id it had in the context (`cite`)."""
-    return dict(path, nodes=[dict(n, cite=node_ids.get(n["id"])) for n in path["nodes"]])
+    asked.time("learn_ms", started)
 
 
 def _today():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import time
 
-from .analysis import QuestionAnalyzer
 from .base import Analysis, Evidence
+from .question.analyzer import QuestionAnalyzer
 
 MAX_PATH_ENDS = 20  # entities per side of a relation question (each pair is one shortest-path search)
 

@@ -1,4 +1,5 @@
-"""Rerankers: a cross-encoder scores (question, passage) pairs, and the evidence is reordered by it.
+"""Rerankers: a cross-encoder scores (question, passage) pairs, and the evidence is reordered by it
+(`rerank`: what `--rerank` does with the top candidates of any mode, and its trace).
 
 ``GRAPHRAG_RERANKER`` names one:
 
@@ -17,10 +18,13 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from graphrag_cypher.errors import GraphragError
+
+from .base import Evidence
 
 
 class RerankError(GraphragError):
@@ -130,3 +134,39 @@ def make_reranker(spec: str | None, environ: dict | None = None) -> Reranker:
             api_key=env.get("GRAPHRAG_RERANK_API_KEY") or env.get("OPENAI_API_KEY") or None,
         )
     raise RerankError(f"unknown reranker {spec!r}: use cross-encoder:<model> or http(s)://host/v1")
+
+
+@dataclass
+class RerankTrace:
+    """What the reranker did, for --explain and --json."""
+
+    reranker: str
+    candidates: int
+    kept: int
+    moves: list[dict] = field(default_factory=list)  # {chunk_id, before, after, score}, in the new order
+    ms: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "reranker": self.reranker,
+            "candidates": self.candidates,
+            "kept": self.kept,
+            "order": self.moves,
+            "ms": round(self.ms, 1),
+        }
+
+
+def rerank(reranker: Reranker, question: str, candidates: list[Evidence], k: int) -> tuple[list[Evidence], RerankTrace]:
+    """The `k` candidates the reranker scores highest (ties keep the mode's order); each keeps its
+    mode's trace in `via` plus "rerank", and its score becomes the reranker's."""
+    started = time.perf_counter()
+    scores = reranker.score(question, [ev.text for ev in candidates])
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))[:k]
+    kept = []
+    moves = []
+    for after, i in enumerate(order, 1):
+        ev = candidates[i]
+        kept.append(Evidence(ev.chunk_id, ev.document_id, ev.title, ev.uri, ev.text, scores[i], [*ev.via, "rerank"]))
+        moves.append({"chunk_id": ev.chunk_id, "before": i + 1, "after": after, "score": round(scores[i], 6)})
+    trace = RerankTrace(reranker.name, len(candidates), len(kept), moves, (time.perf_counter() - started) * 1000)
+    return kept, trace

@@ -17,8 +17,8 @@ from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
 from .about import resolve_about
-from .analysis import QuestionAnalyzer
 from .base import WEIGHTS, Analysis, Evidence, one_per_content
+from .question.analyzer import QuestionAnalyzer
 
 
 class Retriever(GraphragRetriever):

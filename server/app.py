@@ -47,7 +47,7 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        from graphrag_cypher.retrieval.question import warm_language_detectors
+        from graphrag_cypher.retrieval.question.language import warm_language_detectors
 
         await asyncio.to_thread(warm_language_detectors)  # before the first request, not during it
         async with mcp.session_manager.run():

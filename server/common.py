@@ -14,6 +14,8 @@ from pathlib import Path
 
 from fastapi.responses import JSONResponse
 
+from graphrag_cypher.retrieval.routes import drawn_fields
+
 from . import engine
 from .jobs import Jobs, QueueFull
 from .options import ServerOptions
@@ -127,10 +129,8 @@ def answer_cache_bytes(environ=None) -> int:
 
 class AnswerCache:
     """Answers for GET /graph?answer=, by id: only what that route reads of one (its evidence's
-    chunk ids, paths, structured plan and rows), the newest kept within `budget` bytes of JSON
+    chunk ids and what its route draws: paths, a structured plan and rows), the newest kept within `budget` bytes of JSON
     in all. An answer bigger than the budget is not kept; its id is, for a while, to say so."""
-
-    KEPT = ("paths", "structured", "rows")
 
     def __init__(self, budget: int):
         self.budget = budget
@@ -141,7 +141,7 @@ class AnswerCache:
 
     def put(self, answer_id: str, result: dict) -> bool:
         """Remember the answer; False when it is bigger than the whole budget (then it is not)."""
-        kept = {key: result.get(key) for key in self.KEPT}
+        kept = drawn_fields(result)
         kept["evidence"] = [{"chunk_id": ev["chunk_id"]} for ev in result.get("evidence") or [] if "chunk_id" in ev]
         size = len(json.dumps(kept, ensure_ascii=False, default=str).encode("utf-8"))
         with self._lock:

@@ -17,6 +17,7 @@ from graphrag_cypher.retrieval import qa
 from graphrag_cypher.retrieval.chat import Conversation
 from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE, MODES
 from graphrag_cypher.retrieval.options import AskOptions
+from graphrag_cypher.retrieval.routes import ROUTES
 
 __all__ = [
     "DEFAULT_MODE",
@@ -65,9 +66,19 @@ class LockedEmbedder:
 
 def ask(graph, embedder, settings, question: str, options: AskOptions, history=(), on_token=None) -> dict:
     """The answer as `graphrag ask --json` prints it; the configured web search is the
-    fallback, as for `graphrag ask`."""
+    fallback, as for `graphrag ask`, and GRAPHRAG_RERANKER the reranker of `options.rerank`."""
+    from .ask_params import reranker
+
     return qa.ask(
-        graph, embedder, settings, question, options, history=history, on_token=on_token, web=web_fallback()
+        graph,
+        embedder,
+        settings,
+        question,
+        options,
+        history=history,
+        on_token=on_token,
+        reranker=reranker(options),
+        web=web_fallback(),
     ).to_dict()
 
 
@@ -80,7 +91,7 @@ def web_fallback():
     configuration; a configuration that cannot work is a one-line GraphragError."""
     import os
 
-    from graphrag_cypher.retrieval.websearch import ENV_NAMES, WebConfig, WebFallback
+    from graphrag_cypher.retrieval.web import ENV_NAMES, WebConfig, WebFallback
 
     key = tuple(os.environ.get(name) for name in ENV_NAMES)
     with _web_lock:  # request threads: one fallback per configuration, not one each
@@ -153,54 +164,18 @@ def _community_state(row: dict) -> dict:
 
 def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:
     """The evidence subgraph of an answer: chunks, documents, mentioned entities, relations,
-    and the nodes and steps of a relation answer's paths."""
+    and what its route adds (each route's `draw`: a relation answer's paths, a structured one's rows)."""
     row = graph.read(
         "documents/evidence_graph", chunkIds=[e["chunk_id"] for e in result.get("evidence", [])], limit=limit
     )
     nodes = {n["id"]: n for n in (row[0]["nodes"] if row else [])}
     edges = {(e["source"], e["type"], e["target"]): e for e in (row[0]["edges"] if row else [])}
-    for path in result.get("paths") or []:
-        for node in path.get("nodes", []):
-            nodes.setdefault(
-                node["id"],
-                {"id": node["id"], "label": node.get("type") or "Entity", "name": node.get("name") or node["id"]},
-            )
-        for rel in path.get("relationships", []):
-            edges.setdefault(
-                (rel["start"], rel["type"], rel["end"]),
-                {"source": rel["start"], "target": rel["end"], "type": rel["type"]},
-            )
-    _structured_graph(result, nodes, edges, limit)
+    for route in ROUTES:  # a relation answer's paths, a structured answer's rows
+        route.draw(result, nodes, edges, limit)
     return {
         "nodes": list(nodes.values()),
         "edges": [e for e in edges.values() if e["source"] in nodes and e["target"] in nodes],
     }
-
-
-def _structured_graph(result: dict, nodes: dict, edges: dict, limit: int) -> None:
-    """A structured lookup's entity and its rows as nodes (at most `limit` in all), and for one
-    hop the relation joining each row to the entity: an answer read from loaded records has
-    no chunks to draw, and its rows are its evidence."""
-    plan = result.get("structured") or {}
-    entity, hops = plan.get("entity"), plan.get("hops") or []
-    if plan.get("family") not in ("lookup", "list", "count") or not entity:
-        return
-
-    def node(item: dict) -> None:
-        if item["id"] not in nodes and len(nodes) < limit:
-            nodes[item["id"]] = {"id": item["id"], "label": item.get("type") or "Entity", "name": item["name"]}
-
-    node(entity)
-    for row in result.get("rows") or []:
-        node(row)
-        if len(hops) != 1 or not row.get("relation") or row["id"] not in nodes:
-            continue
-        # the entity is the source of an "out" hop; an edge of the inverse type reads the other way
-        out = (hops[0]["direction"] == "out") == (row["relation"] == hops[0]["relation"])
-        source, target = (entity["id"], row["id"]) if out else (row["id"], entity["id"])
-        edges.setdefault(
-            (source, row["relation"], target), {"source": source, "target": target, "type": row["relation"]}
-        )
 
 
 def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:

@@ -9,26 +9,19 @@ bounded in size.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Literal
 
 from graphrag_cypher import __version__
 from graphrag_cypher.config import question_too_long
-from graphrag_cypher.retrieval.modes import ANSWER_MODES
-from graphrag_cypher.retrieval.options import AskOptions
+from graphrag_cypher.retrieval.routes import route_fields
 
-from . import engine
+from . import ask_params, engine
 from .common import ApiError, allowed_path
 from .errors import one_line
 
 MAX_TEXT = 1500  # characters of one passage in a result
 MAX_DOCUMENT_TEXT = 20000  # characters of a document's chunks together
-MAX_ROWS = 200  # rows of a structured answer in one result
+MAX_ROWS = 200  # items of one list of a route's fields (rows, communities, paths) in one result
 MAX_NAME = 200  # characters of a row's name or title
-
-if TYPE_CHECKING:
-    Mode = str
-else:  # the registry's names: the tools' JSON schema lists them as an enum
-    Mode = Literal[ANSWER_MODES]
 
 INSTRUCTIONS = (
     "graphrag answers questions from a Neo4j knowledge graph with checked citations. Use `ask` for an "
@@ -54,15 +47,25 @@ def _message(exc: Exception) -> str:
     return exc.message if isinstance(exc, ApiError) else one_line(exc)
 
 
-def _rows(result: dict) -> dict:
-    """A structured answer's rows (names and titles cut to MAX_NAME, at most MAX_ROWS of them, how
-    many more in `rows_left_off`) and its plan; no rows for an answer of another route."""
-    rows = result.get("rows") or []
-    kept = [
-        dict(row, **{key: _cut(row[key], MAX_NAME) for key in ("name", "title") if isinstance(row.get(key), str)})
-        for row in rows[:MAX_ROWS]
-    ]
-    return {"rows": kept, "rows_left_off": len(rows) - len(kept), "structured": result.get("structured")}
+def _route_fields(result: dict) -> dict:
+    """The question routes' fields of an answer (a structured answer's plan and rows, a global one's
+    trace and communities, a relation one's paths), whichever route answered: each list at most
+    MAX_ROWS items (how many more in `<field>_left_off`), names and titles cut to MAX_NAME."""
+    out: dict = {}
+    for key, value in route_fields(result).items():
+        if isinstance(value, list):
+            out[key] = [_item(item) for item in value[:MAX_ROWS]]
+            out[f"{key}_left_off"] = len(value) - len(out[key])
+        else:
+            out[key] = value
+    return out
+
+
+def _item(item):
+    if not isinstance(item, dict):
+        return item
+    out = {key: value for key, value in item.items() if key != "embedding"}
+    return dict(out, **{key: _cut(out[key], MAX_NAME) for key in ("name", "title") if isinstance(out.get(key), str)})
 
 
 MAX_COMMUNITIES = 50  # communities in one result
@@ -74,14 +77,6 @@ def _community(c: dict) -> dict:
     if isinstance(out.get("title"), str):
         out["title"] = _cut(out["title"], MAX_NAME)
     return out
-
-
-def _global(result: dict) -> dict:
-    """The global route's trace (`global`) and the communities it used (empty for other routes)."""
-    return {
-        "global": result.get("global"),
-        "communities": [_community(c) for c in (result.get("communities") or [])[:MAX_COMMUNITIES]],
-    }
 
 
 def build_mcp(state, writes: bool = False):
@@ -108,27 +103,25 @@ def build_mcp(state, writes: bool = False):
         if too_long:
             raise ToolError(too_long)
 
+    def refuse(message: str):
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        return ToolError(message)
+
     @server.tool(annotations=read_only)
-    async def ask(
-        question: str, mode: Mode = "graph", k: int = 5, corpus: str | None = None, about: str | None = None
-    ) -> dict:
+    @ask_params.tool_parameters("question")
+    async def ask(question: str, **settings) -> dict:
         """Answer a question from the knowledge graph (at most 2000 characters). The answer cites its
         sources as [Title]; only sources that were retrieved can be cited. A question about the
         graph itself ("Who killed X?", "Which tales mention Y?") is answered from its structure:
         `rows` then lists each name or title with the id of the citation it has. A question about the
         whole corpus ("What are the main themes of the tales?", "What do the papers say about
         harbours?", or mode "global") is answered from its communities and every document on the
-        topic: `global` says how, `communities` which were used and why. `about`: an entity or
-        place (its id or name) every passage must mention."""
+        topic: `global` says how, `communities` which were used and why. Every option of `graphrag ask`
+        is a parameter (`about`: an entity or place, its id or name, every passage must mention)."""
         refuse_long(question)
-        result = await call(
-            engine.ask,
-            state.graph,
-            state.embedder,
-            state.settings,
-            question,
-            AskOptions(mode=mode, k=max(1, min(k, 20)), corpus=corpus, about=about, use_llm=state.options.use_llm),
-        )
+        options = ask_params.make_options(state, settings, refuse)
+        result = await call(engine.ask, state.graph, state.embedder, state.settings, question, options)
         return {
             "answer": result["answer_with_titles"],
             "citations": [
@@ -143,26 +136,18 @@ def build_mcp(state, writes: bool = False):
             ],
             "note": result["llm"]["note"],
             "mode": result["mode"],
-            **_rows(result),
-            **_global(result),
+            **_route_fields(result),
             "about": _about(result),
         }
 
     @server.tool(annotations=read_only)
-    async def search(
-        query: str, mode: Mode = "hybrid", k: int = 5, corpus: str | None = None, about: str | None = None
-    ) -> dict:
+    @ask_params.tool_parameters("query", exclude=ask_params.NOT_FOR_SEARCH, defaults={"mode": "hybrid"})
+    async def search(query: str, **settings) -> dict:
         """The evidence passages for a query (at most 2000 characters; no answer written), best first,
         with their documents. `about`: an entity or place (its id or name) every passage must mention."""
         refuse_long(query)
-        result = await call(
-            engine.ask,
-            state.graph,
-            state.embedder,
-            state.settings,
-            query,
-            AskOptions(mode=mode, k=max(1, min(k, 20)), corpus=corpus, about=about, use_llm=False),
-        )
+        options = ask_params.make_options(state, dict(settings, use_llm=False), refuse)
+        result = await call(engine.ask, state.graph, state.embedder, state.settings, query, options)
         return {
             "evidence": [
                 {

@@ -17,14 +17,15 @@ import json
 import re
 import time
 import uuid
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from graphrag_cypher.config import MAX_QUESTION, question_too_long
-from graphrag_cypher.retrieval.options import AskOptions
+from graphrag_cypher.retrieval.routes import route_fields
 
-from . import engine
+from . import ask_params, engine
 from .common import ApiError
 from .errors import one_line
 from .streaming import run_streaming, sse
@@ -38,13 +39,21 @@ class Message(BaseModel):
     content: str | list | None = None
 
 
-class CompletionRequest(BaseModel):
+class _Completion(BaseModel):
     model_config = ConfigDict(extra="allow")  # temperature, max_tokens, … are accepted and ignored
     model: str = Field(default=PREFIX + engine.DEFAULT_MODE, max_length=100)
     messages: list[Message] = Field(min_length=1, max_length=100)
     stream: bool = False
-    # graphrag's own: only chunks that mention this entity or place (an id or a name, as /chat's)
-    about: str | None = Field(default=None, min_length=1, max_length=200)
+
+
+# graphrag's own extra fields: every ask option /chat takes (`about`, `k`, `corpus`, `from`, `judge`,
+# …), as AskOptions declares it; the mode is the model's name
+if TYPE_CHECKING:
+    CompletionRequest = _Completion
+else:
+    CompletionRequest = create_model(
+        "CompletionRequest", __base__=_Completion, **ask_params.body_fields(exclude=("mode",))
+    )
 
 
 def models() -> list[str]:
@@ -117,18 +126,6 @@ def _citations(result: dict) -> list[dict]:
     ]
 
 
-def _structured(result: dict) -> dict:
-    """The structured route's answer rows and plan, and the global route's trace and communities,
-    as `ask --json` gives them (no rows and `structured.family` null for an answer that did not
-    take the route; `communities` empty for one that was not global)."""
-    return {
-        "rows": result.get("rows") or [],
-        "structured": result.get("structured"),
-        "global": result.get("global"),
-        "communities": result.get("communities") or [],
-    }
-
-
 _HTML_CODES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _LINKABLE = re.compile(r"https?://[^\s<>\"'`]+", re.IGNORECASE)
 
@@ -176,9 +173,8 @@ def router(state) -> APIRouter:
         if mode not in engine.ANSWER_MODES:
             raise ApiError(404, f"model {body.model!r} does not exist: use one of {', '.join(models())}")
         said, history = _turns(body.messages)
-        use_llm = state.options.use_llm
-        question = await asyncio.to_thread(engine.standalone, state.settings, history, said, use_llm)
-        options = AskOptions(mode=mode, use_llm=use_llm, about=body.about)
+        options = ask_params.make_options(state, ask_params.chosen(body, mode=mode), _refuse)
+        question = await asyncio.to_thread(engine.standalone, state.settings, history, said, options.use_llm)
         turns = engine.history_messages(history)
         created, ident = int(time.time()), "chatcmpl-" + uuid.uuid4().hex[:24]
         if not body.stream:
@@ -197,7 +193,7 @@ def router(state) -> APIRouter:
                 ],
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
                 "citations": _citations(result),
-                **_structured(result),
+                **route_fields(result),
                 "question": question,
             }
 
@@ -222,7 +218,7 @@ def router(state) -> APIRouter:
                         tail = _sources_line(value)
                         if tail:
                             yield chunk({"content": tail})
-                        yield chunk({}, "stop", citations=_citations(value), **_structured(value))
+                        yield chunk({}, "stop", citations=_citations(value), **route_fields(value))
             except Exception as exc:
                 yield {"data": json.dumps({"error": {"message": one_line(exc), "type": "server_error"}})}
             yield {"data": "[DONE]"}

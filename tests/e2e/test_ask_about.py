@@ -141,8 +141,8 @@ def test_the_procedures_and_the_cypher_files_filter_alike(about, connected, monk
     """graph and ppr run inside Neo4j when the plugin is there; the Cypher files and Python do the same."""
     from graphrag_cypher.admin import plugin
     from graphrag_cypher.retrieval.about import resolve_about
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     _, graph, embedder = connected
     analysis = QuestionAnalyzer(graph).analyze(QUESTION)
@@ -239,8 +239,8 @@ def java_embedder(onnx_export):
 @pytest.mark.parametrize("mode", ["graph", "hybrid", "vector"])
 def test_the_search_procedure_obeys_about(about, connected, mode):
     from graphrag_cypher.retrieval.about import resolve_about
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     _, graph, embedder = connected
     rows = _search(graph, {"mode": mode, "k": 5, "about": "Alexandria"})

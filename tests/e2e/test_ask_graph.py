@@ -77,8 +77,8 @@ def test_ppr_fusion_uses_the_configured_rrf_k(kg):
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.db import connect
     from graphrag_cypher.embedder import make_embedder
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.ppr import PPRRetriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     settings = load_settings()
     with connect(settings) as graph:

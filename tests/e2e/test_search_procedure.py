@@ -55,8 +55,8 @@ def _search(g, question: str, config: dict) -> list[dict]:
 
 
 def _python(g, embedder, question: str, mode: str, k: int):
-    from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
     from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
     analysis = QuestionAnalyzer(g).analyze(question)
     return analysis, retriever(mode, g, embedder).retrieve(analysis, k)
@@ -66,8 +66,8 @@ def test_the_question_is_analysed_as_python_does(kg):
     g, _ = kg
     entities_seen = 0
     for question in QUESTIONS:
-        from graphrag_cypher.retrieval.analysis import QuestionAnalyzer
         from graphrag_cypher.retrieval.base import fulltext_query
+        from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
 
         analysis = QuestionAnalyzer(g).analyze(question)
         with g.driver.session(database=g.database) as session:

@@ -89,8 +89,11 @@ def test_every_part_has_a_layer_and_every_folder_is_mapped():
     files = list(sources())
     assert len(files) > 50
     assert all(part_of(dotted(f)) in LAYERS for f in files)
-    # the ground floor holds no sub-packages: a part is a top-level folder
-    assert not [p for p in (ROOT / "core").iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    # the ground floor holds no sub-packages (a part is a top-level folder), but the lexicon: data files
+    # and their reader, which the plugin's jar packs too
+    assert not [
+        p for p in (ROOT / "core").iterdir() if p.is_dir() and (p / "__init__.py").exists() and p.name != "lexicon"
+    ]
 
 
 def test_every_package_folder_is_installed():
@@ -187,3 +190,98 @@ def test_circles_are_found():
 )
 def test_part_of(text, expected):
     assert part_of(text) == expected
+
+
+# --- retrieval: the routes are one registry, and no module or function grows past its bound ----
+
+RETRIEVAL = ROOT / "retrieval"
+MAX_MODULE_LINES = 600
+MAX_FUNCTION_LINES = 80
+MAX_ASK_LINES = 60  # qa.ask: analyse, offer the question to the routes, the shared tail
+
+
+def oversized(root: Path) -> list[str]:
+    """Every module of `root` over MAX_MODULE_LINES lines and every function over MAX_FUNCTION_LINES."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text("utf-8")
+        name = path.relative_to(root.parent)
+        if source.count("\n") > MAX_MODULE_LINES:
+            found.append(f"{name}: {source.count(chr(10))} lines (bound {MAX_MODULE_LINES})")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    found.append(f"{name}: {node.name} is {lines} lines (bound {MAX_FUNCTION_LINES})")
+    return found
+
+
+def route_classes(root: Path) -> dict[str, str]:
+    """Every class under `root` that is a route (it has `claim` and `answer` methods): name -> module."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+                if {"claim", "answer"} <= methods and not any(
+                    isinstance(b, ast.Name) and b.id == "Protocol" for b in node.bases
+                ):
+                    found[node.name] = str(path.relative_to(root.parent))
+    return found
+
+
+def unregistered_routes(root: Path, registered: set[str]) -> list[str]:
+    """Route classes that are not in the registry (by class name)."""
+    return [
+        f"{module}: {name} is not in ROUTES" for name, module in route_classes(root).items() if name not in registered
+    ]
+
+
+def test_no_module_or_function_in_retrieval_is_over_its_bound():
+    assert oversized(RETRIEVAL) == []
+
+
+def test_ask_reads_as_the_route_loop():
+    tree = ast.parse((RETRIEVAL / "qa.py").read_text("utf-8"))
+    (ask,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "ask"]
+    assert (ask.end_lineno or 0) - ask.lineno + 1 <= MAX_ASK_LINES
+
+
+def test_every_route_is_in_the_registry():
+    from graphrag_cypher.retrieval.routes import ROUTES
+
+    registered = {type(route).__name__ for route in ROUTES}
+    assert [r.name for r in ROUTES] == ["global", "relation", "structured", "search"]
+    assert len({r.name for r in ROUTES}) == len(ROUTES)
+    assert unregistered_routes(RETRIEVAL, registered) == []
+    # and every route module under routes/ holds a registered route
+    modules = {Path(m).stem for m in route_classes(RETRIEVAL / "routes").values()}
+    assert modules == {p.stem for p in (RETRIEVAL / "routes").glob("*.py")} - {"__init__", "base"}
+
+
+def test_the_checks_find_what_they_look_for(tmp_path):
+    """A route left out of the registry, a long module and a long function are each reported."""
+    routes = tmp_path / "retrieval" / "routes"
+    routes.mkdir(parents=True)
+    (routes / "extra.py").write_text(
+        "class ExtraRoute:\n    def claim(self, asked):\n        return True\n\n"
+        "    def answer(self, asked, claim):\n        return None\n"
+    )
+    (routes / "long.py").write_text("def f():\n" + "    x = 1\n" * 85 + "\n" * 520)
+    assert unregistered_routes(tmp_path / "retrieval", {"SearchRoute"}) == [
+        "retrieval/routes/extra.py: ExtraRoute is not in ROUTES"
+    ]
+    assert unregistered_routes(tmp_path / "retrieval", {"ExtraRoute"}) == []
+    assert oversized(tmp_path / "retrieval") == [
+        "retrieval/routes/long.py: 606 lines (bound 600)",
+        "retrieval/routes/long.py: f is 86 lines (bound 80)",
+    ]
+
+
+def test_every_word_list_is_in_the_lexicon():
+    """A module-level set of words outside core/lexicon, or a word `Set.of` in the plugin's Java, is a
+    second copy of a list the lexicon holds (test_lexicon.py has the scanners and their self-test)."""
+    from .test_lexicon import java_word_lists, word_lists_outside_lexicon
+
+    assert word_lists_outside_lexicon(ROOT) == []
+    assert java_word_lists(ROOT) == []

@@ -70,7 +70,6 @@ def test_answer_to_dict_keeps_the_json_keys():
         evidence,
         "graph",
         "search",
-        [],
         analysis,
         LLMUse(False, None, "note"),
         "CONTEXT",
@@ -88,7 +87,11 @@ def test_answer_to_dict_keeps_the_json_keys():
         "evidence",
         "mode",
         "route",
+        "global",
+        "communities",
         "paths",
+        "structured",
+        "rows",
         "filters",
         "entities",
         "ambiguous",
@@ -99,10 +102,6 @@ def test_answer_to_dict_keeps_the_json_keys():
         "rerank",
         "gate",
         "web",
-        "structured",
-        "rows",
-        "global",
-        "communities",
         "mermaid",
         "timings_ms",
     ]
@@ -119,7 +118,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "gpu_layers": None,
         "device_reason": None,
     }
-    assert out["global"] is None and out["communities"] == []
+    assert out["global"] is None and out["communities"] == [] and out["paths"] == [] and out["structured"] is None
     assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
 
 
