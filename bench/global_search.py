@@ -205,7 +205,13 @@ def global_route_available() -> bool:
     from graphrag_cypher.retrieval import qa
 
     fields = getattr(qa.Answer, "__dataclass_fields__", {})
-    return "global" in fields or "global_" in fields or hasattr(qa, "global_search")
+    if "global" in fields or "global_" in fields or hasattr(qa, "global_search"):
+        return True
+    try:  # the route registry (retrieval/routes/)
+        from graphrag_cypher.retrieval.routes import route_names
+    except ImportError:
+        return False
+    return "global" in route_names()
 
 
 def run(

@@ -3,12 +3,12 @@
     python bench/routes.py [--baseline REV] [--rounds N] [--json]
 
 Builds one throw-away Neo4j the way a user does (`load sample`, `extract --schema got` (the
-wiki's infoboxes), `extract --schema folktale --extractor ner` (the tales' named entities, no
+wiki's infoboxes), `extract --extractor ner --corpus sample` (the named entities of the tales, no
 LLM), `link phrases`, `communities build`), then asks every question of QUESTIONS (a few per
 route: global, relation, structured, search) in-process with no LLM, `rounds` times, once with
 this checkout's code and once with `--baseline`'s (a git worktree of that revision, run by the
-same Python with its folders first on the path), alternating round by round so that both see
-the same machine. Reports, per route, the p50 of each and their ratio (goal: within 10 %), and
+same Python with its folders first on the path), alternating pass by pass (each side first in
+every other pass) so that both see the same machine. Reports, per route, the p50 of each and their ratio (goal: within 10 %), and
 whether every question took the same route and gave the same answer text under both.
 """
 
@@ -67,12 +67,11 @@ print(json.dumps(out))
 """
 
 
-def linked_tree(rev: str, into: Path) -> Path:
-    """A worktree of `rev` whose folders are linked as the `graphrag_cypher` package (as pyproject's
-    package-dir maps them): a path entry that imports that revision's code."""
-    tree = into / "tree"
-    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev], cwd=REPO, check=True)
-    package = into / "path" / "graphrag_cypher"
+def linked(tree: Path, into: Path) -> Path:
+    """A path entry that imports the code of `tree`: its folders linked as the `graphrag_cypher`
+    package, as pyproject's package-dir maps them. Both sides import the same way, so neither
+    pays for an import mechanism the other does not."""
+    package = into / "graphrag_cypher"
     package.mkdir(parents=True)
     folders = tomllib.loads((tree / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"]
     for dotted, folder in folders.items():
@@ -80,7 +79,12 @@ def linked_tree(rev: str, into: Path) -> Path:
             (package / dotted.split(".", 1)[1]).symlink_to(tree / folder)
     for item in (tree / "core").iterdir():
         (package / item.name).symlink_to(item)
-    return into / "path"
+    return into
+
+
+def worktree(rev: str, into: Path) -> Path:
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(into), rev], cwd=REPO, check=True)
+    return into
 
 
 def build(settings) -> None:
@@ -89,17 +93,16 @@ def build(settings) -> None:
     for args in (
         ["load", "sample"],
         ["extract", "--schema", "got"],
-        ["extract", "--schema", "folktale", "--extractor", "ner"],
+        ["extract", "--extractor", "ner", "--corpus", "sample"],
         ["link", "phrases"],
         ["communities", "build"],
     ):
         subprocess.run([exe, *args], env=env, cwd=REPO, check=True, capture_output=True, text=True)
 
 
-def ask_all(settings, path: Path | None, rounds: int) -> dict:
+def ask_all(settings, path: Path, rounds: int) -> dict:
     env = dict(graphrag_env(settings), GRAPHRAG_TODAY="2026-12-04")
-    if path is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
     questions = [q for qs in QUESTIONS.values() for q in qs]
     run = subprocess.run(
         [sys.executable, "-c", WORKER, json.dumps(questions), str(rounds)],
@@ -124,13 +127,15 @@ def main(argv: list[str] | None = None) -> dict:
     from corpora import bench_graph
 
     with tempfile.TemporaryDirectory() as tmp, bench_graph(heap="1g") as (settings, _graph):
-        baseline = linked_tree(args.baseline, Path(tmp))
+        this = linked(REPO, Path(tmp) / "this")
+        baseline = linked(worktree(args.baseline, Path(tmp) / "tree"), Path(tmp) / "baseline")
         try:
             build(settings)
             runs: dict[str, list[dict]] = {"this": [], "baseline": []}
-            for _ in range(args.passes):
-                runs["this"].append(ask_all(settings, None, args.rounds))
-                runs["baseline"].append(ask_all(settings, baseline, args.rounds))
+            sides = [("this", this), ("baseline", baseline)]
+            for n in range(args.passes):  # each side goes first in every other pass
+                for side, path in sides if n % 2 == 0 else sides[::-1]:
+                    runs[side].append(ask_all(settings, path, args.rounds))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(Path(tmp) / "tree")], cwd=REPO, check=False)
     out: dict = {"baseline": args.baseline, "rounds": args.rounds, "passes": args.passes, "routes": {}, "changed": []}

@@ -34,7 +34,7 @@ from .gate import GateTrace, apply_gate, passage_judge, thresholds_for
 from .options import AskOptions
 from .question.analyzer import QuestionAnalyzer
 from .rerank import RerankTrace
-from .routes import ROUTES, Asked, Decline, Found, LLMUse, RouteTrace, empty_fields
+from .routes import ROUTES, Asked, Decline, Found, LLMUse, RouteTrace, empty_fields, explain_lines
 
 NOTHING_RELEVANT = (
     "I found nothing relevant to this question in the graph: {n} passage(s) were retrieved, "
@@ -129,6 +129,7 @@ class Answer:
             "gate": self.gate.to_dict() if self.gate else None,
             "web": self.web.to_dict() if self.web else None,
         }
+        out["trace"] = {"route": self.route, "explain": explain_lines(out)}  # any route, rendered by itself
         if context:
             out["context"] = self.context
         out["mermaid"] = self.mermaid
@@ -152,7 +153,7 @@ def ask(
     """Answer `question` as `options` say (``**changes`` alter some of them: ``use_llm=False``).
     Each route in ``routes.ROUTES`` is offered the question in turn; the first that answers
     does, and the shared tail (`_finish`) gates its evidence, searches the web when the graph
-    has nothing (`web`, a websearch.WebFallback), and writes the answer; with an LLM and
+    has nothing (`web`, a web.WebFallback), and writes the answer; with an LLM and
     `on_token` it streams there as it is checked: a citation is held back until it closes and
     an unknown one never reaches `on_token`. `reranker` reorders the search route's passages."""
     options = (options or AskOptions()).but(**changes) if changes else options or AskOptions()
@@ -340,7 +341,7 @@ def _done(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) ->
 
 def _search_web(asked: Asked, route: str, retrieved: int, evidence: list[Evidence]):
     """(trace, found): whether the web is searched for this question, and what it gave. The web
-    is asked the standalone question with its date range stated (websearch.web_question); with
+    is asked the standalone question with its date range stated (web.web_question); with
     an LLM, the relevance judge decides which pages are about it (else the cosine floor)."""
     web, options, analysis, embedder = asked.web, asked.options, asked.analysis, asked.embedder
     name = getattr(web, "name", None)

@@ -137,6 +137,7 @@ def build_mcp(state, writes: bool = False):
             "note": result["llm"]["note"],
             "mode": result["mode"],
             **_route_fields(result),
+            "trace": result.get("trace"),  # the answering route's --explain lines
             "about": _about(result),
         }
 

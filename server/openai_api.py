@@ -194,6 +194,7 @@ def router(state) -> APIRouter:
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
                 "citations": _citations(result),
                 **route_fields(result),
+                "trace": result.get("trace"),
                 "question": question,
             }
 
@@ -218,7 +219,9 @@ def router(state) -> APIRouter:
                         tail = _sources_line(value)
                         if tail:
                             yield chunk({"content": tail})
-                        yield chunk({}, "stop", citations=_citations(value), **route_fields(value))
+                        yield chunk(
+                            {}, "stop", citations=_citations(value), trace=value.get("trace"), **route_fields(value)
+                        )
             except Exception as exc:
                 yield {"data": json.dumps({"error": {"message": one_line(exc), "type": "server_error"}})}
             yield {"data": "[DONE]"}

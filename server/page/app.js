@@ -117,6 +117,7 @@ function showAnswer(turn, box, result) {
   if (result.llm && result.llm.note) turn.appendChild(el("div", "note", result.llm.note));
   showRows(turn, result, sources);
   showCommunities(turn, result);
+  showTrace(turn, result);
   if (result.citations.length) {
     const list = el("ul", "sources");
     for (const c of result.citations) {
@@ -133,6 +134,16 @@ function showAnswer(turn, box, result) {
     }
     turn.appendChild(list);
   }
+}
+
+// How the answer was found, whichever route gave it: the route's own --explain lines (as text).
+function showTrace(turn, result) {
+  const trace = result.trace;
+  if (!trace || !trace.explain || !trace.explain.length) return;
+  const box = el("details", "trace");
+  box.appendChild(el("summary", null, "route: " + trace.route));
+  box.appendChild(el("pre", null, trace.explain.map((line) => line.trim()).join("\n")));
+  turn.appendChild(box);
 }
 
 function citationButton(source, result) {

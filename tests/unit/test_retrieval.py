@@ -102,6 +102,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "rerank",
         "gate",
         "web",
+        "trace",
         "mermaid",
         "timings_ms",
     ]
@@ -119,6 +120,7 @@ def test_answer_to_dict_keeps_the_json_keys():
         "device_reason": None,
     }
     assert out["global"] is None and out["communities"] == [] and out["paths"] == [] and out["structured"] is None
+    assert out["trace"] == {"route": "search", "explain": []}
     assert "context" not in out and answer.to_dict(context=True)["context"] == "CONTEXT"
 
 

@@ -155,6 +155,8 @@ def test_every_face_gives_the_same_rows_each_citing_a_source(served):
         }
         for face, got in faces.items():
             assert got["rows"] == expected["rows"], (face, question)
+            # the answering route's trace, the same on every face (the route renders itself)
+            assert got["trace"] == expected["trace"] and got["trace"]["route"] == expected["route"], (face, question)
             assert plan(got["structured"]) == plan(expected["structured"]), (face, question)
             if expected["rows"]:  # the citations the rows name are the answer's own on that face too
                 ids = {c["id"] for c in got.get("citations") or got.get("sources")}
@@ -183,6 +185,12 @@ def test_the_page_shows_the_rows_their_citations_and_the_count(served, page):  #
     titles = {s["id"]: s["title"] for s in expected[HOUSE]["sources"]}
     assert buttons.all_inner_texts() == [titles[r["cite"]] for r in rows]
     assert expected[HOUSE]["structured"]["reason"] in turn.locator(".structured .reason").inner_text()
+    # how it was found, from the route's own trace (the page knows no route by name for it)
+    trace = turn.locator("details.trace")
+    assert trace.locator("summary").inner_text() == "route: structured"
+    trace.locator("summary").click()
+    shown = trace.locator("pre").inner_text().splitlines()
+    assert shown == [line.strip() for line in expected[HOUSE]["trace"]["explain"]] and len(shown) > 3
     # the evidence graph: the house and its members, joined by the relation
     until(page, lambda: page.locator("#graph g.node").count() == len(rows) + 1)
     assert page.locator("#graph line.edge").count() == len(rows)
