@@ -80,18 +80,16 @@ class GlobalRoute:
             return [f"  global: not taken ({found.get('reason')})"]
         scope = found.get("scope") or {}
         lines = [
-            f"  global: {found['family']} ({found['method']}"
+            f"  global: {found['family']} ({found.get('method')}"
             + (f", term {found['term']!r}" if found.get("term") else "")
             + (f", level {found['level']}" if found.get("level") is not None else ", no community level")
             + f"; scope {scope.get('noun')}, corpus {scope.get('corpus') or 'any'}, {scope.get('documents')} documents)",
             f"    why: {found.get('reason')}",
         ]
         if found["family"] == "topic":
-            counts = (
-                f"{found['documents_total']} documents mention it, {found['shown']} quoted (budget {found['budget']})"
-            )
+            counts = f"{found.get('documents_total')} documents mention it, {found.get('shown')} quoted (budget {found.get('budget')})"
         else:
-            counts = f"{found['shown']} themes shown (budget {found['budget']}), {found['rest']} more at this level"
+            counts = f"{found.get('shown')} themes shown (budget {found.get('budget')}), {found.get('rest')} more at this level"
         lines.append(f"    {counts}; {found.get('ms')} ms")
         if found.get("method") == "map-reduce":
             lines.append(
@@ -103,7 +101,7 @@ class GlobalRoute:
         for c in shown:
             mark = "used" if c.get("used") else "not used"
             lines.append(
-                f"    community {c['id']} (level {c['level']}, {c.get('chunks')} chunks, {c.get('documents')} in-scope "
+                f"    community {c.get('id')} (level {c.get('level')}, {c.get('chunks')} chunks, {c.get('documents')} in-scope "
                 f"documents) {c.get('title') or ''}: {mark}, {c.get('why')}"
             )
         if len(communities) > len(shown):

@@ -68,7 +68,8 @@ class RelationRoute:
     def explain(self, answer: dict) -> list[str]:
         """One line per path: Reynold (T1::E1) -[DEFEATS]-> Brannock (T1::E4)."""
         return [
-            f"  path {number} ({path.get('kind', 'typed')}, {len(path['relationships'])} step(s)): " + path_text(path)
+            f"  path {number} ({path.get('kind', 'typed')}, {len(path.get('relationships') or [])} step(s)): "
+            + path_text(path)
             for number, path in enumerate(answer.get("paths") or [], 1)
         ]
 

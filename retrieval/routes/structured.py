@@ -147,20 +147,21 @@ class StructuredRoute:
             return []
         if not plan.get("family"):
             return [f"  structured: not taken ({plan.get('reason')})"]
-        lines = [f"  structured: {plan['reason']}"]
+        lines = [f"  structured: {plan.get('reason')}"]
         for hop in plan.get("hops") or []:
             lines.append(
-                f"    relation {hop['relation']} {hop['direction']} (matched by {hop['matched_by']} "
-                f"{hop['phrase']!r}, score {hop['score']})"
+                f"    relation {hop.get('relation')} {hop.get('direction')} (matched by {hop.get('matched_by')} "
+                f"{hop.get('phrase')!r}, score {hop.get('score')})"
             )
         entity = plan.get("entity")
         if entity:
             lines.append(
-                f"    entity {entity['name']} ({entity['id']}, {entity.get('type') or 'Entity'}, {entity['chunks']} chunks)"
+                f"    entity {entity.get('name')} ({entity.get('id')}, {entity.get('type') or 'Entity'}"
+                + (f", {entity['chunks']} chunks)" if entity.get("chunks") is not None else ")")
             )
         others = plan.get("others") or []
         if others:
-            shown = ", ".join(f"{o['id']} ({o['chunks']})" for o in others[:MAX_OTHERS_SHOWN])
+            shown = ", ".join(f"{o.get('id')} ({o.get('chunks')})" for o in others[:MAX_OTHERS_SHOWN])
             more = f" and {len(others) - MAX_OTHERS_SHOWN} more" if len(others) > MAX_OTHERS_SHOWN else ""
             lines.append(f"    not chosen: {shown}{more}")
         scope = plan.get("scope") or {}

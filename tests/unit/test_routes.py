@@ -54,6 +54,13 @@ def test_each_route_explains_its_own_keys_of_any_answer():
     assert lines[0] == "  structured: the question asks for the children of Osgar Varn"
     assert "    relation CHILD_OF in (matched by phrase 'children', score 1.0)" in lines
     assert lines[-1] == "      Edric Varn [R1] got:edric varn"
+    # a family whose entity has no chunk count (who wrote what) explains too: every answer's JSON
+    # carries its trace, so a missing key would fail the answer itself
+    authored = {"family": "authored", "reason": "r", "entity": {"id": "person:ana lima", "name": "Ana Lima"}}
+    assert explain_lines({"structured": authored})[:2] == [
+        "  structured: r",
+        "    entity Ana Lima (person:ana lima, Entity)",
+    ]
     declined = {"global": {"family": None, "reason": "no community level"}, "structured": {"reason": "no relation"}}
     assert explain_lines(declined) == [
         "  global: not taken (no community level)",
