@@ -21,7 +21,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
 
 from common import REPO, graphrag_env
@@ -68,17 +67,13 @@ print(json.dumps(out))
 
 
 def linked(tree: Path, into: Path) -> Path:
-    """A path entry that imports the code of `tree`: its folders linked as the `graphrag_cypher`
-    package, as pyproject's package-dir maps them. Both sides import the same way, so neither
-    pays for an import mechanism the other does not."""
-    package = into / "graphrag_cypher"
-    package.mkdir(parents=True)
-    folders = tomllib.loads((tree / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"]
-    for dotted, folder in folders.items():
-        if "." in dotted:
-            (package / dotted.split(".", 1)[1]).symlink_to(tree / folder)
-    for item in (tree / "core").iterdir():
-        (package / item.name).symlink_to(item)
+    """A path entry that imports the code of the checkout at `tree` (scripts/typecheck.py's tree of
+    links, as pyproject's package-dir maps the folders). Both sides import the same way, so
+    neither pays for an import mechanism the other does not."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    from typecheck import build_tree
+
+    build_tree(tree, into)
     return into
 
 

@@ -156,7 +156,9 @@ def ask(
     has nothing (`web`, a web.WebFallback), and writes the answer; with an LLM and
     `on_token` it streams there as it is checked: a citation is held back until it closes and
     an unknown one never reaches `on_token`. `reranker` reorders the search route's passages."""
-    options = (options or AskOptions()).but(**changes) if changes else options or AskOptions()
+    options = options or AskOptions()
+    if changes:
+        options = options.but(**changes)
     if not question or not question.strip():
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     if too_long := question_too_long(question):

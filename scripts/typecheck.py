@@ -29,24 +29,28 @@ def link(target: Path, source: Path) -> None:
     target.symlink_to(source, target_is_directory=source.is_dir())
 
 
-def build_tree() -> dict[str, str]:
-    """Link every part into ``TREE`` (kept between runs, so mypy's cache holds); return link
-    prefix → repository folder, for the report."""
-    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"]
+def build_tree(root: Path = ROOT, tree: Path = TREE) -> dict[str, str]:
+    """Link every part of the checkout at `root` into `tree` (kept between runs, so mypy's cache
+    holds); return link prefix → repository folder, for the report. `tree` on a path imports that
+    checkout's code (bench/routes.py runs an earlier revision so)."""
+    mapping = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]["package-dir"]
     back: dict[str, str] = {}
     for dotted, folder in sorted(mapping.items(), key=lambda item: item[0].count(".")):
-        target = TREE.joinpath(*dotted.split("."))
-        source = ROOT / folder
-        if dotted.count(".") == 0:  # the root package: its files, so that parts can sit beside them
+        target = tree.joinpath(*dotted.split("."))
+        source = root / folder
+        if dotted.count(".") == 0:  # the root package: its files and sub-packages, so that parts can sit beside them
             target.mkdir(parents=True, exist_ok=True)
             for stale in target.iterdir():
                 if stale.is_symlink() and not stale.exists():
                     stale.unlink()
             for path in source.glob("*.py"):
                 link(target / path.name, path)
+            for path in source.glob("*/__init__.py"):
+                link(target / path.parent.name, path.parent)
         else:
             link(target, source)
-        back[str(target.relative_to(ROOT)) + os.sep] = folder + os.sep
+        shown = target.relative_to(ROOT) if target.is_relative_to(ROOT) else target
+        back[str(shown) + os.sep] = folder + os.sep
     return back
 
 
