@@ -18,6 +18,7 @@ from ..chinese import Conversion, StreamConverter, choose
 from ..config import question_too_long
 from ..errors import GraphragError
 from .about import About, resolve_about
+from .abstain import Abstention, closest_of
 from .answer import (
     CitationFilter,
     Context,
@@ -78,6 +79,7 @@ class Answer:
     about: About | None = None  # what --about resolved to (None: not asked for)
     trace: RouteTrace | None = None  # what the answering route did (its --json keys)
     declined: list[RouteTrace] = field(default_factory=list)  # the routes that left the question, and why
+    abstained: Abstention | None = None  # the graph holds no answer: the text says so, nothing is cited
 
     @property
     def filters(self) -> Filters:
@@ -128,6 +130,7 @@ class Answer:
             "rerank": self.reranked.to_dict() if self.reranked else None,
             "gate": self.gate.to_dict() if self.gate else None,
             "web": self.web.to_dict() if self.web else None,
+            "abstained": self.abstained.to_dict() if self.abstained else None,
         }
         out["trace"] = {"route": self.route, "explain": explain_lines(out)}  # any route, rendered by itself
         if context:
@@ -228,6 +231,10 @@ def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) 
     sources = sources + web_sources
     context = build_context(sources, graph_context)
     nothing = gated is not None and retrieved > 0 and not evidence
+    abstained = None
+    if nothing and not web_sources:
+        reason = f"the gate left none of the {retrieved} retrieved passage(s) as evidence"
+        abstained = Abstention(reason, "gate", closest_of(found.evidence))
     checked, llm_used, note = _write(asked, found, sources, context, nothing, web_trace.searched, retrieved)
     if options.learn_web:
         _learn(asked, web_trace, web_found)
@@ -257,6 +264,7 @@ def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) 
         about=asked.about,
         trace=found.trace.complete(context),
         declined=declined,
+        abstained=abstained,
     )
 
 
@@ -338,6 +346,7 @@ def _done(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) ->
         about=asked.about,
         trace=found.trace,
         declined=declined,
+        abstained=done.abstained,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Protocol
 
 from ...chinese import Conversion
 from ..about import About
+from ..abstain import Abstention
 from ..answer import Context, Source
 from ..base import Analysis, Evidence
 from ..options import AskOptions
@@ -110,6 +111,7 @@ class Done:
     web_reason: str  # why the web was not searched
     dropped: list[str] = field(default_factory=list)
     emit: bool = False  # hand `titled` to the caller's on_token (it did not stream)
+    abstained: Abstention | None = None  # the text says the graph holds no answer (abstain.py)
 
 
 @dataclass
