@@ -69,6 +69,7 @@ class RelationType:
     def to_dict(self) -> dict:
         return {
             "name": self.name,
+            "description": self.description,
             "source": sorted(self.sources),
             "target": sorted(self.targets),
             "forward": list(self.forward),

@@ -53,7 +53,12 @@ def load_mapping(name_or_path: str | Path, schema: str | None = None) -> Mapping
         raise SchemaError(f"mapping {where}: not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict) or not isinstance(data.get("entity"), dict):
         raise SchemaError(f"mapping {where}: needs an `entity` section")
-    kg_schema = load_schema(schema or data.get("schema") or "generic")
+    named = data.get("schema")
+    if not schema and isinstance(named, str) and path.is_file() and named.lower().endswith((".yaml", ".yml")):
+        beside = path.parent / named  # a schema path in a mapping file is read beside it, as a user means it
+        if not Path(named).is_absolute() and beside.is_file():
+            named = str(beside)
+    kg_schema = load_schema(schema or named or "generic")
     check_mapping(kg_schema, data, where)
     return Mapping(kg_schema, data, where)
 

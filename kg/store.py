@@ -154,7 +154,11 @@ def record_schema(graph: Graph, schema) -> None:
     with graph.session() as session:
         session.execute_write(
             lambda tx: tx.run(
-                text, name=schema.name, relations=json.dumps(relations, sort_keys=True), where=schema.path
+                text,
+                name=schema.name,
+                relations=json.dumps(relations, sort_keys=True),
+                types=json.dumps(dict(schema.entity_types), sort_keys=True),
+                where=schema.path,
             ).consume()
         )
 

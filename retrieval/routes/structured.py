@@ -11,10 +11,12 @@ from typing import ClassVar
 
 from ... import llm
 from .. import structured as structure
+from ..abstain import Abstention
 from ..answer import neutral
 from .base import Asked, Decline, Done, Found, LLMUse, RouteTrace
 
 STRUCTURED_NOTE = "Answered from the graph's structure (its relations and every matching document); no LLM was needed."
+NO_RECORD_NOTE = "The graph's relations were read for this: it holds no such record, so nothing is cited."
 CUT_NOTE = "(The result was cut: {cut}.)"
 UNCITED_NOTE = (
     "(Values the statement returned that are not read from a cited source are not quoted here: "
@@ -22,6 +24,40 @@ UNCITED_NOTE = (
 )
 MAX_ROWS_SHOWN = 20  # rows --explain lists
 MAX_OTHERS_SHOWN = 12  # entities not chosen that --explain lists
+
+
+def _no_record(claim) -> bool:
+    """A lookup that abstains when it finds no edge: its relation was named by the question's own
+    words (a phrase or a lemma, not a guess by similarity), and no passage mentions its entity (a
+    passage might say what the records do not: the search route reads them)."""
+    if not claim.hops or not claim.entity or claim.entity.get("chunks"):
+        return False
+    by = claim.hops[0].by
+    return by == "phrase" or by.startswith("graph (lemma") or by.startswith("graph (answer type")
+
+
+def _candidate_lines(directed: dict | None) -> list[str]:
+    """The graph-directed choice: what the question asks for, and each relation the entity has."""
+    if not directed:
+        return []
+    lines = [f"    the entity's own relations (asks for {directed.get('asks')}): {directed.get('why')}"]
+    for c in (directed.get("candidates") or [])[:MAX_OTHERS_SHOWN]:
+        fits = {True: "fits", False: "wrong type", None: "type not asked"}[c.get("fits")]
+        chosen = " <- chosen" if c.get("relation") == directed.get("chosen") else ""
+        lines.append(
+            f"      {c.get('relation')} {c.get('direction')} -> {', '.join(c.get('far') or [])} ({c.get('edges')} edges): "
+            f"{fits}, lemma {c.get('lemma')} {c.get('matched') or ''}, similarity {c.get('similarity')}{chosen}"
+        )
+    return lines
+
+
+def _asked(question: str) -> str:
+    """ "Who killed Jaime Lannister?" as "who killed Jaime Lannister" (a clause after "record of")."""
+    text = neutral(question).strip().rstrip("?？.! ")
+    first = text.split(" ", 1)[0].lower()
+    if first in ("who", "whom", "whose", "what", "which", "where", "when", "how"):
+        return text[0].lower() + text[1:]
+    return f"what was asked ({text})"
 
 
 @dataclass
@@ -57,10 +93,32 @@ class StructuredRoute:
             reason = f"{claim.reason}; but no such edge of {name} is in the graph"
             if asked.llm_ready and structure.looks_structured(asked.text, structure.catalog(asked.graph)):
                 return self._text_to_cypher(asked, reason)
+            if _no_record(claim):
+                return self._no_record(asked, claim, reason)
             return self._decline(dict(claim.to_dict(), family=None, reason=reason))
         result, sources = structure.answer(asked.graph, claim, rows, total, asked.analysis.language)
         result.ms = ms
         return self._found(asked, result, sources)
+
+    def _no_record(self, asked: Asked, claim, reason: str) -> Found:
+        """ "Who killed Jaime Lannister?" where the graph holds him and no such edge: it says so,
+        citing nothing, rather than quoting passages about someone else."""
+        entity = neutral(claim.entity["name"]) if claim.entity else "the entity"
+        hop = claim.hops[0]
+        edge = f"no {hop.relation} edge {'out of' if hop.x_is_source else 'into'} {entity}"
+        text = f"The graph has no record of {_asked(asked.text)} ({edge})."
+        done = Done(
+            text=text,
+            titled=text,
+            cited=[],
+            sources=[],
+            llm=LLMUse(False, None, NO_RECORD_NOTE),
+            web_reason="the graph's relations were read: it holds no such record",
+            emit=asked.on_token is not None and asked.llm_ready,
+            abstained=Abstention(f"the graph has {edge}", "lookup"),
+        )
+        trace = RouteTrace(self.name, {"structured": dict(claim.to_dict(), reason=reason, count=0), "rows": []})
+        return Found(trace, self.name, [], done=done)
 
     def _decline(self, trace: dict) -> Decline:
         return Decline(self.name, RouteTrace(self.name, {"structured": trace}))
@@ -146,13 +204,14 @@ class StructuredRoute:
         if not plan:
             return []
         if not plan.get("family"):
-            return [f"  structured: not taken ({plan.get('reason')})"]
+            return [f"  structured: not taken ({plan.get('reason')})", *_candidate_lines(plan.get("candidates"))]
         lines = [f"  structured: {plan.get('reason')}"]
         for hop in plan.get("hops") or []:
             lines.append(
                 f"    relation {hop.get('relation')} {hop.get('direction')} (matched by {hop.get('matched_by')} "
                 f"{hop.get('phrase')!r}, score {hop.get('score')})"
             )
+        lines.extend(_candidate_lines(plan.get("candidates")))
         entity = plan.get("entity")
         if entity:
             lines.append(

@@ -48,6 +48,7 @@ class Catalog:
     scopes: list[dict]  # {labels, corpus, documents}
     templates: dict = field(default_factory=dict)  # (relation, x_is_source) -> [template sentences]
     vectors: dict = field(default_factory=dict)  # sentence -> vector, filled on first use
+    types: dict[str, str] = field(default_factory=dict)  # entity type -> its description (the schemas')
     # a catalog is shared by request threads: its templates and vectors are filled under this lock
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -67,6 +68,14 @@ class Catalog:
             if sentences:
                 self.vectors.update(zip(sentences, embedder.embed(sentences), strict=True))
             return self.templates, self.vectors
+
+    def vectors_of(self, embedder, sentences: list[str]) -> dict:
+        """Vectors of these sentences, embedded once per catalog (whichever thread comes first)."""
+        with self.lock:
+            new = [s for s in dict.fromkeys(sentences) if s not in self.vectors]
+            if new:
+                self.vectors.update(zip(new, embedder.embed(new), strict=True))
+            return self.vectors
 
     def phrase_list(self):
         """(relation, side, phrase) for every phrase, the inverse type's phrases read the other way."""
@@ -138,20 +147,44 @@ def _build_catalog(graph) -> Catalog:
         name = row["type"]
         where, spec = specs.get(name, ("its name", {}))
         forward, inverse = (tuple(spec.get("forward") or ()), tuple(spec.get("inverse") or ()))
-        if not spec:
+        if not forward and not inverse:  # no schema, or one that names the type and gives no phrases
             forward, inverse = default_phrases(name)
+            where = f"{where} (phrases from its name)" if spec else where
         relations[name] = RelationSpec(
             name,
             sources=frozenset(row["sources"]) | frozenset(spec.get("source") or ()),
             targets=frozenset(row["targets"]) | frozenset(spec.get("target") or ()),
             forward=forward,
             inverse=inverse,
+            description=str(spec.get("description") or ""),
             inverse_of=spec.get("inverseOf"),
             symmetric=bool(spec.get("symmetric")),
             edges=int(row["edges"]),
             phrases_from=where,
         )
-    return Catalog(relations, graph.read("structured/document_scopes"))
+    return Catalog(relations, graph.read("structured/document_scopes"), types=_entity_types(graph))
+
+
+def _entity_types(graph) -> dict[str, str]:
+    """Each entity type the schemas name, with its description (the first schema's that has one)."""
+    out: dict[str, str] = {}
+    for row in graph.read("structured/schemas"):
+        try:
+            types = json.loads(row.get("types") or "{}")
+        except ValueError:
+            continue
+        for name, description in types.items() if isinstance(types, dict) else ():
+            if description and not out.get(name):
+                out[str(name)] = str(description)
+    for name in builtin_schemas():
+        try:
+            schema = load_schema(name)
+        except Exception:  # noqa: BLE001 - a broken built-in schema must not stop questions
+            continue
+        for label, description in schema.entity_types.items():
+            if description and not out.get(label):
+                out[label] = description
+    return out
 
 
 def _edges(graph, ids: list[str], rel: RelationSpec, out: bool, labels=None, limit: int = 1) -> list[dict]:

@@ -7,10 +7,12 @@ plan then reads the far side of one relation, or a chain of two."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from graphrag_cypher import lexicon
 
 from ...text import fold, word_regex
+from .candidates import Asks, answer_asked, choose, entity_candidates, predicate_lemmas, score
 from .entities import _entity_spans, choose_entity
 from .graph_catalog import Catalog, _edges, catalog
 from .plans import MAX_ROWS, Hop, Plan, Refusal, Row
@@ -24,7 +26,7 @@ EMBED_MARGIN = 0.02  # ... and this much closer than to any other relation
 def _lookup_plan(graph, analysis, cat: Catalog, embedder, counting: bool) -> Plan | Refusal:
     """The relation lookup the question asks for ("who killed X?"), or why it is not one."""
     question = analysis.search_text or analysis.question
-    if not (_WH.search(question) or counting):
+    if not (_WH.search(question) or counting or re.match(r"^\s*(?:where|when)\b", question, re.I)):
         return Refusal(
             "not a question about the graph's relations (no who/which/what/how many)", looks_structured(question, cat)
         )
@@ -42,15 +44,22 @@ def _lookup_plan(graph, analysis, cat: Catalog, embedder, counting: bool) -> Pla
     matched, candidates = spans[0]
     masked = _mask(question, matched)
     words = tokens(masked)
-    open_stems = lexicon.words("structured_open_stems")  # "what happened to X?": a story, not a neighbour
-    open_words = [w for w in words if lexicon.stem(w) in open_stems]
+    open_stems = lexicon.words("structured_open_stems") - {"where", "when"}  # "what happened to X?": a story
+    ids = [e["id"] for e in candidates]
+    has = entity_candidates(graph, ids, cat)
+    named = {lexicon.stem(w) for c in has for w in c.relation.lower().split("_")}  # "about" of an ABOUT relation
+    open_words = [w for w in words if lexicon.stem(w) in open_stems and lexicon.stem(w) not in named]
     open_words += [w for i, w in enumerate(words) if w == "how" and words[i + 1 : i + 2] not in (["many"], ["much"])]
     if open_words:
         return Refusal(f"an open question ({open_words[0]!r}), not a lookup of {matched!r}'s relations")
-    hops = _lexical_hops(words, cat)
+    hops = _lexical_hops(words, cat, fits=_fits_entity(candidates, has, cat), noun_at=_noun_at(words))
     if hops:
         hops = _with_edges(graph, candidates, hops, _lexical_hops(words, cat, every=True), cat)
     answer_labels = _answer_labels(question, cat, counting)
+    directed = None
+    if not hops and analysis.language != "zh":
+        directed = _graph_directed(question, masked, words, cat, embedder, has)
+        hops = [directed.hop] if directed.hop else []
     if not hops and _content_words(words) and analysis.language != "zh":
         hops = _embedding_hops(masked, cat, embedder, candidates, answer_labels)
         if hops and not _one_way(graph, candidates, hops[0], cat, answer_labels):
@@ -58,8 +67,13 @@ def _lookup_plan(graph, analysis, cat: Catalog, embedder, counting: bool) -> Pla
     if not hops and answer_labels:
         hops = _only_relation(graph, candidates, answer_labels, cat)
     if not hops:
+        seen = directed.to_dict() if directed is not None else None
+        if re.match(r"^\s*(?:where|when|why)\b", question, re.I):
+            return Refusal(f"an open question, not a lookup of {matched!r}'s relations" + _why(directed), False, seen)
         return Refusal(
-            f"no relation of the graph matches the question's words around {matched!r}", looks_structured(question, cat)
+            f"no relation of the graph matches the question's words around {matched!r}" + _why(directed),
+            looks_structured(question, cat),
+            seen,
         )
     chosen, others, why = choose_entity(graph, candidates, cat, hops[0], analysis.filters)
     listing = bool(_LIST.search(question))
@@ -76,7 +90,61 @@ def _lookup_plan(graph, analysis, cat: Catalog, embedder, counting: bool) -> Pla
     )
     if why:
         reason += f"; {why}"
-    return Plan(family, reason, chosen, others, hops, answer_labels=answer_labels, entity_ids=[chosen["id"]])
+    found = Plan(family, reason, chosen, others, hops, answer_labels=answer_labels, entity_ids=[chosen["id"]])
+    if directed is not None:
+        found.candidates = directed.to_dict()
+    return found
+
+
+@dataclass
+class _Directed:
+    """What the graph-directed choice saw: the answer type asked, the candidates, the choice."""
+
+    asks: Asks
+    candidates: list
+    hop: Hop | None
+    why: str
+
+    def to_dict(self) -> dict:
+        return {
+            "asks": self.asks.describe(),
+            "chosen": self.hop.relation if self.hop else None,
+            "why": self.why,
+            "candidates": [c.to_dict() for c in self.candidates],
+        }
+
+
+def _graph_directed(question: str, masked: str, words: list[str], cat: Catalog, embedder, has) -> _Directed:
+    """The entity's own relations, ranked by answer type, lemma and similarity (candidates.py)."""
+    asks = answer_asked(question)
+    predicate = predicate_lemmas(words, asks)
+    score(has, cat, asks, predicate, masked, embedder)
+    hop, why = choose(has, asks, words, cat, predicate)
+    ranked = sorted(has, key=lambda c: (c.fits is False, -c.lemma, -c.similarity))
+    return _Directed(asks, ranked, hop, why)
+
+
+def _why(directed: _Directed | None) -> str:
+    return f"; of the entity's own relations: {directed.why}" if directed is not None else ""
+
+
+def _fits_entity(candidates: list[dict], has: list, cat: Catalog):
+    """Whether a phrase's relation, read with the entity on one side, can be about this entity:
+    it has such edges, or its type is one the relation joins on that side (a phrase of another
+    schema's relation is not applied to it)."""
+    types = {t for e in candidates for t in e.get("labels") or [e.get("type")] if t}
+    have = {(c.relation, c.x_is_source) for c in has}
+
+    def fits(name: str, x_is_source: bool) -> bool:
+        rel = cat.relations[name]
+        if (name, x_is_source) in have or (rel.inverse_of, not x_is_source) in have:
+            return True
+        if rel.symmetric and (name, not x_is_source) in have:
+            return True
+        near = rel.sources if x_is_source else rel.targets
+        return not types or not near or bool(types & near)
+
+    return fits
 
 
 def _mask(question: str, name: str) -> str:
@@ -107,10 +175,24 @@ def _with_edges(graph, candidates: list[dict], hops: list[Hop], every: list[Hop]
     return hops
 
 
-def _lexical_hops(words: list[str], cat: Catalog, every: bool = False) -> list[Hop]:
+def _noun_at(words: list[str]) -> int | None:
+    """Where the asked-for noun of "which authors …" / "how many books …" is: a type, not a relation."""
+    for i, w in enumerate(words[:4]):
+        if w in ("which", "what") and i + 1 < len(words):
+            return i + 1
+        if w == "many" and i > 0 and words[i - 1] == "how" and i + 1 < len(words):
+            return i + 1
+    return None
+
+
+def _lexical_hops(
+    words: list[str], cat: Catalog, every: bool = False, fits=None, noun_at: int | None = None
+) -> list[Hop]:
     """The relation phrases around the entity: the one nearest to it first, then one more
-    further out on the same side ("who killed [the father of X]"). With `every`, each phrase
-    match as a hop of its own (the alternatives to the first)."""
+    further out on the same side ("who killed [the father of X]"), or, joined to the first by
+    "or"/"and" ("married or engaged to"), one more read as a union. With `every`, each phrase
+    match as a hop of its own (the alternatives to the first). `fits(relation, x_is_source)`
+    says which relations the first hop may be (those of the entity's schema)."""
     if _X not in words:
         return []
     x = words.index(_X)
@@ -124,6 +206,8 @@ def _lexical_hops(words: list[str], cat: Catalog, every: bool = False) -> list[H
             for start, end in _find(p, stems):
                 if start <= x < end and _GAP not in p:
                     continue
+                if noun_at is not None and (start, end) == (noun_at, noun_at + 1):
+                    continue  # "which authors were born in X?": "authors" is what is asked for
                 matches.append((rel, side, phrase, start, end, sum(1 for t in p if t != _GAP)))
     if not matches:
         return []
@@ -147,6 +231,12 @@ def _lexical_hops(words: list[str], cat: Catalog, every: bool = False) -> list[H
         if passive and not _ends_in_preposition(phrase) and len(hops) == 0 and x_subject:
             x_subject = False  # "By whom was X killed?": X is what "killed" acts on
         hop = Hop(rel.name, (side == "forward") == x_subject, phrase, "phrase", phrase_span=(start, end))
+        if (not hops or every) and fits is not None and not fits(hop.relation, hop.x_is_source):
+            continue
+        if hops and not every and _joined(words, hops[0], hop):
+            if (hop.relation, hop.x_is_source) != (hops[0].relation, hops[0].x_is_source):
+                hops[0].also.append(hop)
+            continue
         if hops and not every and not _chains(cat, hops[0], hop):
             continue
         hops.append(hop)
@@ -156,6 +246,16 @@ def _lexical_hops(words: list[str], cat: Catalog, every: bool = False) -> list[H
         if len(hops) == 2:
             break
     return hops
+
+
+def _joined(words: list[str], first: Hop, other: Hop) -> bool:
+    """Whether two phrases are joined by "or"/"and" ("married or engaged to"): one question about
+    either relation, not a chain of the two."""
+    if first.phrase_span is None or other.phrase_span is None:
+        return False
+    (a0, a1), (b0, b1) = sorted([first.phrase_span, other.phrase_span])
+    between = words[a1:b0]
+    return bool(between) and all(w in ("or", "and", ",", "/") for w in between)
 
 
 def _content_words(words: list[str]) -> list[str]:
@@ -280,10 +380,12 @@ def _lookup(graph, p: Plan, limit: int = MAX_ROWS) -> list[Row]:
     cat = catalog(graph)
     rows: list[Row] = []
     for hop in p.hops:
-        rel = cat.relations[hop.relation]
         # the asked-for noun chose the relation; it does not filter its far side ("characters"
         # killed by Jon Snow include a White Walker: a record of the same file)
-        rows = _lookup_rows(_edges(graph, ids, rel, hop.x_is_source, limit=limit))
+        found = []
+        for one in [hop, *hop.also]:  # "married or engaged to": either relation
+            found += _edges(graph, ids, cat.relations[one.relation], one.x_is_source, limit=limit)
+        rows = _lookup_rows(found)
         ids = [r.id for r in rows]
         if not ids:
             break

@@ -17,15 +17,19 @@ class Hop:
     by: str  # "phrase", "embedding" or "only relation"
     score: float = 1.0
     phrase_span: tuple[int, int] | None = None  # where the phrase is in the question's tokens
+    also: list[Hop] = field(default_factory=list)  # "married or engaged to": read with this one, as a union
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "relation": self.relation,
             "direction": "out" if self.x_is_source else "in",
             "phrase": self.phrase,
             "matched_by": self.by,
             "score": round(self.score, 3),
         }
+        if self.also:
+            out["or"] = [h.to_dict() for h in self.also]
+        return out
 
 
 @dataclass
@@ -39,9 +43,10 @@ class Plan:
     answer_labels: list[str] | None = None
     scope: dict = field(default_factory=dict)  # {noun, labels, corpus}
     entity_ids: list[str] = field(default_factory=list)
+    candidates: dict | None = None  # the graph-directed choice: answer type, candidates, why (candidates.py)
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "family": self.family,
             "reason": self.reason,
             "entity": self.entity,
@@ -51,6 +56,9 @@ class Plan:
             "answer_labels": self.answer_labels,
             "scope": self.scope,
         }
+        if self.candidates is not None:
+            out["candidates"] = self.candidates
+        return out
 
 
 @dataclass
@@ -59,9 +67,13 @@ class Refusal:
 
     reason: str
     looks_structured: bool = False  # a count or list question: text-to-Cypher may try it
+    candidates: dict | None = None  # the graph-directed choice that found none (candidates.py)
 
     def to_dict(self) -> dict:
-        return {"family": None, "reason": self.reason}
+        out: dict = {"family": None, "reason": self.reason}
+        if self.candidates is not None:
+            out["candidates"] = self.candidates
+        return out
 
 
 @dataclass

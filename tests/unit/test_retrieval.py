@@ -102,10 +102,12 @@ def test_answer_to_dict_keeps_the_json_keys():
         "rerank",
         "gate",
         "web",
+        "abstained",
         "trace",
         "mermaid",
         "timings_ms",
     ]
+    assert out["abstained"] is None  # answered
     assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
     assert out["citations"] == [
         {"id": "T2", "document_id": "story:T2", "title": None, "uri": None, "web": False, "also_in": []}
