@@ -100,6 +100,7 @@ def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False
 
     for line in note_lines(answer):  # e.g. why a question that looked global was answered locally
         click.echo(_line(line), err=True)
+    print_closest(answer.get("abstained"))
     if answer["sources"]:
         click.echo("\nSources:")
         cited = {c["id"] for c in answer["citations"]}
@@ -110,6 +111,18 @@ def print_answer(answer: dict, explain: bool = False, show_mermaid: bool = False
         print_explain(answer)
     if show_mermaid:
         click.echo("\n```mermaid\n" + _safe(answer["mermaid"]) + "\n```")
+
+
+def print_closest(abstained: dict | None) -> None:
+    """An abstention's closest passages, apart from the sentence: the heading, then each one's
+    title and a snippet (nothing when the question was answered or nothing came close)."""
+    from graphrag_cypher.retrieval.abstain_text import closest_lines
+
+    lines = closest_lines(abstained)
+    if lines:
+        click.echo("\n" + _line(lines[0]))
+        for line in lines[1:]:
+            click.echo("  " + _line(line))
 
 
 def _source_line(source: dict) -> str:
@@ -128,6 +141,7 @@ def _also_in(copies) -> str:
 
 
 def print_explain(answer: dict) -> None:
+    from graphrag_cypher.retrieval.abstain_text import explain_line
     from graphrag_cypher.retrieval.routes import explain_lines
 
     filters = {key: value for key, value in answer["filters"].items() if key != "about"}
@@ -165,6 +179,9 @@ def print_explain(answer: dict) -> None:
             )
     for line in explain_lines(answer):  # the answering route's lines, and why others left the question
         click.echo(_line(line))
+    abstained = explain_line(answer.get("abstained"))
+    if abstained:
+        click.echo(_line("  " + abstained))
     for ev in answer["evidence"]:
         click.echo(
             _line(
@@ -328,6 +345,10 @@ def ask(question, options, reranker_spec, explain, show_mermaid, server_url, dir
     endpoint (OPENAI_BASE_URL, GRAPHRAG_LLM_MODEL) or a GGUF file run here by llama.cpp
     (GRAPHRAG_LLM_MODEL=local:/path/model.gguf, the `local` extra; on the GPU when the build
     can offload); --json's `llm` and --explain name the model and where it ran.
+
+    When the graph holds no answer, the answer is one sentence that says so and cites
+    nothing; the passages nearest the question follow apart, under "Closest, not an
+    answer:" (--json: `abstained`, who abstained and why; --explain: an `abstained:` line).
 
     With a web search configured (GRAPHRAG_WEB_SEARCH=searxng or brave), a question the
     graph has nothing relevant for is searched on the web (--web: always, --no-web: never);

@@ -12,6 +12,7 @@ import asyncio
 
 from graphrag_cypher import __version__
 from graphrag_cypher.config import question_too_long
+from graphrag_cypher.retrieval.abstain_text import abstained_text
 from graphrag_cypher.retrieval.routes import route_fields
 
 from . import ask_params, engine
@@ -59,6 +60,13 @@ def _route_fields(result: dict) -> dict:
         else:
             out[key] = value
     return out
+
+
+def _abstained(abstained: dict | None) -> dict | None:
+    """An answer's abstention as a tool returns it: its closest passages' titles and texts cut."""
+    if not abstained:
+        return None
+    return dict(abstained, closest=[_item(dict(c, text=_cut(c.get("text")))) for c in abstained.get("closest") or []])
 
 
 def _item(item):
@@ -118,12 +126,15 @@ def build_mcp(state, writes: bool = False):
         whole corpus ("What are the main themes of the tales?", "What do the papers say about
         harbours?", or mode "global") is answered from its communities and every document on the
         topic: `global` says how, `communities` which were used and why. Every option of `graphrag ask`
-        is a parameter (`about`: an entity or place, its id or name, every passage must mention)."""
+        is a parameter (`about`: an entity or place, its id or name, every passage must mention). When the
+        graph holds no answer, `abstained` says who abstained and why, nothing is cited, and the answer is
+        one sentence that says so, then the passages nearest the question under "Closest, not an answer:"."""
         refuse_long(question)
         options = ask_params.make_options(state, settings, refuse)
         result = await call(engine.ask, state.graph, state.embedder, state.settings, question, options)
         return {
-            "answer": result["answer_with_titles"],
+            # an abstention's text is its sentence, then its closest passages apart (none cited)
+            "answer": abstained_text(result) if result.get("abstained") else result["answer_with_titles"],
             "citations": [
                 {
                     "id": c["id"],
@@ -138,6 +149,7 @@ def build_mcp(state, writes: bool = False):
             "mode": result["mode"],
             **_route_fields(result),
             "trace": result.get("trace"),  # the answering route's --explain lines
+            "abstained": _abstained(result.get("abstained")),
             "about": _about(result),
         }
 

@@ -3,10 +3,12 @@
 The last user message is the question; earlier turns are rewritten into a standalone
 question as `graphrag chat` does. The answer's citations appear in the text as their
 sources' titles and, structured, in a `citations` field of the response (and of the last
-chunk of a stream). An answer of the structured route also has its `rows` (one per name or
-title, each with its citation id) and its `structured` plan there; other answers have no rows.
-`graphrag-global` answers from the whole corpus; a global answer has its `global` trace and the
-`communities` it used there too. The content is Markdown whose `&`, `<` and `>` are HTML entities
+chunk of a stream). An answer that abstains (the graph holds no answer) is its sentence, then
+its closest passages apart under "Closest, not an answer:", with no sources; `abstained` says
+who abstained and why (null when the question was answered). An answer of the structured route
+also has its `rows` (one per name or title, each with its citation id) and its `structured`
+plan there; other answers have no rows. `graphrag-global` answers from the whole corpus; a
+global answer has its `global` trace and the `communities` it used there too. The content is Markdown whose `&`, `<` and `>` are HTML entities
 (`markdown_text`): no title or quoted sentence from a document becomes markup in a chat UI.
 """
 
@@ -23,6 +25,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from graphrag_cypher.config import MAX_QUESTION, question_too_long
+from graphrag_cypher.retrieval.abstain_text import closest_lines
 from graphrag_cypher.retrieval.routes import route_fields
 
 from . import ask_params, engine
@@ -138,6 +141,13 @@ def markdown_text(text: str) -> str:
     return text.translate(_HTML_CODES)
 
 
+def _closest_block(result: dict) -> str:
+    """An abstaining answer's closest passages under the answer, apart (`markdown_text`): the
+    heading, then each one's title and snippet; empty when the question was answered."""
+    lines = closest_lines(result.get("abstained"))
+    return "\n\n" + "\n".join(markdown_text(line) for line in lines) if lines else ""
+
+
 def _sources_line(result: dict) -> str:
     """The cited sources under the answer, by title (one line, brackets neutralised, `markdown_text`);
     an http(s) URI as an autolink, any other as text."""
@@ -182,7 +192,7 @@ def router(state) -> APIRouter:
                 engine.ask, state.graph, state.embedder, state.settings, question, options, turns
             )
             answer = result["answer_with_titles"] or "I found no evidence for this question."
-            content = markdown_text(answer) + _sources_line(result)
+            content = markdown_text(answer) + _closest_block(result) + _sources_line(result)
             return {
                 "id": ident,
                 "object": "chat.completion",
@@ -195,6 +205,7 @@ def router(state) -> APIRouter:
                 "citations": _citations(result),
                 **route_fields(result),
                 "trace": result.get("trace"),
+                "abstained": result.get("abstained"),  # null: answered (else who abstained, why, the closest)
                 "question": question,
             }
 
@@ -216,11 +227,16 @@ def router(state) -> APIRouter:
                     if kind == "token":
                         yield chunk({"content": markdown_text(value)})
                     else:
-                        tail = _sources_line(value)
+                        tail = _closest_block(value) + _sources_line(value)
                         if tail:
                             yield chunk({"content": tail})
                         yield chunk(
-                            {}, "stop", citations=_citations(value), trace=value.get("trace"), **route_fields(value)
+                            {},
+                            "stop",
+                            citations=_citations(value),
+                            trace=value.get("trace"),
+                            abstained=value.get("abstained"),
+                            **route_fields(value),
                         )
             except Exception as exc:
                 yield {"data": json.dumps({"error": {"message": one_line(exc), "type": "server_error"}})}

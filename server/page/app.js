@@ -114,6 +114,7 @@ function showAnswer(turn, box, result) {
     at = match.index + match[0].length;
   }
   box.appendChild(document.createTextNode(text.slice(at)));
+  showAbstained(turn, box, result);
   if (result.llm && result.llm.note) turn.appendChild(el("div", "note", result.llm.note));
   showRows(turn, result, sources);
   showCommunities(turn, result);
@@ -134,6 +135,31 @@ function showAnswer(turn, box, result) {
     }
     turn.appendChild(list);
   }
+}
+
+// An abstention (the graph holds no answer): the sentence in a box of its own, who abstained and
+// why, then the passages nearest the question apart, each its title and a snippet, none cited.
+function showAbstained(turn, box, result) {
+  const abstained = result.abstained;
+  if (!abstained) return;
+  box.classList.add("abstained");
+  box.dataset.by = abstained.by;
+  box.insertBefore(el("span", "abstained-label", "No answer in the graph"), box.firstChild);
+  turn.appendChild(el("div", "abstained-why", "Abstained (" + abstained.by + "): " + (abstained.reason || "")));
+  const closest = abstained.closest || [];
+  if (!closest.length) return;
+  const apart = el("div", "closest");
+  apart.appendChild(el("div", "closest-heading", abstained.heading || "Closest, not an answer:"));
+  const list = el("ul");
+  for (const c of closest) {
+    const item = el("li");
+    item.dataset.document = c.document_id;
+    item.appendChild(el("span", "closest-title", c.title || c.document_id));
+    item.appendChild(el("span", "closest-text", c.text || ""));  // cut to a snippet by the server
+    list.appendChild(item);
+  }
+  apart.appendChild(list);
+  turn.appendChild(apart);
 }
 
 // How the answer was found, whichever route gave it: the route's own --explain lines (as text).

@@ -116,3 +116,57 @@ def test_without_an_llm_the_gate_alone_applies(corpus, run_cli):
         run_cli("ask", ON_TOPIC, "--mode", "vector", "--json", env={"GRAPHRAG_GATE_DROP_THRESHOLD": "0.99"}).stdout
     )
     assert pinned["gate"]["drop_threshold"] == 0.99 and pinned["evidence"] == []
+
+
+HOSTILE = {
+    "tables.md": "# Tide Tables \x1b[31m<b>red</b>\n\nThe tide tables \x1b]0;pwned\x07list the hours of high and low "
+    "water at the quay of Portus.\n",
+}
+
+
+def test_an_abstention_is_its_sentence_then_the_closest_passages_apart(corpus, run_cli, tmp_path):
+    """Plain, --explain and streamed: the sentence, no Sources block, then the passages nearest the
+    question under their heading, each its title and a snippet, escape sequences removed."""
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    for name, text in HOSTILE.items():
+        (folder / name).write_text(text)
+    assert run_cli("load", "files", str(folder)).exit_code == 0
+    out = json.loads(run_cli("ask", OFF_TOPIC, "--mode", "vector", "--json").stdout)
+    abstained = out["abstained"]
+    assert abstained["by"] == "gate" and abstained["heading"] == "Closest, not an answer:"
+    assert out["citations"] == [] and out["sources"] == []
+    closest = abstained["closest"]
+    assert {c["title"].split(" \x1b")[0].split(" <")[0] for c in closest} >= {"The Silver Lantern", "Tide Ledger"}
+
+    plain = run_cli("ask", OFF_TOPIC, "--mode", "vector").stdout
+    sentence, _, rest = plain.partition("\n\nClosest, not an answer:\n")
+    assert sentence.strip() == out["answer_with_titles"] and "Sources:" not in plain
+    shown = rest.splitlines()
+    assert len(shown) == len(closest) and all(line.startswith("  - ") for line in shown)
+    lantern = next(line for line in shown if "The Silver Lantern" in line)
+    assert lantern.startswith("  - The Silver Lantern: Old Maren the smith made the silver lantern")
+    hostile = next(line for line in shown if "Tide Tables" in line)
+    assert "\x1b" not in plain and "\x07" not in plain and "list the hours of high and low water" in hostile
+    assert "abstained:" not in plain
+
+    explained = run_cli("ask", OFF_TOPIC, "--mode", "vector", "--explain").stdout
+    line = f"  abstained: by gate, reason: {abstained['reason']}"
+    assert line in explained.splitlines() and "Closest, not an answer:" in explained
+
+    # answered: no closest block, no abstained line
+    answered = run_cli("ask", ON_TOPIC, "--mode", "vector", "--explain").stdout
+    assert "Sources:" in answered and "Closest, not an answer:" not in answered and "abstained:" not in answered
+
+    # with an LLM the sentence streams, then the closest passages follow it
+    server = LLMServer(Recorded())
+    try:
+        env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "m"}
+        streamed = json.loads(run_cli("ask", OFF_TOPIC, "--mode", "vector", "--json", env=env).stdout)
+        assert streamed["abstained"]["by"] == "gate" and streamed["llm"]["used"] is False
+        shown = run_cli("ask", OFF_TOPIC, "--mode", "vector", env=env).stdout
+        assert shown.startswith(streamed["answer_with_titles"]) and "Sources:" not in shown
+        assert shown.index("Closest, not an answer:") > len(streamed["answer_with_titles"])
+        assert "  - The Silver Lantern: " in shown and "\x1b" not in shown
+    finally:
+        server.close()
