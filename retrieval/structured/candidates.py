@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from graphrag_cypher import lexicon
 
 from ..question.lemmas import lemma_set, lemmas
-from .graph_catalog import STRUCTURAL, Catalog
-from .plans import Hop
+from .graph_catalog import STRUCTURAL, Catalog, _edges
+from .plans import MAX_ROWS, Hop
 from .words import _X
 
 SIMILARITY_FLOOR = 0.35  # a candidate may win on similarity alone from this cosine up ...
@@ -314,3 +314,48 @@ def _entity_is_agent(words: list[str], v: int) -> bool | None:
 
 def _hop(c: Candidate, by: str, phrase: str, score: float = 1.0) -> Hop:
     return Hop(c.relation, c.x_is_source, phrase, f"graph ({by})", score)
+
+
+def named_by_noun(words: list[str]) -> int | None:
+    """Where the noun of "the author of X" (or "X's teacher", masked as "teacher of X") is: the
+    first hop of a chain is the entity's relation that noun names."""
+    if _X not in words:
+        return None
+    x = words.index(_X)
+    if x >= 2 and words[x - 1] == "of" and words[x - 2].isalpha() and words[x - 2] not in lexicon.function_words():
+        return x - 2
+    return None
+
+
+def next_hop(graph, first: Hop, ids: list[str], words: list[str], asks: Asks, masked: str, cat: Catalog, embedder):
+    """(hop, why): the second hop of a chain ("where was [the author of X] born?"), read from the
+    far ends of `first` by the question's words that `first` did not use; None unless those words
+    name it (a lemma) or it is the only way to the asked-for type."""
+    own, described = _relation_words(cat, first.relation)
+    predicate = [p for p in predicate_lemmas(words, asks) if not p[2] & (own | described)]
+    if not predicate:
+        return None, "no words are left for a second hop"
+    far = [r["id"] for r in _edges(graph, ids, cat.relations[first.relation], first.x_is_source, limit=MAX_ROWS)]
+    if not far:
+        return None, "the first hop leads nowhere"
+    back = {(first.relation, not first.x_is_source)}
+    if cat.relations[first.relation].inverse_of:
+        back.add((cat.relations[first.relation].inverse_of, first.x_is_source))
+    has = [c for c in entity_candidates(graph, far, cat) if (c.relation, c.x_is_source) not in back]
+    score(has, cat, asks, predicate, masked, embedder)
+    hop, why = choose(has, asks, words, cat, predicate)
+    if hop is None or hop.by == "graph (similarity)":
+        return None, why
+    return hop, why
+
+
+def far_fits(graph, hop: Hop, ids: list[str], asks: Asks, cat: Catalog) -> bool | None:
+    """Whether the far ends of `hop` are of the type the question asks for (None: it asks none)."""
+    far = _edges(graph, ids, cat.relations[hop.relation], hop.x_is_source, limit=MAX_ROWS)
+    labels = frozenset(label for r in far for label in r["labels"] or [])
+    return type_fits(asks, labels, cat) if labels else None
+
+
+def firm_type(asks: Asks, cat: Catalog) -> bool:
+    """Whether an answer of another type is no answer: a noun the graph has as a type, a place or a date."""
+    return asks.kind in ("place", "date") or (asks.noun is not None and _names_a_type(asks, cat))

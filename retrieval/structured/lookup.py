@@ -12,11 +12,22 @@ from dataclasses import dataclass
 from graphrag_cypher import lexicon
 
 from ...text import fold, word_regex
-from .candidates import Asks, answer_asked, choose, entity_candidates, predicate_lemmas, score
+from .candidates import (
+    Asks,
+    answer_asked,
+    choose,
+    entity_candidates,
+    far_fits,
+    firm_type,
+    named_by_noun,
+    next_hop,
+    predicate_lemmas,
+    score,
+)
 from .entities import _entity_spans, choose_entity
 from .graph_catalog import Catalog, _edges, catalog
 from .plans import MAX_ROWS, Hop, Plan, Refusal, Row
-from .shape import _LIST, _WH, looks_structured
+from .shape import _COUNT, _LIST, _WH, looks_structured
 from .words import _GAP, _X, _find, _stems, tokens
 
 EMBED_FLOOR = 0.65  # a masked question this close to a relation's phrase sentence matches it
@@ -52,20 +63,7 @@ def _lookup_plan(graph, analysis, cat: Catalog, embedder, counting: bool) -> Pla
     open_words += [w for i, w in enumerate(words) if w == "how" and words[i + 1 : i + 2] not in (["many"], ["much"])]
     if open_words:
         return Refusal(f"an open question ({open_words[0]!r}), not a lookup of {matched!r}'s relations")
-    hops = _lexical_hops(words, cat, fits=_fits_entity(candidates, has, cat), noun_at=_noun_at(words))
-    if hops:
-        hops = _with_edges(graph, candidates, hops, _lexical_hops(words, cat, every=True), cat)
-    answer_labels = _answer_labels(question, cat, counting)
-    directed = None
-    if not hops and analysis.language != "zh":
-        directed = _graph_directed(question, masked, words, cat, embedder, has)
-        hops = [directed.hop] if directed.hop else []
-    if not hops and _content_words(words) and analysis.language != "zh":
-        hops = _embedding_hops(masked, cat, embedder, candidates, answer_labels)
-        if hops and not _one_way(graph, candidates, hops[0], cat, answer_labels):
-            hops = []
-    if not hops and answer_labels:
-        hops = _only_relation(graph, candidates, answer_labels, cat)
+    hops, directed, answer_labels = _find_hops(graph, analysis, question, masked, words, candidates, has, cat, embedder)
     if not hops:
         seen = directed.to_dict() if directed is not None else None
         if re.match(r"^\s*(?:where|when|why)\b", question, re.I):
@@ -114,14 +112,83 @@ class _Directed:
         }
 
 
+def _find_hops(graph, analysis, question, masked, words, candidates, has, cat, embedder):
+    """(hops, the graph-directed choice or None, the asked-for labels): the schema's phrases
+    first, then the entity's own relations, then similarity with every relation's phrases; a
+    chain goes on hop by hop while the question's words name the next one."""
+    counting = bool(_COUNT.search(question))
+    hops = _lexical_hops(words, cat, fits=_fits_entity(candidates, has, cat), noun_at=_noun_at(words))
+    if hops:
+        hops = _with_edges(graph, candidates, hops, _lexical_hops(words, cat, every=True), cat)
+    answer_labels = _answer_labels(question, cat, counting)
+    directed = None
+    if not hops and analysis.language != "zh":
+        directed = _graph_directed(question, masked, words, cat, embedder, has)
+        hops = [directed.hop] if directed.hop else []
+    if len(hops) == 1 and not hops[0].also and analysis.language != "zh":
+        hops = _chained(graph, hops, [e["id"] for e in candidates], question, masked, words, cat, embedder)
+    if not hops and _content_words(words) and analysis.language != "zh":
+        hops = _embedding_hops(masked, cat, embedder, candidates, answer_labels)
+        if hops and not _one_way(graph, candidates, hops[0], cat, answer_labels):
+            hops = []
+    if not hops and answer_labels:
+        hops = _only_relation(graph, candidates, answer_labels, cat)
+    return hops, directed, answer_labels
+
+
+def _chained(graph, hops: list[Hop], ids: list[str], question, masked, words, cat: Catalog, embedder) -> list[Hop]:
+    """One hop, and a second when the question's other words name it ("who wrote the books
+    [published by X]?"); none when the question asks for a type the one hop does not reach and
+    no second hop does."""
+    asks = answer_asked(question)
+    second, _why = next_hop(graph, hops[0], ids, words, asks, masked, cat, embedder)
+    wrong_type = firm_type(asks, cat) and far_fits(graph, hops[0], ids, asks, cat) is False
+    if second is not None and (second.by == "graph (lemma)" or wrong_type):
+        return [hops[0], second]
+    return [] if wrong_type else hops
+
+
 def _graph_directed(question: str, masked: str, words: list[str], cat: Catalog, embedder, has) -> _Directed:
-    """The entity's own relations, ranked by answer type, lemma and similarity (candidates.py)."""
+    """The entity's own relations, ranked by answer type, lemma and similarity (candidates.py);
+    "the author of X" is first the relation "author" names."""
     asks = answer_asked(question)
     predicate = predicate_lemmas(words, asks)
+    at = named_by_noun(words)
+    if at is not None:
+        by_noun = [p for p in predicate if p[0] == at]
+        score(has, cat, Asks(), by_noun, masked, embedder)
+        hop, why = choose(has, Asks(), words, cat, by_noun)
+        if hop is not None and hop.by == "graph (lemma)":
+            _of_x(hop, has, cat)
+            return _Directed(asks, sorted(has, key=lambda c: (-c.lemma, -c.similarity)), hop, f"{why} (of X)")
+        for c in has:
+            c.lemma, c.matched, c.at = 0.0, "", None
     score(has, cat, asks, predicate, masked, embedder)
     hop, why = choose(has, asks, words, cat, predicate)
     ranked = sorted(has, key=lambda c: (c.fits is False, -c.lemma, -c.similarity))
     return _Directed(asks, ranked, hop, why)
+
+
+def _of_x(hop: Hop, has: list, cat: Catalog) -> None:
+    """ "The author of X" / "X's teacher" (AUTHOR, or STUDIED_UNDER described as "the person's
+    teacher") reads out of X: the noun names the far end. A name that ends in a preposition
+    reads the other way: "the child of X" is the source of CHILD_OF, X its target."""
+    ways = {c.x_is_source for c in has if c.relation == hop.relation}
+    if len(ways) < 2 or cat.relations[hop.relation].symmetric:
+        return
+    named = any(c.relation == hop.relation and c.lemma >= 1.0 for c in has)
+    prepositional = hop.relation.lower().rsplit("_", 1)[-1] in (
+        "of",
+        "by",
+        "to",
+        "in",
+        "from",
+        "with",
+        "under",
+        "at",
+        "for",
+    )
+    hop.x_is_source = not (named and prepositional)
 
 
 def _why(directed: _Directed | None) -> str:

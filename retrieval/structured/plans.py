@@ -20,7 +20,7 @@ class Hop:
     also: list[Hop] = field(default_factory=list)  # "married or engaged to": read with this one, as a union
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict = {
             "relation": self.relation,
             "direction": "out" if self.x_is_source else "in",
             "phrase": self.phrase,
@@ -46,7 +46,7 @@ class Plan:
     candidates: dict | None = None  # the graph-directed choice: answer type, candidates, why (candidates.py)
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict = {
             "family": self.family,
             "reason": self.reason,
             "entity": self.entity,
