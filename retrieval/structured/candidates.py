@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from graphrag_cypher import lexicon
 
 from ..question.lemmas import lemma_set, lemmas
-from .graph_catalog import STRUCTURAL, Catalog, _edges
+from .graph_catalog import Catalog, _edges
 from .plans import MAX_ROWS, Hop
 from .words import _X
 
+EDGE_SAMPLE = 1000  # edges of one type read per entity for its far labels (the count stops there too)
 SIMILARITY_FLOOR = 0.35  # a candidate may win on similarity alone from this cosine up ...
 SIMILARITY_MARGIN = 0.06  # ... and this much above every other candidate relation
 NOUN_FLOOR = 0.3  # "which <noun>" with no label of that name: the nearest label from this cosine up ...
@@ -136,7 +137,7 @@ def _first_nouns(description: str) -> set[str]:
 def entity_candidates(graph, ids: list[str], cat: Catalog) -> list[Candidate]:
     """The relations of the catalog that the entities `ids` have, each way, with their far labels."""
     merged: dict[tuple[str, bool], Candidate] = {}
-    for row in graph.read("structured/entity_relations", ids=ids, skip=STRUCTURAL):
+    for row in graph.read("structured/entity_relations", ids=ids, types=sorted(cat.relations), sample=EDGE_SAMPLE):
         if row["type"] not in cat.relations:
             continue
         key = (row["type"], bool(row["outgoing"]))
