@@ -317,6 +317,27 @@ def _hop(c: Candidate, by: str, phrase: str, score: float = 1.0) -> Hop:
     return Hop(c.relation, c.x_is_source, phrase, f"graph ({by})", score)
 
 
+def named_elsewhere(predicate, cat: Catalog, has: list[Candidate], types: set[str]) -> Candidate | None:
+    """A relation of the graph the question's words name ("which books did X *write*?") that the
+    entity could have by its type (on one side only) and has no edge of: then the question asks
+    for that relation, and the graph has no record of it for X; another relation of the right
+    type (X translated books) is no answer."""
+    present = {c.relation for c in has}
+    best: Candidate | None = None
+    for name, rel in cat.relations.items():
+        if name in present or (rel.inverse_of and rel.inverse_of in present):
+            continue
+        ways = [out for out, near in ((True, rel.sources), (False, rel.targets)) if types & near]
+        if len(ways) != 1:
+            continue
+        own, described = _relation_words(cat, name)
+        found = [(w, 1.0 if f & own else DESCRIPTION_WEIGHT) for _i, w, f in predicate if f & (own | described)]
+        weight = sum(x for _w, x in found)
+        if found and (best is None or weight > best.lemma):
+            best = Candidate(name, ways[0], frozenset(), 0, lemma=weight, matched=" ".join(w for w, _x in found))
+    return best
+
+
 def named_by_noun(words: list[str]) -> int | None:
     """Where the noun of "the author of X" (or "X's teacher", masked as "teacher of X") is: the
     first hop of a chain is the entity's relation that noun names."""

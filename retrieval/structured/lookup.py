@@ -20,6 +20,7 @@ from .candidates import (
     far_fits,
     firm_type,
     named_by_noun,
+    named_elsewhere,
     next_hop,
     predicate_lemmas,
     score,
@@ -123,7 +124,8 @@ def _find_hops(graph, analysis, question, masked, words, candidates, has, cat, e
     answer_labels = _answer_labels(question, cat, counting)
     directed = None
     if not hops and analysis.language != "zh":
-        directed = _graph_directed(question, masked, words, cat, embedder, has)
+        types = {t for e in candidates for t in e.get("labels") or [e.get("type")] if t}
+        directed = _graph_directed(question, masked, words, cat, embedder, has, types)
         hops = [directed.hop] if directed.hop else []
     if len(hops) == 1 and not hops[0].also and analysis.language != "zh":
         hops = _chained(graph, hops, [e["id"] for e in candidates], question, masked, words, cat, embedder)
@@ -148,7 +150,7 @@ def _chained(graph, hops: list[Hop], ids: list[str], question, masked, words, ca
     return [] if wrong_type else hops
 
 
-def _graph_directed(question: str, masked: str, words: list[str], cat: Catalog, embedder, has) -> _Directed:
+def _graph_directed(question: str, masked: str, words: list[str], cat: Catalog, embedder, has, types) -> _Directed:
     """The entity's own relations, ranked by answer type, lemma and similarity (candidates.py);
     "the author of X" is first the relation "author" names."""
     asks = answer_asked(question)
@@ -165,6 +167,11 @@ def _graph_directed(question: str, masked: str, words: list[str], cat: Catalog, 
             c.lemma, c.matched, c.at = 0.0, "", None
     score(has, cat, asks, predicate, masked, embedder)
     hop, why = choose(has, asks, words, cat, predicate)
+    if hop is None or hop.by != "graph (lemma)":
+        missing = named_elsewhere(predicate, cat, has, types)
+        if missing is not None:
+            hop = Hop(missing.relation, missing.x_is_source, missing.matched, "graph (lemma)", missing.lemma)
+            why = f"the question's words {missing.matched!r} name {missing.relation}, which the entity has no edge of"
     ranked = sorted(has, key=lambda c: (c.fits is False, -c.lemma, -c.similarity))
     return _Directed(asks, ranked, hop, why)
 
