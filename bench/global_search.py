@@ -10,6 +10,8 @@ Loads, into a throw-away Neo4j (or the one kept in --home) the way a user does (
 then `link phrases`; builds the communities (`linkers.communities.build`, no LLM) when this checkout
 has them, then asks every question of bench/questions/global.yaml in-process (`qa.ask`, no LLM, the
 question's corpus passed as `ask --corpus` does) with the auto route and with `--mode global`.
+`--questions FILE` asks another set: its `questions:`, or its `global:` section in a file that holds
+both benches' questions (bench/questions/heldout-graphwide.yaml, other phrasings and subjects).
 
 Gold, computed here from the chunk text stored in Neo4j, never from an answer: for a topic term, the
 documents of the corpus with >= 2 word-boundary, case-insensitive matches of the term or its singular /
@@ -67,7 +69,9 @@ _CITATION = re.compile(r"\[([^\[\]\n]{1,200})\]")
 def read_questions(path: Path = QUESTIONS) -> list[dict]:
     import yaml
 
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    # a file of both benches' questions keeps this bench's under `global:`
+    return data.get("global") or data["questions"]
 
 
 # --- the answer, read ------------------------------------------------------------------------------

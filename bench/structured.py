@@ -16,7 +16,9 @@ places` run as subprocesses against it):
   `load records companies.json` / `people.json` with their mappings and schema.yaml,
 
 then asks every question of bench/questions/structured.yaml in-process (`qa.ask`, no LLM unless
---llm, corpus not given: the question itself names its scope) and scores each family:
+--llm, corpus not given: the question itself names its scope) and scores each family. `--questions
+FILE` asks another set: its `questions:`, or its `structured:` section in a file that holds both
+benches' questions (bench/questions/heldout-graphwide.yaml, other phrasings and subjects).
 
 * lookup, membership, actor, zh_lookup: F1 of the gold names found in the answer text (a gold name
   counts when it occurs in `answer.text`, case-insensitively, on word boundaries; in Chinese a
@@ -41,10 +43,13 @@ Gold is computed here, at run time, from the source data, never typed in:
   A play": every character with A among its actors.
 * companies.json / people.json: 创办人 (founders), 总部 (headquarters), 公司 (employer), 城市 (city).
 * "mentions X" (`mention_pattern`, the one place the rule is written): a document of the scope mentions X when the text of one of its
-  chunks (read back from the bench Neo4j, Document<-[:FROM_DOCUMENT]-Chunk) matches X on word
-  boundaries, case-insensitively, as written ("witch" does not count a tale that has only
-  "witches": the answer says how many more have the plural, apart). Chinese terms: a plain
-  substring. Scopes: tales, the :Story documents; articles, the documents of
+  chunks (read back from the bench Neo4j, Document<-[:FROM_DOCUMENT]-Chunk) matches any inflection
+  of X on word boundaries, case-insensitively: singular, plural (giant/giants, thief/thieves,
+  mouse/mice), possessive (giant's, giants'), British/American spelling (harbour/harbor,
+  civilisation/civilization), the last word's and a possessive's before it ("kings' sons" counts
+  "king's son" too), by the lexicon's English number (graphrag_cypher.lexicon.forms): "How many
+  tales mention a giant?" and "… giants?" have one answer. A name (capitalised: Alexandria, Athens)
+  counts as written (its possessive too); Chinese terms: a plain substring. Scopes: tales, the :Story documents; articles, the documents of
   corpus isaw; zh, the documents of corpus zh-news.
 
 --llm asks the same questions with a scripted OpenAI-compatible server on 127.0.0.1
@@ -178,11 +183,25 @@ def has_cjk(text: str) -> bool:
 
 
 def mention_pattern(term: str) -> re.Pattern:
-    """The mention rule: the term as written, case-insensitive, on word boundaries; a Chinese term
-    (any CJK character in it): a plain substring."""
+    """The mention rule: any inflection of the term (`graphrag_cypher.lexicon.forms`: singular,
+    plural, possessive, British/American spelling, of its last word and of a possessive before it),
+    case-insensitive, on word boundaries, either apostrophe, any run of spaces between words; a name
+    (its last word capitalised, or not of English letters) as written; a Chinese term (any CJK
+    character in it): a plain substring."""
+    from graphrag_cypher import lexicon
+
     if has_cjk(term):
         return re.compile(re.escape(term))
-    return re.compile(rf"(?<!\w){re.escape(term)}(?!\w)", re.IGNORECASE)
+    last = term.split()[-1] if term.split() else term
+    bare = re.sub(r"['’]s?$", "", last)
+    named = not (bare.isascii() and bare.isalpha()) or bare[:1].isupper()
+    forms = {term} if named else lexicon.forms(term)
+
+    def body(form: str) -> str:
+        return r"\s+".join("['’]".join(map(re.escape, re.split("['’]", w))) for w in form.split())
+
+    alternatives = "|".join(body(f) for f in sorted(forms, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
 
 
 def name_pattern(name: str) -> re.Pattern:
@@ -447,7 +466,8 @@ def read_questions(path: Path) -> list[dict]:
     import yaml
 
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    questions = data["questions"] if isinstance(data, dict) else data
+    # a file of both benches' questions keeps this bench's under `structured:`
+    questions = (data.get("structured") or data.get("questions") or []) if isinstance(data, dict) else data
     for q in questions:
         if q.get("family") not in FAMILIES or not isinstance(q.get("gold"), dict) or not q.get("q"):
             raise ValueError(f"{path.name}: every question needs q, a family of {', '.join(FAMILIES)} and gold: {q}")

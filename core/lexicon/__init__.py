@@ -6,8 +6,9 @@ they are read once and cached:
 
 * :func:`words` — any list by name; :func:`stop_words` — a language's question stop words;
   :func:`function_words` — the words of a question that say nothing about what it asks;
-* :func:`singular`, :func:`plural`, :func:`forms` — English number, possessive and British/American
-  spelling, by one rule set and the exceptions of ``irregular_plurals.txt``;
+* :func:`singular`, :func:`plural`, :func:`forms`, :func:`possessives` — English number, possessive
+  and British/American spelling (-our/-or, -re/-er, -ise/-ize, -yse/-yze), by one rule set and the
+  exceptions of ``irregular_plurals.txt``;
 * :func:`stem` — the English Snowball stem.
 """
 
@@ -192,16 +193,36 @@ def number_forms(word: str) -> list[str]:
 def forms(word: str) -> set[str]:
     """The word's singular, plural and possessive forms and their British/American spellings, in its
     case: "giant" → giant, giants, giant's, giants'; "colour" → colour, colours, color, colors,
-    colour's, ...; "man" → man, men, man's, men's. Of words of more than one, the last is inflected; a
-    word shorter than 3 letters (but an irregular one, "ox") or not of English letters is only itself."""
+    colour's, ...; "man" → man, men, man's, men's. Of words of more than one, the last is inflected,
+    and so is a possessive before it, in its two possessives ("kings' daughters" → king's daughter,
+    kings' daughters, king's daughters, ...); a word shorter than 3 letters (but an irregular one,
+    "ox") or not of English letters is only itself."""
     head, _, last = " ".join(word.split()).rpartition(" ")
     if not last:
         return set()
-    prefix = f"{head} " if head else ""
+    heads = [""]
+    for part in head.split():
+        heads = [f"{h}{w} " for h in heads for w in possessives(part)]
+    return {h + f for h in heads for f in _word_forms(last)}
+
+
+def possessives(word: str) -> list[str]:
+    """A possessive noun in its singular and plural possessive, the singular first ("kings'" →
+    king's, kings'; "man's" → man's, men's); any other word is only itself."""
+    bare = _bare(word)
+    if bare == word or not _inflectable(bare) or len(bare) < 3:
+        return [word]
+    one = _singular(bare.lower())
+    many = [p for p in _plurals(one) if p != one]
+    out = [_like(bare, one + "'s")] + [_like(bare, p + "'" if p.endswith("s") else p + "'s") for p in many]
+    return list(dict.fromkeys(out))
+
+
+def _word_forms(last: str) -> set[str]:
     bare = _bare(last)
     lower = bare.lower()
     if not _inflectable(bare) or (len(bare) < 3 and lower not in _irregular()[0]):
-        return {prefix + last, prefix + bare}
+        return {last, bare}
     one = _singular(lower)
     nouns = [one, *_spellings(one)]
     many = [p for n in nouns for p in _plurals(n)]
@@ -209,7 +230,7 @@ def forms(word: str) -> set[str]:
     out = {lower, *nouns, *many}
     out |= {n + "'s" for n in nouns}
     out |= {p + "'" if p.endswith("s") else p + "'s" for p in many if p not in nouns}
-    return {prefix + _like(bare, f) for f in out}
+    return {_like(bare, f) for f in out}
 
 
 # --- British and American spelling ---------------------------------------------------------------
@@ -218,6 +239,11 @@ _OUR = re.compile(r"^([a-z]{3,})our(s?)$")  # harbour, colour, labours
 _OR = re.compile(r"^([a-z]{2,}[^aeiou])or(s?)$")  # harbor, colors
 _TRE = re.compile(r"^([a-z]{2,}[tb])re(s?)$")  # centre, theatres, fibre
 _TER = re.compile(r"^([a-z]{2,}[tb])er(s?)$")  # center, theaters, fiber
+# organise, civilisations, realised; analyse: a vowel before -ise (praise, noise, cruise) never takes -ize
+_ISE = re.compile(r"^([a-z]{2,}[^aeiouy])is(e|es|ed|ing|ation|ations)$")
+_IZE = re.compile(r"^([a-z]{2,}[^aeiouy])iz(e|es|ed|ing|ation|ations)$")
+_YSE = re.compile(r"^([a-z]{3,})ys(e|es|ed|ing)$")
+_YZE = re.compile(r"^([a-z]{3,})yz(e|es|ed|ing)$")
 
 
 def _spellings(word: str) -> list[str]:
@@ -227,6 +253,10 @@ def _spellings(word: str) -> list[str]:
         found = pattern.match(word)
         if found:
             return [found.group(1) + ending + found.group(2)]
+    for pattern, middle in ((_ISE, "iz"), (_IZE, "is"), (_YSE, "yz"), (_YZE, "ys")):
+        found = pattern.match(word)
+        if found:
+            return [found.group(1) + middle + found.group(2)]
     return []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from graphrag_cypher.lexicon import number_forms
+from graphrag_cypher.lexicon import number_forms, possessives, singular
 
 from ..base import lucene_phrase, lucene_query
 from .quotes import _cjk
@@ -14,23 +14,28 @@ from .quotes import _cjk
 def forms(term: str) -> list[str]:
     """The term and its singular or plural ("witch" → witch, witches; "wolves" → wolves, wolf),
     each in British and American spelling ("harbours" → harbours, harbour, harbors, harbor), by the
-    lexicon's English number; a name (capitalised) and Chinese stay as written. Only the last word
-    of a phrase changes."""
-    term = " ".join(term.split())
+    lexicon's English number; a name (capitalised) and Chinese stay as written. Of a phrase, the
+    last word changes, and a possessive before it takes its two numbers: "kings' daughters" →
+    kings' daughters, king's daughter, king's daughters, kings' daughter (the second form is the
+    all-singular one, as the documents mostly write it)."""
+    term = " ".join(term.replace("’", "'").split())
     if not term:
         return []
     words = term.split()
     last = words[-1]
     if not last.isascii() or not last.isalpha() or last[:1].isupper() or len(last) < 3:
         return [term]
-    head = " ".join(words[:-1])
-    return list(dict.fromkeys(f"{head} {w}".strip() for w in number_forms(last)))
+    heads = [""]
+    for word in words[:-1]:
+        heads = [f"{h}{w} " for h in heads for w in possessives(word)]
+    out = [term, heads[0] + singular(last)] + [h + w for w in number_forms(last) for h in heads]
+    return list(dict.fromkeys(out))
 
 
 def java_pattern(term_forms: list[str]) -> str:
     """The forms as one Java regular expression on word boundaries (Unicode word characters,
     any case), for apoc.text.regexGroups; Chinese forms match anywhere."""
-    bodies = [r"\s+".join(re.escape(w) for w in f.split()) for f in term_forms]
+    bodies = [_body(f) for f in term_forms]
     alternatives = "|".join(sorted(bodies, key=len, reverse=True))
     if any(_cjk(f) for f in term_forms):
         return f"(?iU)(?:{alternatives})"
@@ -38,11 +43,16 @@ def java_pattern(term_forms: list[str]) -> str:
 
 
 def python_pattern(term_forms: list[str]) -> re.Pattern:
-    bodies = [r"\s+".join(re.escape(w) for w in f.split()) for f in term_forms]
+    bodies = [_body(f) for f in term_forms]
     alternatives = "|".join(sorted(bodies, key=len, reverse=True))
     if any(_cjk(f) for f in term_forms):
         return re.compile(f"(?:{alternatives})", re.I)
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I)
+
+
+def _body(form: str) -> str:
+    """A form as a regular expression: any run of spaces between its words, either apostrophe."""
+    return r"\s+".join("['’]".join(map(re.escape, re.split("['’]", w))) for w in form.split())
 
 
 def _fulltext(term_forms: list[str]) -> str:

@@ -154,8 +154,10 @@ def _cypher_text(p: Plan, rows: list[Row], total: int | float, names: str, langu
 
 
 def _documents_text(p: Plan, rows: list[Row], total: int | float, names: str, language: str) -> str:
-    """ "2 tales mention “fox”: A [D1]; B [D2]." (of the scope's total when counting), and how many
-    more mention only the term's plural."""
+    """ "2 tales mention “fox”: A [D1]; B [D2]." (of the scope's total when counting): every document
+    that writes any form of the term, the number first; when some write only another form, how many
+    write it as asked and which forms the rest write: "5 of the 62 tales mention “giant” (3 “giant”,
+    2 only “giants”): …", "1 of the 5 tales mentions “geese” (written “goose”): …"."""
     from ..answer import neutral
 
     term, noun = neutral(p.term), neutral(p.scope.get("noun") or "documents")
@@ -170,14 +172,15 @@ def _documents_text(p: Plan, rows: list[Row], total: int | float, names: str, la
     else:
         lead = f"{len(rows)} {noun}" if rows else f"None of the {total} {noun}"
     verb = "mentions" if one else "mention"
-    more = p.scope.get("plural")
-    tail = ""
-    if more:
-        tail = (
-            f" {more['documents']} more {noun if more['documents'] > 1 else lexicon.singular(noun.lower())} "
-            f"{'mention' if more['documents'] > 1 else 'mentions'} only “{neutral(more['term'])}”."
-        )
-    return f"{lead} {verb} “{term}”" + (f": {names}." if rows else ".") + tail
+    split = p.scope.get("forms")
+    breakdown = ""
+    if split and split.get("other_documents"):
+        others = " or ".join(f"“{neutral(f)}”" for f in split["others"]) or "another form"
+        if split["as_written"]:
+            breakdown = f" ({split['as_written']} “{term}”, {split['other_documents']} only {others})"
+        else:  # "geese": every tale writes "goose"
+            breakdown = f" (written {others})"
+    return f"{lead} {verb} “{term}”{breakdown}" + (f": {names}." if rows else ".")
 
 
 def _lookup_text(graph, p: Plan, rows: list[Row], names: str, language: str) -> str:

@@ -15,7 +15,7 @@ _WH = re.compile(
 )
 
 _COUNT = re.compile(
-    r"^\s*(?:in\s+|for\s+|of\s+)?(?:how\s+many|what\s+is\s+the\s+number\s+of|(?:the\s+)?number\s+of|count\s+(?:the\s+)?)\b"
+    r"^\s*(?:in\s+|for\s+|of\s+)?(?:how\s+many|what\s+(?:is\s+the\s+)?number\s+of|(?:the\s+)?number\s+of|count\s+(?:the\s+)?)\b"
     r"|多少|[几幾](?:个|個|位|篇|名|人|部|本|次|家)",
     re.I,
 )

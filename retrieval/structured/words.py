@@ -97,10 +97,17 @@ def _match_at(phrase: list[str], question: list[str], at: int) -> int | None:
     return None
 
 
-def _plural_of(term: str) -> str | None:
-    """The plain plural of a one-word English term ("witch" → "witches"), counted apart: the
-    answer lists the documents that have the term as written."""
-    if not term.isascii() or not term.isalpha() or len(term) < 3 or term.lower().endswith("s"):
-        return None
-    plural = lexicon.plural(term)
-    return plural if plural.lower() != term.lower() else None  # "sheep", "fish": one form for both
+def mention_forms(term: str) -> list[str]:
+    """The ways a document may write the term of a documents question, the term first: every
+    inflection the lexicon knows (`lexicon.forms`: singular, plural, possessive, British/American
+    spelling; of the last word, and of a possessive before it: "kings' sons" → king's son, kings'
+    sons, ...). A name (its last word capitalised), Chinese and a term not of English letters are
+    only themselves. Apostrophes are straight ones: the patterns take either."""
+    term = " ".join(term.replace("’", "'").split())
+    words = term.split()
+    if not words:
+        return []
+    bare = re.sub(r"'s?$", "", words[-1])
+    if not (bare.isascii() and bare.isalpha()) or bare[:1].isupper():
+        return [term]
+    return [term, *sorted(lexicon.forms(term) - {term}, key=lambda f: (len(f), f))]

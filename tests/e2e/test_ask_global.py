@@ -142,6 +142,19 @@ def test_topic_budget_then_a_count_of_the_rest(graph, ask, monkeypatch):
     assert out["answer"].splitlines()[-1] == "… and 2 more tales mention it."
 
 
+def test_a_possessive_plural_is_read_as_the_term(graph, ask):
+    """ "millers' daughters" and "the hunters' children": the tales write "the miller's daughter",
+    "the hunter's children" (n1, w2, counted by hand); the answer says both forms."""
+    set_communities(graph, "none")
+    out = ask("What do the tales say about millers' daughters?", "--corpus", "moor")
+    assert out["route"] == "global" and out["global"]["term"] == "millers' daughters"
+    assert [story(e["document_id"]) for e in out["evidence"]] == ["n1"]
+    assert out["answer"].startswith("1 of the 16 tales mention “millers' daughters” or “miller's daughter”")
+    assert "miller's daughter" in out["answer"].splitlines()[1]
+    out = ask("How are the hunters’ children described in the tales?", "--corpus", "moor")
+    assert [story(e["document_id"]) for e in out["evidence"]] == ["w2"]
+
+
 def test_a_chinese_topic_question(graph, ask):
     set_communities(graph, "none")
     out = ask("这些故事关于狼说了什么？", "--corpus", "zhmoor")

@@ -122,6 +122,9 @@ TOPICS = [
     ("Tell me about witches in the tales", "witches"),
     ("Summarize the tales' treatment of witches", "witches"),
     ("What do Grimm's fairy tales say about wolves?", "wolves"),
+    ("What do the tales say about kings' daughters?", "kings' daughters"),
+    ("What is said about the witches’ houses in the tales?", "witches’ houses"),
+    ("How are the giants' castles described in the fairy tales?", "giants' castles"),
     ("这些故事关于女巫说了什么？", "女巫"),
     ("格林童话里关于狼的描写有哪些？", "狼"),
     ("童话中如何描写狼？", "狼"),
@@ -198,6 +201,13 @@ def test_mode_global_takes_a_topic_word_or_themes():
         ("Alexandria", ["Alexandria"]),
         ("港口", ["港口"]),
         ("glass", ["glass", "glasses"]),
+        # a possessive before the last word takes both numbers; the all-singular form comes second
+        ("kings' sons", ["kings' sons", "king's son", "king's sons", "kings' son"]),
+        ("king’s son", ["king's son", "kings' son", "king's sons", "kings' sons"]),
+        (
+            "the witches' houses",
+            ["the witches' houses", "the witch's house", "the witch's houses", "the witches' house"],
+        ),
     ],
 )
 def test_forms(term, expected):
@@ -211,6 +221,11 @@ def test_patterns_match_on_word_boundaries():
     assert java_pattern(["wolf", "wolves"]) == r"(?iU)(?<!\w)(?:wolves|wolf)(?!\w)"
     assert java_pattern(["港口"]) == "(?iU)(?:港口)"
     assert re.search(python_pattern(["Roman roads"]).pattern, "the roman\n roads ran", re.I)
+    sons = python_pattern(forms("kings' sons"))
+    assert [m.group(0) for m in sons.finditer("the kings’ sons, the king's son, the kings sons")] == [
+        "kings’ sons",
+        "king's son",
+    ], "either apostrophe; no possessive, no match"
 
 
 def test_level_nearest_eight_with_at_least_five():

@@ -167,6 +167,15 @@ FORMS = [
     ("golden mountain", {"golden mountain", "golden mountains", "golden mountain's", "golden mountains'"}),
     ("東京", {"東京"}),
     ("of", {"of"}),
+    (
+        "civilisation",
+        {"civilisation", "civilisations", "civilisation's", "civilisations'"}
+        | {"civilization", "civilizations", "civilization's", "civilizations'"},
+    ),
+    ("analyse", {"analyse", "analyses", "analyse's", "analyses'", "analyze", "analyzes", "analyze's", "analyzes'"}),
+    ("praise", {"praise", "praises", "praise's", "praises'"}),
+    # a possessive before the last word takes its two numbers
+    ("kings' sons", {f"{k} {s}" for k in ("king's", "kings'") for s in ("son", "sons", "son's", "sons'")}),
 ]
 
 
@@ -191,10 +200,18 @@ def test_number_forms_put_the_word_first_and_its_other_number_second():
     assert lexicon.number_forms("") == [] and lexicon.forms(" ") == set()
 
 
+def test_possessives():
+    assert lexicon.possessives("kings'") == lexicon.possessives("king's") == ["king's", "kings'"]
+    assert lexicon.possessives("man's") == ["man's", "men's"]
+    assert lexicon.possessives("king") == ["king"] and lexicon.possessives("it's") == ["it's"]
+
+
 def test_spellings():
     assert lexicon.spellings("Harbour") == ["Harbor"]
     assert lexicon.spellings("theaters") == ["theatres"]
     assert lexicon.spellings("hour") == [] and lexicon.spellings("door") == []
+    assert lexicon.spellings("Organised") == ["Organized"] and lexicon.spellings("realization") == ["realisation"]
+    assert lexicon.spellings("noise") == [] and lexicon.spellings("cruise") == []
 
 
 def test_stem():
