@@ -1,6 +1,7 @@
 """Structured questions on a schema of the user's own: a library catalogue whose schema gives no phrases.
 
     python bench/unseen_schema.py [--json] [--questions FILE] [--baseline REV]
+                                  [--data DIR [--records A,B,...]] [--explain]
 
 Loads, into a throw-away Neo4j and the way a user does (`graphrag` run as a subprocess against it):
 
@@ -29,6 +30,12 @@ AUTHOR; `in`: the entities whose edges end at it, as the books whose AUTHOR is a
 archive`, linked as scripts/typecheck.py's `build_tree` links a checkout, first on the path of a
 worker process, loads included) and prints both side by side. Reports per family, the p50 of the
 questions the structured route answered, and each question's route, answer and hit or miss.
+
+--data DIR loads and scores another folder of records made the same way: every `<name>.json` with
+its mapping `<name>.yaml` and one `schema.yaml` (in `--records` order, else by name), e.g.
+bench/data/heldout-clubs with bench/questions/heldout-clubs.yaml. --explain prints, under each
+missed question, the `--explain` lines of `graphrag ask "<q>" --no-llm --explain` run against the
+bench's Neo4j before it goes (this checkout only).
 
 The file is not named catalogue.py: spaCy imports a package called `catalogue`, and a script's
 own folder comes first on the path.
@@ -69,26 +76,37 @@ HEAD = 110  # characters of an answer shown per question
 # --- loading, as a user does ----------------------------------------------------------------
 
 
-def load_steps() -> list[tuple[str, list[str]]]:
+def record_names(folder: Path, records: str | None = None) -> tuple[str, ...]:
+    """The record files of a data folder, in load order: `records` (comma-separated names) when
+    given, the catalogue's own order for the catalogue, else every `<name>.json` with a
+    `<name>.yaml` mapping beside it, by name."""
+    if records:
+        return tuple(n.strip() for n in records.split(",") if n.strip())
+    if folder.resolve() == DATA.resolve():
+        return RECORDS
+    return tuple(sorted(p.stem for p in folder.glob("*.json") if (folder / f"{p.stem}.yaml").is_file()))
+
+
+def load_steps(folder: Path = DATA, records: tuple[str, ...] = RECORDS) -> list[tuple[str, list[str]]]:
     """(name, `graphrag` arguments) of every load, in order."""
     steps = [("sample", ["load", "sample"])]
-    for name in RECORDS:
+    for name in records:
         steps.append(
             (
                 name,
-                ["load", "records", str(DATA / f"{name}.json"), "--mapping", str(DATA / f"{name}.yaml")]
-                + ["--schema", str(DATA / "schema.yaml")],
+                ["load", "records", str(folder / f"{name}.json"), "--mapping", str(folder / f"{name}.yaml")]
+                + ["--schema", str(folder / "schema.yaml")],
             )
         )
     return steps
 
 
-def load_all(settings, echo) -> dict:
+def load_all(settings, echo, folder: Path = DATA, records: tuple[str, ...] = RECORDS) -> dict:
     """Every load step as a `graphrag` subprocess; {step: seconds}."""
     exe = Path(sys.executable).parent / "graphrag"
     env = graphrag_env(settings)
     out = {}
-    for name, args in load_steps():
+    for name, args in load_steps(folder, records):
         started = time.perf_counter()
         run = subprocess.run([str(exe), *args, "--json"], env=env, cwd=REPO, capture_output=True, text=True)
         out[name] = round(time.perf_counter() - started, 1)
@@ -109,12 +127,12 @@ def _listed(value) -> list[str]:
 class Catalogue:
     """The edges the records make through their mappings, and the names they hold."""
 
-    def __init__(self, folder: Path = DATA):
+    def __init__(self, folder: Path = DATA, records: tuple[str, ...] = RECORDS):
         import yaml
 
         self.edges: set[tuple[str, str, str]] = set()  # (source name, RELATION, target name)
         names: set[str] = set()
-        for name in RECORDS:
+        for name in records:
             mapping = yaml.safe_load((folder / f"{name}.yaml").read_text(encoding="utf-8"))
             records = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
             key = mapping["entity"]["name"]
@@ -222,23 +240,43 @@ def summarise(results: list[dict]) -> dict:
     return families
 
 
-def run_side(questions_file: Path, echo) -> dict:
+def explain_misses(settings, results: list[dict], echo) -> None:
+    """Each missed question's `graphrag ask --no-llm --explain` lines (its answer left out), as
+    `explain` of its row."""
+    exe = Path(sys.executable).parent / "graphrag"
+    env = graphrag_env(settings)
+    for row in results:
+        if row["score"] >= 1.0:
+            continue
+        run = subprocess.run(
+            [str(exe), "ask", row["q"], "--no-llm", "--explain"], env=env, cwd=REPO, capture_output=True, text=True
+        )
+        lines = [line.rstrip() for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+        row["explain"] = lines
+        echo(f"  explained: {row['q']}")
+
+
+def run_side(
+    questions_file: Path, echo, folder: Path = DATA, records: tuple[str, ...] = RECORDS, explain: bool = False
+) -> dict:
     """Load, ask and score with the code this process imports."""
     from graphrag_cypher.onnx_embedder import make_query_embedder
 
     questions = read_questions(questions_file)
-    catalogue = Catalogue()
+    catalogue = Catalogue(folder, records)
     for q in questions:  # every question's gold, before anything is loaded: a typo fails here
         if not catalogue.answer(q["gold"]):
             raise ValueError(f"empty gold for {q['q']!r}: {q['gold']}")
     started = time.perf_counter()
     out: dict = {"questions": len(questions)}
     with bench_neo4j() as (settings, graph):
-        out["loads_s"] = load_all(settings, echo)
+        out["loads_s"] = load_all(settings, echo, folder, records)
         embedder = make_query_embedder(settings)
         asked = time.perf_counter()
         results = ask_all(graph, embedder, settings, questions, catalogue, echo)
         out["ask_s"] = round(time.perf_counter() - asked, 1)
+        if explain:
+            explain_misses(settings, results, echo)
     structured_ms = [r["ms"] for r in results if r["route"] == "structured"]
     out["structured_p50_ms"] = round(statistics.median(structured_ms), 1) if structured_ms else None
     out["structured_p95_ms"] = round(percentile(structured_ms, 0.95), 1) if structured_ms else None
@@ -265,13 +303,20 @@ def baseline_tree(rev: str, into: Path) -> Path:
     return into / "tree"
 
 
-def run_baseline(rev: str, questions_file: Path, echo) -> dict:
+def run_baseline(rev: str, questions_file: Path, echo, folder: Path = DATA, records: tuple[str, ...] = RECORDS) -> dict:
     """run_side in a worker process whose path starts with revision `rev`'s code (its loads too:
     the `graphrag` subprocesses inherit the path)."""
     with tempfile.TemporaryDirectory() as tmp:
         tree = baseline_tree(rev, Path(tmp))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]))
-        command = [sys.executable, str(Path(__file__).resolve()), "--worker", "--questions", str(questions_file)]
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            "--questions",
+            str(questions_file.resolve()),
+        ]
+        command += ["--data", str(folder.resolve()), "--records", ",".join(records)]
         run = subprocess.run(command, env=env, cwd=tmp, stdout=subprocess.PIPE, stderr=None, text=True)
         if run.returncode != 0:
             raise RuntimeError(f"the baseline ({rev}) worker failed with exit status {run.returncode}")
@@ -309,6 +354,8 @@ def print_questions(result: dict, baseline: dict | None) -> None:
         if mark == "miss":
             print(f"       gold: {', '.join(r['gold'])}")
             print(f"       answer: {r['answer']}")
+            for line in r.get("explain") or []:
+                print(f"       | {line}")
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -320,18 +367,31 @@ def main(argv: list[str] | None = None) -> dict:
         "--questions", type=Path, default=QUESTIONS, help="the questions YAML (default: bench/questions/catalogue.yaml)"
     )
     parser.add_argument("--baseline", metavar="REV", help="also run an earlier revision's code, side by side")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=DATA,
+        help="the folder of records, mappings and schema.yaml (default: the catalogue)",
+    )
+    parser.add_argument(
+        "--records", help="the record names of --data in load order, comma-separated (default: by name)"
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="print `graphrag ask --explain` of every missed question"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    records = record_names(args.data, args.records)
 
     def echo(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     if args.worker:  # one side for run_baseline: the JSON on stdout, progress on stderr
-        print(json.dumps(run_side(args.questions, echo)))
+        print(json.dumps(run_side(args.questions, echo, args.data, records)))
         return {}
-    out: dict = {"this": run_side(args.questions, echo)}
+    out: dict = {"this": run_side(args.questions, echo, args.data, records, args.explain)}
     if args.baseline:
-        out["baseline"] = run_baseline(args.baseline, args.questions, echo)
+        out["baseline"] = run_baseline(args.baseline, args.questions, echo, args.data, records)
     if args.json:
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return out

@@ -107,18 +107,28 @@ def type_fits(asks: Asks, labels: frozenset[str], cat: Catalog) -> bool | None:
     """Whether entities of these labels answer what the question asks (None: it asks no type)."""
     if asks.noun is None and asks.kind is None:
         return None
+    named = asks.noun is not None and any(_noun_fits(asks.noun, label, cat) for label in _labels_of(cat))
     for label in labels:
         words = _label_words(label)
-        described = {lexicon.stem(w) for w in re.findall(r"[a-z]+", cat.types.get(label, "").lower())}
-        if asks.noun is not None:
-            stem = lexicon.stem(asks.noun)
-            if stem in words or stem in described:
-                return True
+        if asks.noun is not None and _noun_fits(asks.noun, label, cat):
+            return True
+        if named:
+            continue  # "which city": a City, not any place
         if asks.kind is not None:
             kinds = {lexicon.stem(w) for w in lexicon.words(KIND_LISTS[asks.kind])}
             if words & kinds or _first_nouns(cat.types.get(label, "")) & kinds:
                 return True
     return False
+
+
+def _noun_fits(noun: str, label: str, cat: Catalog) -> bool:
+    """Whether the noun names the label: its words, or the head noun of its description."""
+    stem = lexicon.stem(noun)
+    return stem in _label_words(label) or stem == _head_noun(cat.types.get(label, ""))
+
+
+def _labels_of(cat: Catalog) -> set[str]:
+    return {label for rel in cat.relations.values() for label in rel.sources | rel.targets} | set(cat.types)
 
 
 def _label_words(label: str) -> set[str]:
@@ -127,11 +137,21 @@ def _label_words(label: str) -> set[str]:
     return {lexicon.stem(p.lower()) for p in parts}
 
 
+_HEAD_END = re.compile(r"[,.;:(]|\b(?:who|which|that|where|whose|of|for|in|at|from|with|on|by)\b")
+
+
 def _first_nouns(description: str) -> set[str]:
-    """The stems of a description's first words, up to its first comma or relative clause ("A
-    person who writes books" → a, person): what the type is, not what it does."""
-    head = re.split(r"[,.;:(]|\b(?:who|which|that|where|whose)\b", description.lower(), maxsplit=1)[0]
+    """The stems of a description's first words, up to its first comma, preposition or relative
+    clause ("A person who writes books" → a, person; "Head coach / manager of a club" → head,
+    coach, manager): what the type is, not what it does."""
+    head = _HEAD_END.split(description.lower(), maxsplit=1)[0]
     return {lexicon.stem(w) for w in re.findall(r"[a-z]+", head)}
+
+
+def _head_noun(description: str) -> str | None:
+    """The stem of the last of those words ("A football club" → club): the noun that names the type."""
+    head = re.findall(r"[a-z]+", _HEAD_END.split(description.lower(), maxsplit=1)[0])
+    return lexicon.stem(head[-1]) if head else None
 
 
 def entity_candidates(graph, ids: list[str], cat: Catalog) -> list[Candidate]:
@@ -208,8 +228,7 @@ def score(candidates: list[Candidate], cat: Catalog, asks: Asks, predicate, mask
 def _names_a_type(asks: Asks, cat: Catalog) -> bool:
     """Whether the asked-for noun is a type the graph has ("houses" where House is a label): then
     a relation to another type is no answer to it, however near."""
-    labels = {label for rel in cat.relations.values() for label in rel.sources | rel.targets} | set(cat.types)
-    return any(type_fits(asks, frozenset([label]), cat) for label in labels)
+    return asks.noun is not None and any(_noun_fits(asks.noun, label, cat) for label in _labels_of(cat))
 
 
 def _fit_by_similarity(candidates: list[Candidate], cat: Catalog, noun: str, embedder) -> None:
@@ -317,7 +336,7 @@ def _hop(c: Candidate, by: str, phrase: str, score: float = 1.0) -> Hop:
     return Hop(c.relation, c.x_is_source, phrase, f"graph ({by})", score)
 
 
-def named_elsewhere(predicate, cat: Catalog, has: list[Candidate], types: set[str]) -> Candidate | None:
+def named_elsewhere(predicate, cat: Catalog, has: list[Candidate], types: set[str], asks: Asks) -> Candidate | None:
     """A relation of the graph the question's words name ("which books did X *write*?") that the
     entity could have by its type (on one side only) and has no edge of: then the question asks
     for that relation, and the graph has no record of it for X; another relation of the right
@@ -328,8 +347,8 @@ def named_elsewhere(predicate, cat: Catalog, has: list[Candidate], types: set[st
         if name in present or (rel.inverse_of and rel.inverse_of in present):
             continue
         ways = [out for out, near in ((True, rel.sources), (False, rel.targets)) if types & near]
-        if len(ways) != 1:
-            continue
+        if len(ways) != 1 or type_fits(asks, rel.targets if ways[0] else rel.sources, cat) is False:
+            continue  # "which clubs are based in C?": a relation to publishers is no answer
         own, described = _relation_words(cat, name)
         found = [(w, 1.0 if f & own else DESCRIPTION_WEIGHT) for _i, w, f in predicate if f & (own | described)]
         weight = sum(x for _w, x in found)
@@ -355,7 +374,7 @@ def next_hop(graph, first: Hop, ids: list[str], words: list[str], asks: Asks, ma
     name it (a lemma) or it is the only way to the asked-for type."""
     own, described = _relation_words(cat, first.relation)
     predicate = [p for p in predicate_lemmas(words, asks) if not p[2] & (own | described)]
-    if not predicate:
+    if not predicate and not firm_type(asks, cat):
         return None, "no words are left for a second hop"
     far = [r["id"] for r in _edges(graph, ids, cat.relations[first.relation], first.x_is_source, limit=MAX_ROWS)]
     if not far:

@@ -118,7 +118,7 @@ def _find_hops(graph, analysis, question, masked, words, candidates, has, cat, e
     first, then the entity's own relations, then similarity with every relation's phrases; a
     chain goes on hop by hop while the question's words name the next one."""
     counting = bool(_COUNT.search(question))
-    hops = _lexical_hops(words, cat, fits=_fits_entity(candidates, has, cat), noun_at=_noun_at(words))
+    hops = _lexical_hops(words, cat, fits=_fits_entity(graph, candidates, has, cat), noun_at=_noun_at(words))
     if hops:
         hops = _with_edges(graph, candidates, hops, _lexical_hops(words, cat, every=True), cat)
     answer_labels = _answer_labels(question, cat, counting)
@@ -165,15 +165,32 @@ def _graph_directed(question: str, masked: str, words: list[str], cat: Catalog, 
             return _Directed(asks, sorted(has, key=lambda c: (-c.lemma, -c.similarity)), hop, f"{why} (of X)")
         for c in has:
             c.lemma, c.matched, c.at = 0.0, "", None
+        typed = _to_type(has, words[at], predicate, cat, words, masked, embedder)
+        if typed is not None:
+            return _Directed(asks, has, typed, f"'{words[at]} of X' is X's relation to a {words[at]} (of X)")
     score(has, cat, asks, predicate, masked, embedder)
     hop, why = choose(has, asks, words, cat, predicate)
     if hop is None or hop.by != "graph (lemma)":
-        missing = named_elsewhere(predicate, cat, has, types)
+        missing = named_elsewhere(predicate, cat, has, types, asks)
         if missing is not None:
             hop = Hop(missing.relation, missing.x_is_source, missing.matched, "graph (lemma)", missing.lemma)
             why = f"the question's words {missing.matched!r} name {missing.relation}, which the entity has no edge of"
     ranked = sorted(has, key=lambda c: (c.fits is False, -c.lemma, -c.similarity))
     return _Directed(asks, ranked, hop, why)
+
+
+def _to_type(has: list, noun: str, predicate, cat: Catalog, words, masked, embedder) -> Hop | None:
+    """ "X's club" / "the team of X" where Club is a type: X's one relation to it, or of several
+    the one the question's words name ("the club X plays for")."""
+    to_noun = Asks(None, noun)
+    score(has, cat, to_noun, [p for p in predicate if p[1] != noun], masked, embedder)
+    fitting = [c for c in has if c.fits]
+    if not fitting:
+        return None
+    hop, _why = choose(fitting, to_noun, words, cat, predicate)
+    for c in has:
+        c.lemma, c.matched, c.at = 0.0, "", None
+    return hop if hop is not None and hop.by != "graph (similarity)" else None
 
 
 def _of_x(hop: Hop, has: list, cat: Catalog) -> None:
@@ -202,12 +219,13 @@ def _why(directed: _Directed | None) -> str:
     return f"; of the entity's own relations: {directed.why}" if directed is not None else ""
 
 
-def _fits_entity(candidates: list[dict], has: list, cat: Catalog):
+def _fits_entity(graph, candidates: list[dict], has: list, cat: Catalog):
     """Whether a phrase's relation, read with the entity on one side, can be about this entity:
     it has such edges, or its type is one the relation joins on that side (a phrase of another
     schema's relation is not applied to it)."""
     types = {t for e in candidates for t in e.get("labels") or [e.get("type")] if t}
     have = {(c.relation, c.x_is_source) for c in has}
+    schemas = {r["schema"] for r in graph.read("structured/entity_schemas", ids=[e["id"] for e in candidates])}
 
     def fits(name: str, x_is_source: bool) -> bool:
         rel = cat.relations[name]
@@ -215,6 +233,9 @@ def _fits_entity(candidates: list[dict], has: list, cat: Catalog):
             return True
         if rel.symmetric and (name, not x_is_source) in have:
             return True
+        source = re.match(r"schema (\S+)", rel.phrases_from)
+        if schemas and source and source.group(1) not in schemas:
+            return False  # two schemas may both have a City: a phrase is its own schema's
         near = rel.sources if x_is_source else rel.targets
         return not types or not near or bool(types & near)
 
