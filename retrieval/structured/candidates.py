@@ -380,8 +380,9 @@ def next_hop(graph, first: Hop, ids: list[str], words: list[str], asks: Asks, ma
     if not far:
         return None, "the first hop leads nowhere"
     back = {(first.relation, not first.x_is_source)}
-    if cat.relations[first.relation].inverse_of:
-        back.add((cat.relations[first.relation].inverse_of, first.x_is_source))
+    inverse = cat.relations[first.relation].inverse_of
+    if inverse:
+        back.add((inverse, first.x_is_source))
     has = [c for c in entity_candidates(graph, far, cat) if (c.relation, c.x_is_source) not in back]
     score(has, cat, asks, predicate, masked, embedder)
     hop, why = choose(has, asks, words, cat, predicate)
