@@ -19,7 +19,18 @@ Who abstains (``by``):
 
 from __future__ import annotations
 
+import os
+import re
+import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
+
+from graphrag_cypher import lexicon
+
+from ..errors import GraphragError
+from .answer import NOT_IN_SOURCES, neutral
+from .base import escape_lucene
+from .question import lemmas
 
 CLOSEST_HEADING = "Closest, not an answer:"
 MAX_CLOSEST = 3  # passages listed apart under CLOSEST_HEADING
@@ -33,9 +44,18 @@ class Abstention:
     reason: str  # one line: what the graph lacks
     by: str  # "gate", "coverage", "lookup" or "llm"
     closest: list[dict] = field(default_factory=list)  # {document_id, title, uri, text, score}
+    coverage: dict | None = None  # by "coverage": what was measured against which thresholds
+
+    @property
+    def sentence(self) -> str:
+        """The answer text: one plain sentence that the graph holds no answer, and why."""
+        return f"The graph holds no answer to this: {self.reason}."
 
     def to_dict(self) -> dict:
-        return {"by": self.by, "reason": self.reason, "closest": self.closest, "heading": CLOSEST_HEADING}
+        out: dict = {"by": self.by, "reason": self.reason, "closest": self.closest, "heading": CLOSEST_HEADING}
+        if self.coverage is not None:
+            out["coverage"] = self.coverage
+        return out
 
 
 def closest_of(evidence, limit: int = MAX_CLOSEST) -> list[dict]:
@@ -53,3 +73,258 @@ def closest_of(evidence, limit: int = MAX_CLOSEST) -> list[dict]:
             }
         )
     return out
+
+
+# --- coverage: does the evidence speak of what the question asks about? -----------------------
+
+# Without an LLM the answer abstains when (1) a name or content term of the question that no
+# passage found mentions is in no chunk of the graph at all, (2) more than half of its names are
+# in no passage found, or (3) the passages cover under `share` of its names and content terms
+# and their best cosine with the question is under `cosine`. (share, cosine) per embedder,
+# calibrated with bench/abstain.py on its unanswerable and answerable questions and MuSiQue-100
+# (README "When the graph doesn't say: abstention"): a wrong abstention costs an answer, so
+# they sit where no answerable question of those sets and at most 4 % of MuSiQue's fall.
+DEFAULT_COVERAGE = {"sentence-transformers/all-MiniLM-L6-v2": (0.5, 0.45)}
+FALLBACK_COVERAGE = (0.5, 0.45)  # other embedders, until calibrated: GRAPHRAG_ABSTAIN_SHARE / _COSINE
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+@dataclass
+class Coverage:
+    """What of the question the evidence mentions: its names (capitalised spans, numbers, the
+    graph's entities it named) and its content terms, each by Snowball stem."""
+
+    names: list[str]
+    terms: list[str]
+    missing_names: list[str]
+    missing_terms: list[str]
+    unknown: list[str]  # of those missing, the ones no chunk of the whole graph mentions
+    share: float  # the share of names and terms that some passage mentions
+    cosine: float | None  # the gate's best cosine of the evidence with the question
+    rerank: float | None  # the reranker's best score, when one reordered the evidence
+
+    @property
+    def names_missing(self) -> bool:
+        """More than half of the question's names are in no passage found."""
+        return bool(self.names) and len(self.missing_names) > len(self.names) / 2
+
+    def to_dict(self, thresholds: dict) -> dict:
+        return {
+            "names": self.names,
+            "terms": self.terms,
+            "missing_names": self.missing_names,
+            "missing_terms": self.missing_terms,
+            "in_no_chunk": self.unknown,
+            "share": round(self.share, 3),
+            "best_similarity": None if self.cosine is None else round(self.cosine, 4),
+            "rerank_score": None if self.rerank is None else round(self.rerank, 4),
+            "thresholds": thresholds,
+        }
+
+
+def coverage_thresholds(settings) -> dict:
+    """{share, cosine, rerank}: GRAPHRAG_ABSTAIN_SHARE, GRAPHRAG_ABSTAIN_COSINE and
+    GRAPHRAG_ABSTAIN_RERANK (the reranker's score under which the evidence is no answer: its scale
+    is the reranker's own, so there is no default), else the pair calibrated for the embedder."""
+    share, cosine = DEFAULT_COVERAGE.get(settings.embedder, FALLBACK_COVERAGE)
+    return {
+        "share": _number("GRAPHRAG_ABSTAIN_SHARE", share),
+        "cosine": _number("GRAPHRAG_ABSTAIN_COSINE", cosine),
+        "rerank": _number("GRAPHRAG_ABSTAIN_RERANK", None),
+    }
+
+
+def _number(name: str, default: float | None) -> float | None:
+    value = (os.environ.get(name) or "").strip()
+    if not value:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise GraphragError(f"{name}={value!r} is not a number (e.g. 0.5)") from None
+
+
+def uncovered(asked, found, evidence: list, gate) -> Abstention | None:
+    """The shared tail's abstention when, without an LLM, the gated `evidence` does not cover
+    what the question asks about (None: it does, or an LLM writes the answer and says so itself,
+    or there is no evidence left to judge). GRAPHRAG_ABSTAIN=off turns it off."""
+    if asked.llm_ready or (os.environ.get("GRAPHRAG_ABSTAIN") or "").strip().lower() == "off":
+        return None
+    if not found.evidence:
+        return Abstention("no passage was found for it", "coverage")
+    if not evidence:
+        return None  # the gate left nothing: its own abstention
+    thresholds = coverage_thresholds(asked.settings)
+    rerank = None
+    if found.reranked is not None and found.reranked.moves:
+        rerank = max(m["score"] for m in found.reranked.moves)
+    measured = measure(asked.question, asked.analysis, evidence, gate.best if gate else None, rerank)
+    measured.unknown = in_no_chunk(asked.graph, measured.missing_names)
+    if not measured.unknown and not measured.names_missing:  # else decided without the tagger
+        measured.unknown = in_no_chunk(asked.graph, things(asked.question, measured.missing_terms))
+    reason = verdict(measured, thresholds)
+    if reason is None:
+        return None
+    return Abstention(reason, "coverage", closest_of(evidence), measured.to_dict(thresholds))
+
+
+def verdict(measured: Coverage, thresholds: dict) -> str | None:
+    """Why the evidence is no answer (the abstention's reason), or None when it covers the question."""
+    if measured.unknown:
+        return f"no passage mentions {_listing(measured.unknown)}"
+    if measured.names_missing:
+        return f"the passages found do not mention {_listing(measured.missing_names)}"
+    floor = thresholds.get("rerank")
+    if floor is not None and measured.rerank is not None and measured.rerank < floor:
+        return f"the reranker scores no passage as an answer (best {measured.rerank:.3g} < {floor:g})"
+    weak = measured.cosine is not None and measured.cosine < thresholds["cosine"]
+    if measured.share < thresholds["share"] and weak:
+        if not measured.missing_terms:
+            return f"the passages found cover {measured.share:.0%} of what it asks about"
+        return f"the passages found do not mention {_listing(measured.missing_terms)}"
+    return None
+
+
+def _listing(items: list[str]) -> str:
+    shown = [neutral(i) for i in items[:3]]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def measure(question: str, analysis, evidence: list, cosine: float | None, rerank: float | None) -> Coverage:
+    """The question's names and content terms, and which of them the evidence's text mentions."""
+    names = question_names(question, analysis)
+    named = {_stem(w) for n in names for w in _words(n)}
+    terms = [
+        t for t in dict.fromkeys(analysis.keywords or []) if _content(t) and not {_stem(w) for w in _words(t)} <= named
+    ]
+    passages = [_passage(f"{ev.title or ''}\n{ev.text or ''}") for ev in evidence]
+    missing_names = [n for n in names if not any(_mentions(p, n) for p in passages)]
+    missing_terms = [t for t in terms if not any(_mentions(p, t) for p in passages)]
+    asked = len(names) + len(terms)
+    share = 1.0 if not asked else 1 - (len(missing_names) + len(missing_terms)) / asked
+    return Coverage(names, terms, missing_names, missing_terms, [], share, cosine, rerank)
+
+
+def things(question: str, terms: list[str]) -> list[str]:
+    """The terms that name things (nouns, numbers: spaCy's tagger, where it is installed), not
+    actions: a verb of the question is often worded otherwise in the answer ("stop" / "stood
+    still"), a thing seldom is. Without spaCy, none."""
+    if not terms:
+        return []  # spaCy is not loaded for nothing
+    nouns = lemmas.nouns(question)
+    return [t for t in terms if nouns is not None and all(w in nouns for w in t.lower().split())]
+
+
+def in_no_chunk(graph, terms: list[str]) -> list[str]:
+    """The terms no chunk of the graph mentions (every word of a term in one chunk, as written
+    or as a word its stem starts: "marry" finds "married"), by the full-text index."""
+    queries = [{"term": t, "query": _lucene(t)} for t in terms]
+    queries = [q for q in queries if q["query"]]
+    if not queries:
+        return []
+    found = {row["term"] for row in graph.read("retrieval/terms_in_graph", terms=queries)}
+    return [q["term"] for q in queries if q["term"] not in found]
+
+
+def _lucene(term: str) -> str:
+    parts = []
+    for word in _words(term):
+        stem = _stem(word)
+        forms = [escape_lucene(word)]
+        if word.isascii() and word.isalnum() and len(stem) >= 3:
+            forms.append(escape_lucene(stem) + "*")
+        parts.append("(" + " OR ".join(forms) + ")")
+    return " AND ".join(parts)
+
+
+def question_names(question: str, analysis) -> list[str]:
+    """What the question names: the graph's entities it matched, runs of capitalised words (a
+    first word that is a question word aside; "of", "the" inside a run kept), numbers; a
+    possessive ends a name ("Arya Stark's" → Arya Stark)."""
+    stop = lexicon.function_words() | lexicon.stop_words(analysis.language or "en")
+    connectors = lexicon.words("question_name_connectors")
+    runs: list[list[str]] = []
+    run: list[str] = []
+    pending: list[str] = []
+    for i, match in enumerate(_WORD.finditer(question)):
+        token = match.group(0)
+        word = _POSSESSIVE.sub("", token)
+        if (word[:1].isupper() and not (i == 0 and word.lower() in stop)) or word.isdigit():
+            run, pending = [*run, *pending, word], []
+            if word != token:
+                runs.append(run)
+                run = []
+        elif run and word.lower() in connectors:
+            pending.append(word)
+        else:
+            runs.append(run)
+            run, pending = [], []
+    runs.append(run)
+    names = [e.get("matched") or e.get("name") or "" for e in analysis.entities or []]
+    first = next(iter(_WORD.findall(question)), "")
+    # one capitalised word opening the question is as likely a word as a name ("Besides, …")
+    names += [" ".join(r) for r in runs if r and r != [first] and not all(w.lower() in stop for w in r)]
+    keys: dict[str, str] = {}  # stems -> the name as the question (or the graph) writes it
+    for name in names:
+        keys.setdefault(" ".join(_stem(w) for w in _words(name)), name)
+    return [n for k, n in keys.items() if k and not any(o != k and f" {k} " in f" {o} " for o in keys)]
+
+
+def _content(term: str) -> bool:
+    words = _words(term)
+    stop = lexicon.function_words()
+    return bool(words) and not all(w in stop for w in words)
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text`, lower case, accents folded ("Tekezé" and "Tekeze" are one word)."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text or "") if not unicodedata.combining(c))
+    return [w.lower() for w in re.findall(r"\w+", folded)]
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return lexicon.stem(lexicon.singular(word) if word.isascii() else word)
+
+
+@dataclass
+class _Passage:
+    lower: str
+    stems: set[str]
+
+
+def _passage(text: str) -> _Passage:
+    words = _words(text)
+    return _Passage(" ".join(words), {_stem(w) for w in words})
+
+
+def _mentions(passage: _Passage, term: str) -> bool:
+    """Every word of `term` is in the passage, by stem; a word of a script without spaces
+    (Chinese), as a substring."""
+    words = _words(term)
+    return bool(words) and all((_stem(w) in passage.stems) if w.isascii() else (w in passage.lower) for w in words)
+
+
+# --- with an LLM: the model says the sources do not hold the answer -----------------------------
+
+# What models write instead of answer.NOT_IN_SOURCES when they word it their own way
+_NOT_IN_SOURCES = re.compile(
+    r"\b(?:sources?|context|passages?|documents?|graph|information provided)\b[^.]{0,40}?"
+    r"\b(?:do|does|did)\s*(?:not|n't)\s+(?:contain|say|mention|include|provide|state|answer|give|hold)"
+    r"|\bnot\s+(?:in|mentioned in|stated in|covered by|found in)\s+the\s+(?:sources?|context|passages?)"
+    r"|\bno\s+(?:information|answer|mention)\s+(?:about|of|on|to|in)\b",
+    re.IGNORECASE,
+)
+
+
+def not_in_sources(checked, llm_used: bool, evidence: list) -> Abstention | None:
+    """The LLM's answer as an abstention when it cites nothing and says the sources do not hold
+    the answer (NOT_IN_SOURCES, or a sentence of that kind); None for any other answer."""
+    if not llm_used or checked.cited:
+        return None
+    text = " ".join(checked.text.split())
+    if NOT_IN_SOURCES.lower().rstrip(".") not in text.lower() and not _NOT_IN_SOURCES.search(text):
+        return None
+    reason = f"the LLM found no answer in the {len(evidence)} passage(s) it was given"
+    return Abstention(reason, "llm", closest_of(evidence))

@@ -18,7 +18,7 @@ from ..chinese import Conversion, StreamConverter, choose
 from ..config import question_too_long
 from ..errors import GraphragError
 from .about import About, resolve_about
-from .abstain import Abstention, closest_of
+from .abstain import Abstention, closest_of, not_in_sources, uncovered
 from .answer import (
     CitationFilter,
     Context,
@@ -218,9 +218,11 @@ def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) 
         return _done(asked, route, found, declined)
     options, timings = asked.options, asked.timings
     evidence, retrieved = found.evidence, len(found.evidence)
-    gated = None
+    gated = uncovers = None
     if found.gate and options.judge != "off":
         evidence, gated = _gate(asked, evidence)
+        uncovers = uncovered(asked, found, evidence, gated)  # no LLM, and the evidence is no answer
+        evidence = [] if uncovers else evidence
     sources = sources_for(evidence)
     web_trace, web_found = _search_web(asked, route, retrieved, evidence)
     web_sources = _web_sources(web_found, sources) if web_found else []
@@ -230,12 +232,18 @@ def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) 
     evidence = evidence + [ev for s in web_sources for ev in s.chunks]
     sources = sources + web_sources
     context = build_context(sources, graph_context)
-    nothing = gated is not None and retrieved > 0 and not evidence
-    abstained = None
-    if nothing and not web_sources:
+    nothing = gated is not None and not evidence and (retrieved > 0 or uncovers is not None)
+    abstained = uncovers if nothing and not web_sources else None
+    if nothing and not web_sources and abstained is None:
         reason = f"the gate left none of the {retrieved} retrieved passage(s) as evidence"
         abstained = Abstention(reason, "gate", closest_of(found.evidence))
-    checked, llm_used, note = _write(asked, found, sources, context, nothing, web_trace.searched, retrieved)
+    said = None
+    if nothing:
+        said = (NOTHING_ANYWHERE if web_trace.searched else NOTHING_RELEVANT).format(n=retrieved)
+        said = abstained.sentence if abstained and abstained.by == "coverage" else said
+    checked, llm_used, note = _write(asked, found, sources, context, said)
+    abstained = abstained or not_in_sources(checked, llm_used, evidence)
+    sources, evidence = ([], []) if abstained else (sources, evidence)
     if options.learn_web:
         _learn(asked, web_trace, web_found)
     timings["total_ms"] = (time.perf_counter() - asked.started) * 1000
@@ -287,17 +295,18 @@ def _gate(asked: Asked, evidence: list[Evidence]):
     return kept
 
 
-def _write(asked: Asked, found: Found, sources, context: Context, nothing: bool, searched_web: bool, retrieved: int):
-    """(checked answer, whether the LLM wrote it, the note): the answer written into the citation
-    check, streamed to on_token with an LLM; without one, the best sentences of the evidence."""
+def _write(asked: Asked, found: Found, sources, context: Context, said: str | None):
+    """(checked answer, whether the LLM wrote it, the note): `said` when the graph holds no answer,
+    else the answer written into the citation check, streamed to on_token with an LLM; without
+    one, the best sentences of the evidence."""
     started = time.perf_counter()
     streaming = asked.llm_ready  # the caller shows only what on_token gets
     checker = CitationFilter(context.cites, emit=asked.on_token if streaming else None)
     writer = StreamConverter(asked.conversion.applied, checker.feed)
-    llm_used = bool(asked.llm_ready and not nothing)
+    llm_used = bool(asked.llm_ready and said is None)
     note = None
-    if nothing:
-        writer.feed((NOTHING_ANYWHERE if searched_web else NOTHING_RELEVANT).format(n=retrieved))
+    if said is not None:
+        writer.feed(said)
     elif llm_used:
         messages = llm_messages(asked.question, context.text, asked.analysis.language, asked.history)
         llm.stream(asked.settings, messages, writer.feed)

@@ -65,3 +65,16 @@ def lemma_set(text: str) -> frozenset[str]:
 def available() -> bool:
     """Whether spaCy's lemmatizer is loaded (else stems stand in)."""
     return _pipeline() is not None
+
+
+@lru_cache(maxsize=4096)
+def nouns(text: str) -> frozenset[str] | None:
+    """The lower-case words of `text` spaCy's tagger reads as nouns, proper nouns or numbers
+    (what a question asks about, where its verbs are often worded otherwise in the answer);
+    None where spaCy is not loaded."""
+    nlp = _pipeline()
+    if nlp is None:
+        return None
+    with _lock:
+        doc = nlp(text)
+    return frozenset(t.text.lower() for t in doc if t.pos_ in {"NOUN", "PROPN", "NUM"})
