@@ -51,3 +51,52 @@ def test_the_six_questions_in_the_page(served, page):  # noqa: F811
         assert cites == sum(1 for r in expected["rows"] if r.get("cite")), question
         OUTPUT.mkdir(parents=True, exist_ok=True)
         turn.screenshot(path=str(OUTPUT / f"serve-page-real-structured-{number}.png"))
+
+
+# The rows of the issue that asked for questions read from the graph, and for an honest "the
+# graph doesn't say": each answer as /chat gives it, and as the page shows it (screenshots).
+READ_FROM_THE_GRAPH = [
+    ("Which family does Jaime Lannister come from?", "structured", ["House Lannister"]),
+    ("Who are the children of Eddard Stark?", "structured", ["Robb Stark", "Sansa Stark", "Arya Stark"]),
+    ("Who was Cersei Lannister married or engaged to?", "structured", ["Robert Baratheon"]),
+    ("How many of the Grimm tales mention a giant?", "structured", []),
+    ("How many of the Grimm tales mention giants?", "structured", []),
+    ("Who killed Jaime Lannister?", "structured", ["The graph has no record of who killed Jaime Lannister"]),
+    ("What is the capital of Peru?", "search", ["The graph holds no answer to this"]),
+]
+
+
+def test_questions_read_from_the_graph_and_abstentions_in_the_page(served, page):  # noqa: F811
+    counts = []
+    for number, (question, route, said) in enumerate(READ_FROM_THE_GRAPH, 1):
+        with served.client() as http:
+            response = http.post("/chat", json={"question": question})
+        assert response.status_code == 200, response.text
+        expected = response.json()
+        assert expected["route"] == route, (question, expected["structured"])
+        assert all(part in expected["answer_with_titles"] for part in said), (question, expected["answer_with_titles"])
+        assert "married to →" not in expected["answer_with_titles"]  # a union, not a chain of two
+        if question.startswith("How many"):
+            counts.append(expected["answer"].split(" ", 1)[0])
+        abstained = expected["abstained"]
+        assert (abstained is not None) == (question in ("Who killed Jaime Lannister?", "What is the capital of Peru?"))
+        if abstained:
+            assert expected["sources"] == [] and expected["citations"] == []
+        page.fill("#question", question)
+        page.click("#send")
+        lead = expected["answer_with_titles"].split("[", 1)[0].strip()[:40]  # the text before any citation
+        until(
+            page,
+            lambda n=number, lead=lead: (
+                page.locator(".turn").count() == n and lead in page.locator(".turn").last.inner_text()
+            ),
+            seconds=240,
+        )
+        turn = page.locator(".turn").last
+        until(page, lambda t=turn, s=said: all(part in t.inner_text() for part in s), seconds=60)
+        if abstained:
+            assert turn.locator(".answer.abstained").count() == 1
+            assert turn.locator(".abstained-why").inner_text().startswith(f"Abstained ({abstained['by']})")
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        turn.screenshot(path=str(OUTPUT / f"serve-page-read-from-the-graph-{number}.png"))
+    assert len(set(counts)) == 1, counts  # "a giant" and "giants": one number
