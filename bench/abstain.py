@@ -14,6 +14,10 @@ Python with its folders first on the path, as bench/routes.py does):
   that abstain with no sources;
 * answerable (controls over the same data): the share answered (not abstained, with sources).
 
+The thresholds are calibrated on the questions with no `set`; those of a named `set` (`check`:
+other wordings and subjects, written before the co-occurrence rule was measured) are scored
+apart, as a check that the calibration does not merely fit the first set.
+
 An answer abstains when its ``abstained`` is set; a revision without that field (before
 abstention was part of an answer) abstains when it cites nothing. Then MuSiQue-100 (every
 question answerable) is asked the same way over its own corpus, in the instance `graphrag eval`
@@ -129,20 +133,30 @@ def ask_all(settings, path: Path, questions: list[str], musique: str) -> dict:
 
 
 def score(questions: dict[str, list[dict]], run: dict) -> dict:
-    """The rates of one side: abstained (with no sources) on the unanswerable, answered on the rest."""
+    """The rates of one side: abstained (with no sources) on the unanswerable, answered on the
+    rest; over the calibration questions (no `set`), and apart for each named `set`."""
     asked = run["questions"]
-    unanswerable = [asked[q["q"]] for q in questions["unanswerable"]]
-    answerable = [asked[q["q"]] for q in questions["answerable"]]
-    out = {
-        "unanswerable_abstained": _share(r["abstained"] and not r["sources"] for r in unanswerable),
-        "answerable_answered": _share(not r["abstained"] and r["sources"] for r in answerable),
-        "wrong": [
-            q["q"]
-            for q in questions["unanswerable"]
-            if not (asked[q["q"]]["abstained"] and not asked[q["q"]]["sources"])
-        ]
-        + [q["q"] for q in questions["answerable"] if asked[q["q"]]["abstained"] or not asked[q["q"]]["sources"]],
-    }
+
+    def right(part: str, q: dict) -> bool:
+        row = asked[q["q"]]
+        if part == "unanswerable":
+            return bool(row["abstained"]) and not row["sources"]
+        return not row["abstained"] and bool(row["sources"])
+
+    sets = sorted({q["set"] for part in questions.values() for q in part if q.get("set")})
+    out: dict = {}
+    for name in [None, *sets]:
+        rates = {
+            f"{part}_{'abstained' if part == 'unanswerable' else 'answered'}": _share(
+                right(part, q) for q in questions[part] if q.get("set") == name
+            )
+            for part in ("unanswerable", "answerable")
+        }
+        if name is None:
+            out.update(rates)
+        else:
+            out.setdefault("sets", {})[name] = rates
+    out["wrong"] = [q["q"] for part in ("unanswerable", "answerable") for q in questions[part] if not right(part, q)]
     if run["musique"]:
         rows = list(run["musique"].values())
         out["musique_abstained"] = _share(bool(r["abstained"]) for r in rows)
@@ -229,6 +243,12 @@ def report(out: dict) -> None:
         cells = "".join(f"{out['sides'][n].get(key, float('nan')):>11.1f}%" for n in names)
         sign = "<=" if key.startswith("musique") else ">="
         print(f"{key:32}{cells}   {sign} {goal:g} %")
+    for name in sorted({k for n in names for k in out["sides"][n].get("sets", {})}):
+        for key in ("unanswerable_abstained", "answerable_answered"):
+            cells = "".join(
+                f"{out['sides'][n].get('sets', {}).get(name, {}).get(key, float('nan')):>11.1f}%" for n in names
+            )
+            print(f"{f'  set {name}: {key}':32}{cells}")
     for name in names:
         for q in out["sides"][name]["wrong"]:
             print(f"  {name}: wrong on {q!r}: {out['sides'][name]['answers'][q]['answer'][:120]!r}")

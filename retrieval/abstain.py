@@ -11,7 +11,8 @@ Who abstains (``by``):
 
 - ``"gate"``: the score gate or the relevance judge left no evidence;
 - ``"coverage"``: without an LLM, the evidence does not cover what the question asks about
-  (its named entities and content terms);
+  (its named entities and content terms), or no one passage holds the subject it presupposes a
+  fact about together with what it says of it (a false premise: retrieval/abstain_cover.py);
 - ``"lookup"``: the question asks for a relation of an entity the graph holds, and that
   entity has no such edge ("The graph has no record of who killed Jaime Lannister.");
 - ``"llm"``: the LLM answered that the sources do not say.
@@ -28,6 +29,7 @@ from functools import lru_cache
 from graphrag_cypher import lexicon
 
 from ..errors import GraphragError
+from .abstain_cover import Together, subject, together
 from .answer import NOT_IN_SOURCES, neutral
 from .base import escape_lucene
 from .question import lemmas
@@ -79,13 +81,20 @@ def closest_of(evidence, limit: int = MAX_CLOSEST) -> list[dict]:
 
 # Without an LLM the answer abstains when (1) a name or content term of the question that no
 # passage found mentions is in no chunk of the graph at all, (2) more than half of its names are
-# in no passage found, or (3) the passages cover under `share` of its names and content terms
+# in no passage found, (3) the passages cover under `share` of its names and content terms
 # and their best cosine with the question is under `cosine`. (share, cosine) per embedder,
 # calibrated with bench/abstain.py on its unanswerable and answerable questions and MuSiQue-100
 # (README "When the graph doesn't say: abstention"): a wrong abstention costs an answer, so
-# they sit where no answerable question of those sets and at most 4 % of MuSiQue's fall.
+# they sit where no answerable question of those sets and at most 4 % of MuSiQue's fall; or (4):
 DEFAULT_COVERAGE = {"sentence-transformers/all-MiniLM-L6-v2": (0.5, 0.45)}
 FALLBACK_COVERAGE = (0.5, 0.45)  # other embedders, until calibrated: GRAPHRAG_ABSTAIN_SHARE / _COSINE
+# (4) The question presupposes a fact about a subject it names ("Why did Hansel marry the
+# witch?") and no passage found, with its neighbours, holds that name together with `together`
+# of the question's names and terms (retrieval/abstain_cover.py). 0.7: two of three is too
+# few, three of four enough; on bench/abstain.py's sets any value in (0.67, 0.75] scores the
+# same, and no MuSiQue-100 question has such a subject. GRAPHRAG_ABSTAIN_TOGETHER; 0 turns it off.
+DEFAULT_TOGETHER = {"sentence-transformers/all-MiniLM-L6-v2": 0.7}
+FALLBACK_TOGETHER = 0.7  # the rule reads words, not vectors: the same for every embedder
 _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
@@ -103,6 +112,7 @@ class Coverage:
     share: float  # the share of names and terms that some passage mentions
     cosine: float | None  # the gate's best cosine of the evidence with the question
     rerank: float | None  # the reranker's best score, when one reordered the evidence
+    together: Together | None = None  # the passage holding most of the question with one of its names
 
     @property
     def names_missing(self) -> bool:
@@ -119,19 +129,22 @@ class Coverage:
             "share": round(self.share, 3),
             "best_similarity": None if self.cosine is None else round(self.cosine, 4),
             "rerank_score": None if self.rerank is None else round(self.rerank, 4),
+            "together": None if self.together is None else self.together.to_dict(),
             "thresholds": thresholds,
         }
 
 
 def coverage_thresholds(settings) -> dict:
-    """{share, cosine, rerank}: GRAPHRAG_ABSTAIN_SHARE, GRAPHRAG_ABSTAIN_COSINE and
+    """{share, cosine, rerank, together}: GRAPHRAG_ABSTAIN_SHARE, GRAPHRAG_ABSTAIN_COSINE,
     GRAPHRAG_ABSTAIN_RERANK (the reranker's score under which the evidence is no answer: its scale
-    is the reranker's own, so there is no default), else the pair calibrated for the embedder."""
+    is the reranker's own, so there is no default) and GRAPHRAG_ABSTAIN_TOGETHER (the share one
+    passage must hold with the subject), else the values calibrated for the embedder."""
     share, cosine = DEFAULT_COVERAGE.get(settings.embedder, FALLBACK_COVERAGE)
     return {
         "share": _number("GRAPHRAG_ABSTAIN_SHARE", share),
         "cosine": _number("GRAPHRAG_ABSTAIN_COSINE", cosine),
         "rerank": _number("GRAPHRAG_ABSTAIN_RERANK", None),
+        "together": _number("GRAPHRAG_ABSTAIN_TOGETHER", DEFAULT_TOGETHER.get(settings.embedder, FALLBACK_TOGETHER)),
     }
 
 
@@ -161,6 +174,8 @@ def uncovered(asked, found, evidence: list, gate) -> Abstention | None:
         rerank = max(m["score"] for m in found.reranked.moves)
     measured = measure(asked.question, asked.analysis, evidence, gate.best if gate else None, rerank)
     measured.unknown = in_no_chunk(asked.graph, measured.missing_names)
+    names, terms = presupposed(asked.question, measured)
+    measured.together = together(asked.graph, names, terms, evidence, _mentions, _passage)
     if not measured.unknown and not measured.names_missing:  # else decided without the tagger
         measured.unknown = in_no_chunk(asked.graph, things(asked.question, measured.missing_terms))
     reason = verdict(measured, thresholds)
@@ -175,6 +190,9 @@ def verdict(measured: Coverage, thresholds: dict) -> str | None:
         return f"no passage mentions {_listing(measured.unknown)}"
     if measured.names_missing:
         return f"the passages found do not mention {_listing(measured.missing_names)}"
+    apart = measured.together
+    if apart is not None and apart.share < (thresholds.get("together") or 0.0):
+        return _apart(apart)
     floor = thresholds.get("rerank")
     if floor is not None and measured.rerank is not None and measured.rerank < floor:
         return f"the reranker scores no passage as an answer (best {measured.rerank:.3g} < {floor:g})"
@@ -184,6 +202,14 @@ def verdict(measured: Coverage, thresholds: dict) -> str | None:
             return f"the passages found cover {measured.share:.0%} of what it asks about"
         return f"the passages found do not mention {_listing(measured.missing_terms)}"
     return None
+
+
+def _apart(apart: Together) -> str:
+    terms = [neutral(t) for t in apart.missing[:3]]
+    quoted = ", ".join(f"'{t}'" for t in terms[:-1]) + (" or " if len(terms) > 1 else "") + f"'{terms[-1]}'"
+    if not apart.names:
+        return f"no passage found says {quoted} together"
+    return f"no passage says {_listing(apart.names)} and {quoted} together"
 
 
 def _listing(items: list[str]) -> str:
@@ -204,6 +230,14 @@ def measure(question: str, analysis, evidence: list, cosine: float | None, reran
     asked = len(names) + len(terms)
     share = 1.0 if not asked else 1 - (len(missing_names) + len(missing_terms)) / asked
     return Coverage(names, terms, missing_names, missing_terms, [], share, cosine, rerank)
+
+
+def presupposed(question: str, measured: Coverage) -> tuple[list[str], list[str]]:
+    """The names and terms one passage must hold together: all of them, when the question
+    presupposes a fact about a subject it names (abstain_cover.subject); else none."""
+    if subject(_words(question), [_words(n) for n in measured.names]) is None:
+        return [], []
+    return measured.names, measured.terms
 
 
 def things(question: str, terms: list[str]) -> list[str]:

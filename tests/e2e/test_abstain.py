@@ -65,12 +65,60 @@ def test_a_person_the_graph_does_not_hold_abstains(sample, run_cli):
         "Why did the wheel of Tansy Mill stop turning?",
         "What linked the Pharos island of Alexandria to the mainland?",
         "Who stole the silver lantern, and who had made it?",
+        "Why did the giant Brannock throw the boulder?",  # its subject, verb and object in one tale
     ],
 )
 def test_an_answerable_question_is_answered(sample, run_cli, question):
     out = ask_json(run_cli, question)
     assert out["abstained"] is None, out["answer"]
     assert out["sources"] and out["citations"]
+
+
+FALSE_PREMISE = "Why did Reynold marry Old Maren?"  # each word is in the sample, never together
+
+
+def test_a_false_premise_whose_words_are_all_somewhere_abstains(sample, run_cli):
+    out = ask_json(run_cli, FALSE_PREMISE)
+    abstained = out["abstained"]
+    assert abstained is not None and abstained["by"] == "coverage", out["answer"]
+    assert out["sources"] == [] and out["citations"] == [] and abstained["closest"]
+    together = abstained["coverage"]["together"]
+    assert together["share"] < abstained["coverage"]["thresholds"]["together"]
+    assert "marry" in together["missing"]
+    assert out["answer"].startswith("The graph holds no answer to this: no passage says ")
+    assert "'marry'" in out["answer"] and out["answer"].endswith(" together.")
+    # GRAPHRAG_ABSTAIN_TOGETHER=0 turns the rule off (on this small sample the union of the
+    # passages lacks "marry" too, so the union's own rule may still abstain, for its own reason)
+    off = ask_json(run_cli, FALSE_PREMISE, env={"GRAPHRAG_ABSTAIN_TOGETHER": "0"})
+    assert "together" not in off["answer"]
+    if off["abstained"] is not None:
+        assert off["abstained"]["coverage"]["thresholds"]["together"] == 0
+
+
+@pytest.mark.parametrize(
+    "question, subject",
+    [
+        ("Why did Hansel marry the witch?", "hansel"),
+        ("When did Reynold the fox become mayor of Hollowmere?", "reynold"),  # an apposition
+        ("Why did the giant Brannock sell the lantern?", "brannock"),  # a title before the name
+        ("What did Hans receive for his service?", "hans"),
+        # a hop to someone else, a chained clause, a possessive, no verb after: no subject
+        ("What kind of university did the author of Brand attend?", None),
+        ("When did the Admiral Twin open in the city where Tulsa is?", None),
+        ("Which region is Corey Taylor's city of birth located?", None),
+        ("What year did the company Novair is part of dissolve?", None),
+        ("Besides Reynold, who crossed the bridge?", None),
+    ],
+)
+def test_the_subject_a_question_presupposes_a_fact_about(question, subject):
+    from types import SimpleNamespace
+
+    from graphrag_cypher.retrieval.abstain import _words, question_names
+    from graphrag_cypher.retrieval.abstain_cover import subject as subject_of
+
+    names = question_names(question, SimpleNamespace(entities=[], language="en", keywords=[]))
+    found = subject_of(_words(question), [_words(n) for n in names])
+    assert (None if found is None else " ".join(_words(names[found]))) == subject
 
 
 def test_the_thresholds_are_read_from_the_environment(sample, run_cli):
