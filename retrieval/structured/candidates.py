@@ -32,7 +32,8 @@ SIMILARITY_FLOOR = 0.35  # a candidate may win on similarity alone from this cos
 SIMILARITY_MARGIN = 0.06  # ... and this much above every other candidate relation
 NOUN_FLOOR = 0.3  # "which <noun>" with no label of that name: the nearest label from this cosine up ...
 NOUN_MARGIN = 0.1  # ... and this much nearer than the next label, is the type asked for
-DESCRIPTION_WEIGHT = 0.6  # a predicate lemma found only in the relation's description
+DESCRIPTION_WEIGHT = 0.6
+PAST_WEIGHT = 1.5  # "before" ~ PREVIOUSLY_AT outweighs "play" ~ PLAYS_FOR: the qualifier is the more telling word  # a predicate lemma found only in the relation's description
 KIND_LISTS = {"person": "structured_person_kinds", "place": "structured_place_kinds", "date": "structured_date_kinds"}
 _WH_KIND = {"who": "person", "whom": "person", "whose": "person", "where": "place", "when": "date"}
 _PREPOSITIONS = r"(?:in|from|at|to|of|by|for|with|on|under)"
@@ -178,8 +179,17 @@ def predicate_lemmas(words: list[str], asks: Asks) -> list[tuple[int, str, set[s
             continue
         if noun_stem is not None and lexicon.stem(word) == noun_stem:
             continue
-        out.append((i, word, set(lemma_set(word))))
+        out.append((i, word, set(lemma_set(word)) | _tense(word)))
     return out
+
+
+_PAST = "\x00past"  # one token for every word of the past: "before" matches "former", "previously"
+
+
+def _tense(text: str) -> set[str]:
+    """{_PAST} when the text has a word that puts a relation in the past, else nothing."""
+    past = lexicon.words("structured_past_words")
+    return {_PAST} if any(w in past for w in re.findall(r"[a-z]+", text.lower())) else set()
 
 
 def _relation_words(cat: Catalog, name: str) -> tuple[set[str], set[str]]:
@@ -189,8 +199,10 @@ def _relation_words(cat: Catalog, name: str) -> tuple[set[str], set[str]]:
     own: set[str] = set()
     for text in [name.replace("_", " ").lower(), *rel.forward, *rel.inverse]:
         if text.isascii():
-            own |= {w for w in lemma_set(text.lower()) if w not in function}
-    described = {w for w in lemma_set(rel.description.lower()) if w not in function} if rel.description else set()
+            own |= {w for w in lemma_set(text.lower()) if w not in function} | _tense(text)
+    described = set()
+    if rel.description:
+        described = {w for w in lemma_set(rel.description.lower()) if w not in function} | _tense(rel.description)
     return own, described - own
 
 
@@ -206,7 +218,8 @@ def score(candidates: list[Candidate], cat: Catalog, asks: Asks, predicate, mask
     words = {c.relation: _relation_words(cat, c.relation) for c in candidates}
     for i, word, forms in predicate:
         weights = {
-            name: 1.0 if forms & own else (DESCRIPTION_WEIGHT if forms & described else 0.0)
+            name: (1.0 if forms & own else (DESCRIPTION_WEIGHT if forms & described else 0.0))
+            * (PAST_WEIGHT if _PAST in forms else 1.0)
             for name, (own, described) in words.items()
         }
         if len(weights) > 1 and min(weights.values()) > 0:

@@ -149,7 +149,8 @@ def _build_catalog(graph) -> Catalog:
         forward, inverse = (tuple(spec.get("forward") or ()), tuple(spec.get("inverse") or ()))
         if not forward and not inverse:  # no schema, or one that names the type and gives no phrases
             forward, inverse = default_phrases(name)
-            where = f"{where} (phrases from its name)" if spec else where
+        if spec and (forward, inverse) == tuple(default_phrases(name)):
+            where = f"{where} (phrases from its name)"  # a schema that gave none: its loader made these
         relations[name] = RelationSpec(
             name,
             sources=frozenset(row["sources"]) | frozenset(spec.get("source") or ()),

@@ -123,10 +123,16 @@ def _find_hops(graph, analysis, question, masked, words, candidates, has, cat, e
         hops = _with_edges(graph, candidates, hops, _lexical_hops(words, cat, every=True), cat)
     answer_labels = _answer_labels(question, cat, counting)
     directed = None
-    if not hops and analysis.language != "zh":
+    named = len(hops) == 1 and "its name" in cat.relations[hops[0].relation].phrases_from
+    if (not hops or named) and analysis.language != "zh":
         types = {t for e in candidates for t in e.get("labels") or [e.get("type")] if t}
         directed = _graph_directed(question, masked, words, cat, embedder, has, types)
-        hops = [directed.hop] if directed.hop else []
+        if not hops:
+            hops = [directed.hop] if directed.hop else []
+        elif _outranks(directed, hops[0]):  # a phrase read off a name ("plays for") is one clue, not the answer
+            hops = [directed.hop]
+        else:
+            directed = None
     if len(hops) == 1 and not hops[0].also and analysis.language != "zh":
         hops = _chained(graph, hops, [e["id"] for e in candidates], question, masked, words, cat, embedder)
     if not hops and _content_words(words) and analysis.language != "zh":
@@ -136,6 +142,15 @@ def _find_hops(graph, analysis, question, masked, words, candidates, has, cat, e
     if not hops and answer_labels:
         hops = _only_relation(graph, candidates, answer_labels, cat)
     return hops, directed, answer_labels
+
+
+def _outranks(directed, hop: Hop) -> bool:
+    """Whether the graph-directed choice names another relation by more of the question's words
+    than the one whose name-made phrase matched ("played for before": PREVIOUSLY_AT, not PLAYS_FOR)."""
+    if directed.hop is None or directed.hop.relation == hop.relation or directed.hop.by != "graph (lemma)":
+        return False
+    scores = {c.relation: c.lemma for c in directed.candidates}
+    return directed.hop.score > scores.get(hop.relation, 0.0)
 
 
 def _chained(graph, hops: list[Hop], ids: list[str], question, masked, words, cat: Catalog, embedder) -> list[Hop]:
