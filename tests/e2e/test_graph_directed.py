@@ -10,6 +10,7 @@ import pytest
 pytestmark = [pytest.mark.e2e]
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "bench" / "data" / "catalogue"
+CLUBS = Path(__file__).resolve().parents[2] / "bench" / "data" / "heldout-clubs"
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +23,11 @@ def graph(neo4j_server):
         *(
             ["load", "records", str(CATALOGUE / f"{n}.json"), "--mapping", str(CATALOGUE / f"{n}.yaml")]
             for n in ("publishers", "authors", "books")
+        ),
+        # a second schema of its own, which also has a City
+        *(
+            ["load", "records", str(CLUBS / f"{n}.json"), "--mapping", str(CLUBS / f"{n}.yaml")]
+            for n in ("stadiums", "clubs", "players", "coaches")
         ),
     )
     return neo4j_server
@@ -124,3 +130,29 @@ def test_a_phrase_of_another_schema_is_not_applied(ask):
     # "played" is a phrase of the got schema's PLAYED_BY; a book has no such relation
     out = ask("Who played a part in The Salt Road?")
     assert "PLAYED_BY" not in json.dumps(out["structured"])
+
+
+def clubs(name: str) -> list[dict]:
+    return json.loads((CLUBS / f"{name}.json").read_text())
+
+
+def test_a_phrase_is_its_own_schemas_where_two_schemas_share_a_type(ask):
+    # both schemas have a City; "based in" is the catalogue's BASED_IN (publishers), not the clubs'
+    out = ask("Which clubs are based in Brannport?")
+    assert out["abstained"] is None and "BASED_IN" not in json.dumps(out["structured"])
+    assert names(out) == {c["name"] for c in clubs("clubs") if c["city"] == "Brannport"}
+
+
+def test_a_word_of_the_past_names_the_relation_in_the_past(ask):
+    player = next(p for p in clubs("players") if p.get("former_clubs") and p["club"] not in p["former_clubs"])
+    out = ask(f"Which clubs did {player['name']} play for before?")
+    assert names(out) == set(player["former_clubs"])
+    now = ask(f"Which team does {player['name']} play for?")
+    assert names(now) == {player["club"]}
+
+
+def test_x_s_club_is_the_first_hop_of_a_chain(ask):
+    player = clubs("players")[0]
+    league = next(c["league"] for c in clubs("clubs") if c["name"] == player["club"])
+    out = ask(f"Which league does {player['name']}'s club play in?")
+    assert out["route"] == "structured" and names(out) == {league}
