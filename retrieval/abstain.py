@@ -99,6 +99,12 @@ _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
 
+# A noun no chunk of the graph holds abstains only when the passages cover less than this share of
+# the question: where they cover the rest, the graph words that one thing otherwise ("the
+# mountain above it" is "Mount Greyhorn"). A name no chunk holds ("Peru") abstains at any share.
+UNKNOWN_THING_SHARE = 0.6
+
+
 @dataclass
 class Coverage:
     """What of the question the evidence mentions: its names (capitalised spans, numbers, the
@@ -113,6 +119,7 @@ class Coverage:
     cosine: float | None  # the gate's best cosine of the evidence with the question
     rerank: float | None  # the reranker's best score, when one reordered the evidence
     together: Together | None = None  # the passage holding most of the question with one of its names
+    unknown_things: bool = False  # `unknown` are nouns, not names: a synonym may stand for one
 
     @property
     def names_missing(self) -> bool:
@@ -172,12 +179,14 @@ def uncovered(asked, found, evidence: list, gate) -> Abstention | None:
     rerank = None
     if found.reranked is not None and found.reranked.moves:
         rerank = max(m["score"] for m in found.reranked.moves)
-    measured = measure(asked.question, asked.analysis, evidence, gate.best if gate else None, rerank)
+    # the question without its time expression: "the past 2 months" names nothing to cover
+    measured = measure(asked.text, asked.analysis, evidence, gate.best if gate else None, rerank)
     measured.unknown = in_no_chunk(asked.graph, measured.missing_names)
-    names, terms = presupposed(asked.question, measured)
+    names, terms = presupposed(asked.text, measured)
     measured.together = together(asked.graph, names, terms, evidence, _mentions, _passage)
     if not measured.unknown and not measured.names_missing:  # else decided without the tagger
-        measured.unknown = in_no_chunk(asked.graph, things(asked.question, measured.missing_terms))
+        measured.unknown = in_no_chunk(asked.graph, things(asked.text, measured.missing_terms))
+        measured.unknown_things = bool(measured.unknown)
     reason = verdict(measured, thresholds)
     if reason is None:
         return None
@@ -186,7 +195,7 @@ def uncovered(asked, found, evidence: list, gate) -> Abstention | None:
 
 def verdict(measured: Coverage, thresholds: dict) -> str | None:
     """Why the evidence is no answer (the abstention's reason), or None when it covers the question."""
-    if measured.unknown:
+    if measured.unknown and (not measured.unknown_things or measured.share < UNKNOWN_THING_SHARE):
         return f"no passage mentions {_listing(measured.unknown)}"
     if measured.names_missing:
         return f"the passages found do not mention {_listing(measured.missing_names)}"
@@ -247,7 +256,12 @@ def things(question: str, terms: list[str]) -> list[str]:
     if not terms:
         return []  # spaCy is not loaded for nothing
     nouns = lemmas.nouns(question)
-    return [t for t in terms if nouns is not None and all(w in nouns for w in t.lower().split())]
+    framing = lexicon.words("abstain_framing_nouns")  # "what news of …": not what it is about
+    return [
+        t
+        for t in terms
+        if nouns is not None and all(w in nouns for w in t.lower().split()) and t.lower() not in framing
+    ]
 
 
 def in_no_chunk(graph, terms: list[str]) -> list[str]:

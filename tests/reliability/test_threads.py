@@ -34,7 +34,8 @@ QUESTIONS = {
         "谁创办了星河科技？",
     ],
     "global": ["What do the tales say about witches?", "What are the main themes of the tales?"],
-    "search": ["What did the fox watch every night?", "What happened to Aldric Vane at the mill?"],
+    # (Aldric Vane is in the records and in no tale: "What happened to him at the mill?" abstains)
+    "search": ["What did the fox watch every night?", "What did the miller's daughter spin at the mill?"],
 }
 
 
@@ -78,7 +79,9 @@ def test_every_route_answers_from_8_threads_as_from_one(asker):
     # the questions take the routes this test is about
     for route, group in QUESTIONS.items():
         assert {alone[q]["route"] for q in group} == {route}, {q: alone[q]["route"] for q in group}
-    assert all(alone[q]["sources"] or alone[q]["rows"] for q in questions)
+    assert all(alone[q]["sources"] or alone[q]["rows"] for q in questions), [
+        (q, alone[q]) for q in questions if not (alone[q]["sources"] or alone[q]["rows"])
+    ]
     assert alone == {q: asker(q) for q in questions}, "one thread asking twice gets the same answers"
 
     def worker(seed: int) -> list[str]:
