@@ -99,9 +99,11 @@ _WORD = re.compile(r"\w+(?:[-'’]\w+)*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
 
-# A noun no chunk of the graph holds abstains only when the passages cover less than this share of
-# the question: where they cover the rest, the graph words that one thing otherwise ("the
-# mountain above it" is "Mount Greyhorn"). A name no chunk holds ("Peru") abstains at any share.
+# A noun no chunk of the graph holds abstains at any share when the question names an entity
+# ("the telephone number of Tansy Mill": an absent fact of it), as a name no chunk holds does
+# ("Peru"); in a question that names none, only when the passages cover less than this share of
+# it: where they cover the rest, the graph words that one thing otherwise ("the mountain above
+# it" is "Mount Greyhorn").
 UNKNOWN_THING_SHARE = 0.6
 
 
@@ -195,7 +197,8 @@ def uncovered(asked, found, evidence: list, gate) -> Abstention | None:
 
 def verdict(measured: Coverage, thresholds: dict) -> str | None:
     """Why the evidence is no answer (the abstention's reason), or None when it covers the question."""
-    if measured.unknown and (not measured.unknown_things or measured.share < UNKNOWN_THING_SHARE):
+    things = measured.unknown_things and not measured.names  # about a named entity: an absent fact of it
+    if measured.unknown and (not things or measured.share < UNKNOWN_THING_SHARE):
         return f"no passage mentions {_listing(measured.unknown)}"
     if measured.names_missing:
         return f"the passages found do not mention {_listing(measured.missing_names)}"
