@@ -28,10 +28,10 @@ from functools import lru_cache
 
 from graphrag_cypher import lexicon
 
-from ..errors import GraphragError
 from .abstain_cover import Together, subject, together
 from .answer import NOT_IN_SOURCES, neutral
 from .base import escape_lucene
+from .gate import env_number
 from .question import lemmas
 
 CLOSEST_HEADING = "Closest, not an answer:"
@@ -150,21 +150,11 @@ def coverage_thresholds(settings) -> dict:
     passage must hold with the subject), else the values calibrated for the embedder."""
     share, cosine = DEFAULT_COVERAGE.get(settings.embedder, FALLBACK_COVERAGE)
     return {
-        "share": _number("GRAPHRAG_ABSTAIN_SHARE", share),
-        "cosine": _number("GRAPHRAG_ABSTAIN_COSINE", cosine),
-        "rerank": _number("GRAPHRAG_ABSTAIN_RERANK", None),
-        "together": _number("GRAPHRAG_ABSTAIN_TOGETHER", DEFAULT_TOGETHER.get(settings.embedder, FALLBACK_TOGETHER)),
+        "share": env_number("GRAPHRAG_ABSTAIN_SHARE", share),
+        "cosine": env_number("GRAPHRAG_ABSTAIN_COSINE", cosine),
+        "rerank": env_number("GRAPHRAG_ABSTAIN_RERANK", None),
+        "together": env_number("GRAPHRAG_ABSTAIN_TOGETHER", DEFAULT_TOGETHER.get(settings.embedder, FALLBACK_TOGETHER)),
     }
-
-
-def _number(name: str, default: float | None) -> float | None:
-    value = (os.environ.get(name) or "").strip()
-    if not value:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise GraphragError(f"{name}={value!r} is not a number (e.g. 0.5)") from None
 
 
 def uncovered(asked, found, evidence: list, gate) -> Abstention | None:

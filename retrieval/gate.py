@@ -26,6 +26,7 @@ import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from .. import llm
 from ..errors import GraphragError
@@ -38,6 +39,7 @@ from .base import Evidence
 DEFAULT_THRESHOLDS = {"sentence-transformers/all-MiniLM-L6-v2": (0.40, 0.20)}
 FALLBACK_THRESHOLDS = (0.40, 0.20)  # other embedders, until calibrated: set GRAPHRAG_GATE_THRESHOLD(S)
 JUDGE_BATCH = 8
+_D = TypeVar("_D", float, None)  # env_number's default: a number, or None for unset
 JUDGE_PROMPT = (
     "You judge whether passages are relevant evidence for answering a question. A passage is "
     "relevant when it states something that helps answer the question, alone or with the others; "
@@ -107,11 +109,12 @@ class GateTrace:
 def thresholds_for(settings) -> tuple[float, float]:
     """(judge, drop): GRAPHRAG_GATE_THRESHOLD and GRAPHRAG_GATE_DROP_THRESHOLD, else the calibrated pair."""
     judge, drop = DEFAULT_THRESHOLDS.get(settings.embedder, FALLBACK_THRESHOLDS)
-    return _number("GRAPHRAG_GATE_THRESHOLD", judge), _number("GRAPHRAG_GATE_DROP_THRESHOLD", drop)
+    return env_number("GRAPHRAG_GATE_THRESHOLD", judge), env_number("GRAPHRAG_GATE_DROP_THRESHOLD", drop)
 
 
-def _number(name: str, default: float) -> float:
-    value = os.environ.get(name)
+def env_number(name: str, default: _D) -> float | _D:
+    """The number the environment variable `name` holds, else `default`; a clear error for anything else."""
+    value = (os.environ.get(name) or "").strip()
     if not value:
         return default
     try:
