@@ -59,8 +59,8 @@ def score(rows: list[dict], chunks: list[dict], edges: dict) -> dict:
             continue
         gold = {fold(p["mention"]): set(p["ids"]) for p in row["places"]}
 
-        def means(surface: str, mention: str) -> bool:  # "ancient Egypt" for "Egypt"
-            a, b = f" {fold(surface)} ", f" {fold(mention)} "
+        def means(surface: str, mention: str) -> bool:  # "ancient Egypt", "Methana-Arsinoe" for "Egypt", "Methana"
+            a, b = (" " + " ".join(re.findall(r"\w+", fold(text))) + " " for text in (surface, mention))
             return a in b or b in a
 
         linked = by_chunk.get(chunk, [])
