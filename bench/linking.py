@@ -41,7 +41,7 @@ def main() -> dict:
     from graphrag_cypher.linkers.mentions import iter_chunks
     from graphrag_cypher.linkers.places import PlaceLinkOptions, link_places, link_set
     from graphrag_cypher.loaders.files import parse_folder
-    from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades
+    from graphrag_cypher.loaders.gazetteers import GazetteerError, name_index_beside, parse_pleiades
     from graphrag_cypher.loaders.modern_places import modern_place_rows
     from graphrag_cypher.store.ingest import Loader, LoadOptions
 
@@ -52,7 +52,11 @@ def main() -> dict:
     result: dict = {}
     with bench_neo4j() as (_, graph):
         started = time.perf_counter()
-        rows = [r for r in parse_pleiades(pleiades) if not isinstance(r, GazetteerError)] + list(modern_place_rows())
+        rows = [
+            r
+            for r in parse_pleiades(pleiades, name_index=name_index_beside(pleiades))
+            if not isinstance(r, GazetteerError)
+        ] + list(modern_place_rows())
         for i in range(0, len(rows), 2000):
             graph.write("places/upsert_places", rows=rows[i : i + 2000])
         result["load_places"] = {"places": len(rows), "seconds": round(time.perf_counter() - started, 2)}

@@ -885,24 +885,40 @@ def run_places_load(graph, kind: str, rows, as_json: bool) -> None:
     default=None,
     help="Pleiades names CSV for a places CSV (default: pleiades-names.csv beside it).",
 )
+@click.option(
+    "--name-index",
+    "name_index",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Pleiades' name index, [name, place id] pairs (default: name_index.json.gz beside PATH, when there).",
+)
+@click.option("--no-name-index", is_flag=True, help="Load the places' own names only, not the name index's.")
 @json_option
 @with_graph
-def load_pleiades(graph, path: Path, names_csv: Path | None, as_json: bool) -> None:
+def load_pleiades(
+    graph, path: Path, names_csv: Path | None, name_index: Path | None, no_name_index: bool, as_json: bool
+) -> None:
     """The Pleiades gazetteer as :Place nodes (GeoJSON lines, JSON dump with @graph, or CSV).
 
     Each place gets id "pleiades:<id>", pleiadesId, title, names, description, placeTypes,
-    lat/lon (representative point) and its URI. Loading again changes only what changed.
-    A bad line is reported and skipped; a .gz that is not gzip, or that expands more than
-    100 times (a decompression bomb), is reported and not read further.
+    lat/lon (representative point) and its URI. Its names are its own, those the name index
+    gives it (transliterations, modern and other languages' names; not another place's name,
+    nor a monument's kind), and spellings texts use that no place is called by ("Oxyrhynchus"
+    for "Oxyrhynchos", "Kharga" for "El-Kharga", "Methana-Arsinoe" for "Methana/Arsinoe").
+    Loading again changes only what changed. A bad line is reported and skipped; a .gz that
+    is not gzip, or that expands more than 100 times (a decompression bomb), is reported and
+    not read further.
 
     \b
     Example:
-      graphrag load pleiades pleiades-places.geojsonl.gz
+      graphrag load pleiades pleiades-places.geojsonl.gz     # with name_index.json.gz beside it
+      graphrag load pleiades pleiades-places.geojsonl.gz --name-index name_index.json.gz
       graphrag load pleiades pleiades-places.csv --names pleiades-names.csv
     """
-    from graphrag_cypher.loaders.gazetteers import parse_pleiades
+    from graphrag_cypher.loaders.gazetteers import name_index_beside, parse_pleiades
 
-    run_places_load(graph, "pleiades", parse_pleiades(path, names_csv), as_json)
+    index = None if no_name_index else name_index or name_index_beside(path)
+    run_places_load(graph, "pleiades", parse_pleiades(path, names_csv, index), as_json)
 
 
 @load_group.command("geonames")

@@ -10,7 +10,8 @@ Everything here reads only those, so the two engines decide alike.
   "Asia"; "Deir el-Medina", not "el-Medina"); equal lengths: the earlier.
 * :func:`not_a_place` — contexts where a place name names something else: a person's
   epithet ("Heron of Alexandria"), a papyrological or epigraphic siglum ("P. Cairo",
-  "I. Ephesos"), an institution ("American School at Athens"), a title in italics
+  "I. Ephesos"), an institution, a collection or a project ("American School at Athens",
+  "Vienna, K 9323", "the Claros project"), a title in italics
   (*Libya Antiqua*, the game *Thebes*: the document's emphasis spans), or a name that is
   usually a person's ("Berenice", "Arsinoe") without a word that makes it a place.
 * :func:`kind_cues` — the kind of place the words around ask for ("the province of",
@@ -85,8 +86,10 @@ _INSTITUTION_BEFORE = re.compile(
     r"|Centre|Seminar|Archive|Archives)s?\b(?: (?:of|for) [A-Z][\w]*(?: (?:and )?[A-Z][\w]*)*)?\s*(?:at|of|in|zu|de|di)\s+$"
 )
 _INSTITUTION_AFTER = re.compile(
-    r"^(?:['’]s)?\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College)\b"
+    r"^(?:['’]s)?\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College|[Pp]rojects?)\b"
 )
+# A collection's inventory number after its city: "Vienna, K 9323", "Berlin, P. 13534" (not "Rome, AD 64").
+_SHELFMARK = re.compile(r"^,\s*(?!(?:AD|BC|BCE|CE)\b)[A-Z]{1,3}\.?\s?[0-9]")
 # Before a name that is usually a person's, a word that makes it a place.
 _PLACE_CUE = re.compile(
     r"(?:\b(?:at|in|from|to|near|towards|toward|via|city of|port of|town of|harbou?r of|site of|island of"
@@ -141,6 +144,8 @@ def not_a_place(
         (after[:1].isspace() or after[:1] in "'’") and _INSTITUTION_AFTER.match(after)
     ):
         return "institution"
+    if after[:1] == "," and _SHELFMARK.match(after):
+        return "institution"  # the collection, not the city
     person = _PERSON_OF.search(before) if last == " of" else None
     if person:
         word = person.group(1)
@@ -212,12 +217,17 @@ _CUES_AFTER = [
 
 
 _QUALIFIER = re.compile(r"^,?\s+(?:in|of|at)\s+([A-Z][\w-]+)|^\s+\(([A-Z][\w-]+)\)")
+# "Pisidian Antioch", "Cilician Seleucia": the region's adjective (its name less -ia, plus -ian) before the name.
+_ADJECTIVE = re.compile(r"(?:^|[^\w-])([A-Z][a-z]+)ian\s+$")
 
 
 def qualifier(occ: Occurrence) -> str | None:
-    """The region a name is qualified with: "Antioch in Pisidia", "Edessa (Macedonia)"."""
+    """The region a name is qualified with: "Antioch in Pisidia", "Edessa (Macedonia)", "Pisidian Antioch"."""
     found = _QUALIFIER.match(occ.after)
-    return (found.group(1) or found.group(2)) if found else None
+    if found:
+        return found.group(1) or found.group(2)
+    adjective = _ADJECTIVE.search(occ.before[-NEAR:])
+    return adjective.group(1) + "ia" if adjective else None
 
 
 def kind_cues(occ: Occurrence) -> set[str]:

@@ -9,10 +9,14 @@ that can be read back:
   Barrington Atlas citation stub ("An ancient place, cited: BAtlas …") or an unlocated one
   (0), or a withdrawn or deprecated one (−2); no coordinates −0.4; the mention is the
   record's own title +0.5, or an English name the exonym list gives it (``Egypt`` → Ancient
-  Egypt) +0.5; a stub's name of four letters or fewer ("Lab") −0.5;
+  Egypt) +0.5, and so is a stub's name of several words ("Hermopolite nome"); a stub's name
+  of four letters or fewer ("Lab") −0.5;
 * **the words around** (:func:`.contexts.kind_cues`): the kind they ask for ("the province
   of", "the island of", "on", "the port of") +1.5 to records of that kind; a qualifier
-  ("Antioch in Pisidia") +1.5 to records that say it, −3 to the others; "modern" +1.5 to
+  ("Antioch in Pisidia", "Pisidian Antioch": another gazetteer name, not only a country of
+  today) +1.5 to records that say it, −3 to the others (where none of the name's records says
+  it, those of its longer Greek or Latin form that do are candidates too: Antiochia, "an
+  ancient city in Pisidia"; :func:`.places.qualified_forms`); "modern" +1.5 to
   modern records (GeoNames countries and continents), "ancient", "Roman" −1.5 to them; a
   modern record is otherwise +1.2 (an English country or continent name means that one),
   unless an exonym or a described ancient record of that very title competes (0);
@@ -26,7 +30,9 @@ that can be read back:
   lone stub more than 500 km from them −1.
 
 The best candidate wins. Candidates within 10 km of it are the same place to a reader (a
-town and its island) and add to its weight; its ``confidence`` is that share of the softmax
+town and its island), and so are the ancient areas of the best one's title when it is one
+(a region and the provinces named after it: "Mauretania Tingitana", "Lusitania"); they add
+to its weight; its ``confidence`` is that share of the softmax
 over all candidates times how good the best record is on its own, and ``rule`` names the
 evidence that decided (``unique-name``, ``exonym``, ``kind-cue``, ``modern-name``,
 ``qualifier``, ``document-sense``, ``context-document``, ``context-nearest``, ``record``).
@@ -51,7 +57,7 @@ _TITLE_PARTS = re.compile(r"\s*\([^()]*\)\s*")
 # (kind, pattern on the title's bracket or the description's first words)
 _KIND_PATTERNS = [
     ("diocese", re.compile(r"\bdiocese\b", re.I)),
-    ("province", re.compile(r"\bprovince\b|\bsatrapy\b|\bconventus\b", re.I)),
+    ("province", re.compile(r"\bprovinces?\b|\bsatrapy\b|\bconventus\b", re.I)),
     ("island", re.compile(r"\bisland\b|\bisle\b", re.I)),
     ("port", re.compile(r"\bport\b|\bharbou?r\b|\banchorage\b", re.I)),
     ("river", re.compile(r"\briver\b|\bstream\b", re.I)),
@@ -180,7 +186,9 @@ def decide(
     for target in candidates:
         prof = profs[target]
         part = {"record": prof.quality}
-        if key in prof.titles:
+        if key in prof.titles or (prof.quality < 1.0 and " " in key):
+            # A stub named by a name of several words ("Hermopolite nome", "Monastery of
+            # Epiphanius" for "Apa Epiphanius, Mon.") is as surely meant as by its title.
             part["record"] += 0.5
         if len(key) <= SHORT_NAME and prof.quality < 1.0:  # "Lab", "Mena": a short name of a stub is often a word
             part["record"] -= 0.5
@@ -232,13 +240,28 @@ def decide(
     same = sum(
         w
         for t, w in weights.items()
-        if t == best or point and (other := profs[t].point) and distance_km(point, other) <= SAME_PLACE_KM
+        if t == best
+        or (point and (other := profs[t].point) and distance_km(point, other) <= SAME_PLACE_KM)
+        or same_area(profs[best], profs[t])
     )
     confidence = same / sum(weights.values()) * alone
     runner = parts[ranked[1]]
     margins = {name: value - runner.get(name, 0.0) for name, value in parts[best].items()}
     rule = max(sorted(margins), key=lambda name: margins[name])
     return Decision(best, round(confidence, 3), rule, ranked)
+
+
+def same_area(a: Profile, b: Profile) -> bool:
+    """Two ancient areas of one title are one place to a reader: a region and the provinces
+    named after it ("Mauretania Tingitana": the region, the Roman province and the late Roman
+    province; "Macedonia": the region, the kingdoms and the province)."""
+    return (
+        not a.modern
+        and not b.modern
+        and a.kind in AREA_KINDS
+        and b.kind in AREA_KINDS
+        and not set(a.titles).isdisjoint(b.titles)
+    )
 
 
 def document_context(decided: dict, profiles: dict) -> tuple[dict, dict]:

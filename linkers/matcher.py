@@ -14,7 +14,8 @@ reference engine). A name matches the text at ``[start, end)`` when
   all-capitals acronym ("URI", "LOD": at most 4 characters, no lower-case letter) when
   ``require_capital`` is on;
 * it is not followed by a tail that makes it something else, when ``skip_tails`` is on:
-  a publisher's ``London: Routledge`` or ``Paris 1998`` (a modern year, not "2000 BC"),
+  a publisher's ``London: Routledge``, ``Oxford, UK: Blackwell`` or ``Paris 1998`` (a modern
+  year, not "2000 BC"),
   or a ruler's numeral, ``Arsinoe II``, ``Constantine VII``.
 
 Names shorter than ``min_length`` (folded) and stop-listed names are never looked for.
@@ -39,14 +40,16 @@ LUCENE_STOP_WORDS = lexicon.words("lucene_stop_words")
 
 JOINERS = frozenset(".:'\u2018\u2019\u00b7\u0387\u2024")  # join two letters into one token (UAX #29)
 _SPACE = " \\t\\n\\x0B\\f\\r\\u00A0"  # the same set in Java and Python regex syntax
-# After a name: "London: Routledge" or "Paris 1998" / "York, 2004" (a modern year, not "2000 BC").
+# After a name: "London: Routledge" or "Paris 1998" / "York, 2004" (a modern year, not "2000 BC"),
+# with the country between ("Cyrene, Libya: Final Reports", "Oxford, UK: Blackwell").
+_COUNTRY = rf"(?:,[{_SPACE}]*[A-Z][A-Za-z]+[{_SPACE}]*)?"
 _PUBLISHER_TAIL_PY = re.compile(
-    rf"[{_SPACE}]*(?::[{_SPACE}]*(\w)|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.)))"
+    rf"[{_SPACE}]*{_COUNTRY}(?::[{_SPACE}]*(\w)|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.)))"
 )
 _REGNAL_PY = re.compile(r" +[IVX]+")
 _WORD_JAVA = r"[\p{L}\p{N}\p{M}_]"
 _TAILS_JAVA = (
-    rf"(?![{_SPACE}]*(?::[{_SPACE}]*\p{{Lu}}|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.))))"
+    rf"(?![{_SPACE}]*{_COUNTRY}(?::[{_SPACE}]*\p{{Lu}}|,?[{_SPACE}]*(?:19|20)[0-9][0-9](?![0-9])(?![{_SPACE}]*(?:BCE?|B\.C\.))))"
     rf"(?! +[IVX]+(?!{_WORD_JAVA}))"
 )
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')

@@ -38,6 +38,7 @@ import time
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from typing import ClassVar, Protocol
 
 from neo4j.exceptions import Neo4jError
 
+from graphrag_cypher import lexicon
 from graphrag_cypher.admin import plugin
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
@@ -54,7 +56,7 @@ from graphrag_cypher.text import fold
 
 from .base import LinkOptions, LinkResult, options_for
 from .contexts import RAW_WINDOW, Occurrence, kind_cues, longest_matches, not_a_place, qualifier, title_cue, window
-from .disambiguation import Decision, Profile, decide, distance_km, document_context
+from .disambiguation import NO_PROFILE, Decision, Profile, decide, distance_km, document_context
 from .matcher import Matcher, NameTable, fulltext_query, java_pattern, load_stoplist
 from .mentions import count_mentions, iter_chunks, sync_mentions
 from .name_cache import CACHE_DIR, PlaceNames, PlaceNameSource
@@ -73,6 +75,7 @@ def load_skip_sections() -> str:
 # Sections whose place names are publishers' cities and titles, not the article's places.
 SKIP_SECTIONS = load_skip_sections()
 MIN_CONFIDENCE = 0.5
+NAME_ENDINGS = tuple(sorted(lexicon.words("place_name_endings")))
 MAX_CANDIDATES = 10  # alternatives kept on an edge
 NO_MATCH = "(?!)"  # a regex nothing matches: "skip no section"
 
@@ -518,6 +521,8 @@ def resolve(
     def decision_for(chunk: str, key: str, cues: frozenset, qualifiers: frozenset, sense: str | None) -> Decision:
         doc = chunk_doc[chunk]
         candidates = targets[key]
+        if qualifiers:
+            candidates = candidates + qualified_forms(key, qualifiers, targets, profiles)
         if len(candidates) == 1 and not (cues or qualifiers):
             prof = profiles.get(candidates[0])
             if prof is not None and prof.quality >= 1.0:  # a lone described record: the same decision everywhere
@@ -526,7 +531,7 @@ def resolve(
                 return memo[key]
         return decide(
             key,
-            targets[key],
+            candidates,
             profiles,
             cues=set(cues),
             exonyms=frozenset(exonyms.get(key, ())),
@@ -541,7 +546,7 @@ def resolve(
         for occ in occurrences:
             cues = frozenset(kind_cues(occ)) if len(targets[key]) > 1 else frozenset()  # they choose among candidates
             found = qualifier(occ)
-            qualifiers = frozenset({fold(found)} if found and fold(found) in targets and fold(found) != key else ())
+            qualifiers = frozenset({fold(found)} if found and _qualifies(fold(found), key, targets, profiles) else ())
             by_evidence[(cues, qualifiers)].append(occ)
         groups[(chunk, key)] = by_evidence
         for cues, qualifiers in by_evidence:
@@ -588,6 +593,29 @@ def resolve(
         result.undecided, result.rules = undecided, dict(sorted(rules.items()))
         result.linked = linked
     return edges
+
+
+def qualified_forms(key: str, qualifiers: AbstractSet[str], targets: dict, profiles: dict) -> tuple:
+    """Records of a longer form of the name (its Greek or Latin ending: `place_name_endings`)
+    that say the region the words around name, where none of the name's own records does:
+    "Antioch in Pisidia", "Pisidian Antioch" → Antiochia, "an ancient city in Pisidia"."""
+    own = targets[key]
+    if any(q in (profiles.get(t) or NO_PROFILE).about for t in own for q in qualifiers):
+        return ()
+    found: list[str] = []
+    for ending in NAME_ENDINGS:
+        for target in targets.get(key + ending, ()):
+            about = (profiles.get(target) or NO_PROFILE).about
+            if target not in own and target not in found and any(q in about for q in qualifiers):
+                found.append(target)
+    return tuple(found)
+
+
+def _qualifies(name: str, key: str, targets: dict, profiles: dict) -> bool:
+    """Whether `name` after a mention ("Antioch in Pisidia") can qualify it: another name of
+    the gazetteer, not only a country of today ("Methana-Arsinoe in Greece": an ancient
+    record's description does not name the modern state it lies in)."""
+    return name in targets and name != key and any(not (profiles.get(t) or NO_PROFILE).modern for t in targets[name])
 
 
 def _median_distance(point, points: list, cache: dict | None, key) -> float | None:

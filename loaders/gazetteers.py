@@ -11,10 +11,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphrag_cypher import lexicon
 from graphrag_cypher.model import ContentError
 from graphrag_cypher.safe_io import iter_lines, loads_json, open_bytes, read_json
 from graphrag_cypher.text import clean_names, fold, norm_name
@@ -98,8 +100,12 @@ def place_row(
         "type": "Place",
         **extra,
     }
-    props["contentHash"] = hashlib.sha256(json.dumps(props, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    props["contentHash"] = _content_hash(props)
     return {"id": f"{source}:{key}", "props": props}
+
+
+def _content_hash(props: dict) -> str:
+    return hashlib.sha256(json.dumps(props, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
 def pleiades_format(path: Path) -> str:
@@ -113,21 +119,204 @@ def pleiades_format(path: Path) -> str:
     raise ValueError(f"{path}: not a Pleiades file I know (.geojsonl, .json with @graph, or places .csv; .gz is fine)")
 
 
-def parse_pleiades(path: Path, names_csv: Path | None = None) -> Iterator[dict | GazetteerError]:
+NAME_INDEX = "name_index.json.gz"
+
+
+def name_index_beside(path: Path) -> Path | None:
+    """Pleiades' name index (`name_index.json.gz`) in the folder of a places file, when there is one."""
+    candidate = path.with_name(NAME_INDEX)
+    return candidate if candidate.exists() else None
+
+
+def read_name_index(path: Path, errors: list[GazetteerError]) -> dict[str, list[str]]:
+    """Pleiades id → the names the name index gives it (transliterations, modern and other
+    languages' names: "Ephesos", "Efes", "Athen"), from a JSON list of ``[name, id]`` pairs.
+    An item that is no such pair is an error (the rest is read); a file that cannot be read is one."""
+    try:
+        data = read_json(path)
+    except ContentError as exc:
+        errors.append(GazetteerError(path.name, str(exc)))
+        return {}
+    except OSError as exc:
+        errors.append(GazetteerError(path.name, f"cannot read: {exc.strerror or exc}"))
+        return {}
+    if not isinstance(data, list):
+        errors.append(GazetteerError(path.name, "expected a JSON list of [name, place id] pairs"))
+        return {}
+    names: dict[str, list[str]] = {}
+    for index, item in enumerate(data):
+        if (
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], str)
+            or not isinstance(item[1], (str, int))
+            or isinstance(item[1], bool)
+        ):
+            errors.append(GazetteerError(f"{path.name}[{index}]", "not a [name, place id] pair, skipped"))
+            continue
+        names.setdefault(str(item[1]).strip(), []).append(item[0])
+    return names
+
+
+def parse_pleiades(
+    path: Path, names_csv: Path | None = None, name_index: Path | None = None
+) -> Iterator[dict | GazetteerError]:
     """Places of a Pleiades export; the format follows the file name. A record whose id an
-    earlier record of the file had is an error naming both places (the first one is kept)."""
+    earlier record of the file had is an error naming both places (the first one is kept).
+    `name_index` (Pleiades' `name_index.json.gz`) adds the names it gives each place to the
+    place's own."""
     try:
         kind = pleiades_format(path)
     except ValueError as exc:
         yield GazetteerError(path.name, str(exc).removeprefix(f"{path}: "))
         return
+    errors: list[GazetteerError] = []
+    extra = read_name_index(name_index, errors) if name_index is not None else {}
+    yield from errors
     if kind == "geojsonl":
         items = _pleiades_geojsonl(path)
     elif kind == "json":
         items = _pleiades_json(path)
     else:
         items = _pleiades_csv(path, names_csv)
+    items = _with_more_names(items, extra)
     yield from _first_of_each_id(items)
+
+
+def _with_more_names(
+    items: Iterator[tuple[str, dict] | GazetteerError], extra: dict[str, list[str]]
+) -> Iterator[tuple[str, dict] | GazetteerError]:
+    """The rows with the name index's names of each place added to its own, and the spelling
+    variants (:func:`spelling_variants`) that no place is called by (a variant several places
+    yield is theirs to share: the linker decides among them as among any namesakes); a row
+    whose names change gets its content hash made again."""
+    rows = list(items)
+    places = [item for item in rows if not isinstance(item, GazetteerError)]
+    owned: dict[str, set[str]] = {}  # folded name → the places the gazetteer itself gives it
+    for _, row in places:
+        for name in row["props"]["names"]:
+            owned.setdefault(fold(name), set()).add(row["id"])
+    names: dict[str, list[str]] = {}  # place id → its names, the index's added
+    monuments: set[str] = set()
+    for _, row in places:
+        props, pid = row["props"], row["id"]
+        own = props["names"]
+        if is_monument(props["title"]):
+            # A monument's other names in the index are its kind or its dedicatee ("Gymnasion"
+            # for a gymnasium, "Claudius" for his temple): only its own names stand for it.
+            monuments.add(pid)
+        elif more := extra.get(str(props.get("pleiadesId"))):
+            # Nor does the index give a place a name the gazetteer gives another place and not
+            # this one ("Laodiceia" for Beirut): such a name would only take links from its bearer.
+            more = [n for n in clean_names(more) if not owned.get(fold(n), set()) - {pid}]
+            own = clean_names([*own, *more]) if more else own
+        names[pid] = own
+    named = {fold(name) for own in names.values() for name in own}
+    for item in rows:
+        if isinstance(item, GazetteerError):
+            yield item
+            continue
+        where, row = item
+        props, own = row["props"], names[row["id"]]
+        if row["id"] not in monuments:  # a monument's kind in the other spelling is as generic ("Stadion")
+            variants = [v for v in spelling_variants(own, props["title"]) if fold(v) not in named]
+            own = clean_names([*own, *variants]) if variants else own
+        if own != props["names"]:
+            props = {k: v for k, v in props.items() if k != "contentHash"}
+            props["names"] = own
+            props["contentHash"] = _content_hash(props)
+            row = {**row, "props": props}
+        yield where, row
+
+
+MONUMENT_NOUNS = lexicon.words("place_generic") | lexicon.words("place_monument_nouns")
+
+
+def is_monument(title: str) -> bool:
+    """A place titled by a building's or monument's kind ("Temple of Claudius", "Stabian Baths")."""
+    return any(word in MONUMENT_NOUNS for word in re.findall(r"\w+", title.lower()))
+
+
+# An Arabic article before a name ("El-Kharga", "al-Ashmunein", "Tell el-" is kept whole).
+_ARTICLE = re.compile(r"^(?:[Ee]l|[Aa]l|[EeAa][dnrstz]|[Aa](?:sh|th|dh))[-\s]+(?=\w)")
+# Greek and Latin spellings of one name: -os / -us, -ion / -ium, k / c ("Oxyrhynchos", "Byzantion", "Korinthos").
+_ENDINGS = (("os", "us"), ("us", "os"), ("ion", "ium"), ("ium", "ion"))
+MIN_VARIANT = 5
+
+
+def spelling_variants(names: list[str], title: str = "") -> list[str]:
+    """Names a text may give a place that its gazetteer names do not spell out:
+
+    * a name without its Arabic article ("El-Kharga" → "Kharga");
+    * a Greek or Latin name with the other's ending, in each of its words ("Oxyrhynchos" →
+      "Oxyrhynchus", "Byzantion" → "Byzantium", "Ag. Epiphanios" → "Ag. Epiphanius"), its k as
+      c with it ("Korinthos" → "Corinthus"; the letter alone makes English words: "Krane", "Crane");
+    * the two names of a double title joined as texts join them ("Methana/Arsinoe" →
+      "Methana-Arsinoe");
+    * a monastery the Barrington Atlas writes "Apa Epiphanius, Mon." as a text writes it
+      ("Monastery of Apa Epiphanius", "Monastery of Epiphanius", "Apa Epiphanius Monastery");
+    * a region's or a province's Latin name in -ia as French and German texts write it
+      ("Lycaonia (region)": "Lycaonie", "Lycaonien").
+    """
+    out: dict[str, None] = {}
+    for name in names:
+        article = _ARTICLE.match(name)
+        if article:
+            rest = name[article.end() :]
+            if len(rest) >= MIN_VARIANT and rest[:1].isupper():  # "Dayr", "Tina": a word, or a village's many
+                out.setdefault(rest, None)
+        for variant in _other_endings(name):
+            out.setdefault(variant, None)
+    parts = [part for part in clean_names([title]) if part]
+    if len(parts) == 2 and "/" in title and all(" " not in part for part in parts):
+        out.setdefault(f"{parts[0]}-{parts[1]}", None)
+    if _AREA_TITLE.search(title):
+        for name in names:
+            if len(name) >= MIN_VARIANT and name[:1].isupper() and name.isalpha() and name.endswith("ia"):
+                out.setdefault(name[:-1] + "e", None)
+                out.setdefault(name[:-1] + "en", None)
+    monastery = _MONASTERY.match(title.strip())
+    if monastery:
+        name = monastery.group(1).strip()
+        bare = _HONORIFIC.sub("", name)
+        for form in dict.fromkeys([name, bare]):
+            out.setdefault(f"Monastery of {form}", None)
+            out.setdefault(f"{form} Monastery", None)
+    return [v for v in out if v not in names]
+
+
+_MONASTERY = re.compile(r"^(.+?),\s*Mon\.?$")
+# A title that calls the place a region or a province: "Lycaonia (region)", "Asia (Roman province)".
+_AREA_TITLE = re.compile(r"\((?:[^()]*\s)?(?:region|province|satrapy|diocese)\)", re.I)
+_HONORIFIC = re.compile(
+    r"^(?:" + "|".join(re.escape(w) for w in sorted(lexicon.words("place_honorifics"))) + r")\s+", re.I
+)
+_WORD = re.compile(r"([^\W\d_]+)")
+
+
+def _other_endings(name: str) -> list[str]:
+    """The name with the Greek/Latin ending swapped in every word that has one, and with its
+    k as c besides (see spelling_variants)."""
+    words = _WORD.split(name)  # [between, word, between, word, ..., between]
+    swapped = [_other_ending(w) if i % 2 else w for i, w in enumerate(words)]
+    if swapped == words:
+        return []
+    out = ["".join(swapped)]
+    with_c = [_with_c(w) if i % 2 and w != s else s for i, (w, s) in enumerate(zip(swapped, words, strict=True))]
+    out.append("".join(with_c))
+    return [v for v in dict.fromkeys(out) if v != name]
+
+
+def _other_ending(word: str) -> str:
+    if len(word) >= MIN_VARIANT and word[:1].isupper():
+        for old, new in _ENDINGS:
+            if word.endswith(old):
+                return word[: -len(old)] + new
+    return word
+
+
+def _with_c(word: str) -> str:
+    return ("C" if word[0] == "K" else word[0]) + word[1:].replace("k", "c")
 
 
 def _first_of_each_id(items: Iterator[tuple[str, dict] | GazetteerError]) -> Iterator[dict | GazetteerError]:

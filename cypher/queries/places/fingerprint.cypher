@@ -6,6 +6,7 @@
 // returns: places, fingerprint
 MATCH (p:Place)
 WHERE p.id IS NOT NULL AND ($sources IS NULL OR p.source IN $sources)
+  AND coalesce(p.typedBy, '') <> 'ner'  // the recogniser's own guesses are no gazetteer
 RETURN count(p) AS places,
        apoc.util.md5(collect(p.id + '\u001e' + apoc.text.join(coalesce(p.names, [p.name], []), '\u001f') + '\u001e'
                                   + coalesce(toString(p.lat), '') + ' ' + coalesce(toString(p.lon), '') + '\u001e'

@@ -8,6 +8,7 @@
 // returns: ids, names, points, profiles, fingerprint
 MATCH (p:Place)
 WHERE p.id IS NOT NULL AND ($sources IS NULL OR p.source IN $sources)
+  AND coalesce(p.typedBy, '') <> 'ner'  // the recogniser's own guesses are no gazetteer
 RETURN collect(p.id) AS ids, collect(coalesce(p.names, [p.name])) AS names, collect([p.lat, p.lon]) AS points,
        collect([coalesce(p.title, p.name), left(p.description, 200), p.source, coalesce(p.placeTypes, [])]) AS profiles,
        apoc.util.md5(collect(p.id + '\u001e' + apoc.text.join(coalesce(p.names, [p.name], []), '\u001f') + '\u001e'

@@ -67,6 +67,9 @@ def test_joined_tokens_publishers_and_rulers_are_skipped():
         "Arsinoe",
     ]
     assert len(Matcher({"London": ["l"]}, skip_tails=False).find("London: Routledge")) == 1
+    # the country between: a publisher's "Oxford, UK: Blackwell", a report's "Cyrene, Libya: Final Reports"
+    assert surfaces(m, "London, UK: Routledge. London, England 1998.") == []
+    assert [s[0] for s in surfaces(m, "London, and Paris: both. London, the city.")] == ["London", "London"]
 
 
 def test_name_table_rules():

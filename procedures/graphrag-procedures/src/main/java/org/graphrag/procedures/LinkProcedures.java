@@ -196,9 +196,10 @@ public class LinkProcedures {
         try (ResourceIterator<Node> nodes = tx.findNodes(PLACE)) {
             while (nodes.hasNext()) {
                 Map<String, Object> p = nodes.next().getProperties(
-                        "id", "source", "names", "name", "title", "description", "placeTypes", "lat", "lon");
-                if (!(p.get("id") instanceof String id)) {
-                    continue;
+                        "id", "source", "names", "name", "title", "description", "placeTypes", "lat", "lon",
+                        "typedBy");
+                if (!(p.get("id") instanceof String id) || "ner".equals(p.get("typedBy"))) {
+                    continue; // (the recogniser's own guesses are no gazetteer)
                 }
                 Object source = p.get("source");
                 if (sources != null && !sources.contains(source)) {

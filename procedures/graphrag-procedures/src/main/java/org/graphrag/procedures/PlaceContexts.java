@@ -79,7 +79,8 @@ final class PlaceContexts {
                     + "|Centre|Seminar|Archive|Archives)s?\\b(?: (?:of|for) [A-Z][\\w]*(?: (?:and )?[A-Z][\\w]*)*)?\\s*(?:at|of|in|zu|de|di)\\s+$",
             false);
     private static final Pattern INSTITUTION_AFTER = PyText.re(
-            "^(?:['’]s)?\\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College)\\b", false);
+            "^(?:['’]s)?\\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College|[Pp]rojects?)\\b", false);
+    private static final Pattern SHELFMARK = PyText.re("^,\\s*(?!(?:AD|BC|BCE|CE)\\b)[A-Z]{1,3}\\.?\\s?[0-9]", false);
     private static final Pattern PLACE_CUE = PyText.re(
             "(?:\\b(?:at|in|from|to|near|towards|toward|via|city of|port of|town of|harbou?r of|site of|island of"
                     + "|called|named)|\\b(?:City|Port|Town|Harbou?r) of)\\s+$", true);
@@ -127,6 +128,9 @@ final class PlaceContexts {
                 || (first.isEmpty() || PyText.isSpace(first.codePointAt(0)) || "'’".contains(first))
                         && INSTITUTION_AFTER.matcher(after).lookingAt()) {
             return "institution";
+        }
+        if (first.equals(",") && SHELFMARK.matcher(after).lookingAt()) {
+            return "institution"; // the collection, not the city
         }
         if (last.equals(" of")) {
             var person = PERSON_OF.matcher(before);
@@ -200,13 +204,19 @@ final class PlaceContexts {
     private static final Pattern QUALIFIER = PyText.re(
             "^,?\\s+(?:in|of|at)\\s+([A-Z][\\w-]+)|^\\s+\\(([A-Z][\\w-]+)\\)", false);
 
-    /** The region a name is qualified with: "Antioch in Pisidia", "Edessa (Macedonia)"; or null. */
+    private static final Pattern ADJECTIVE = PyText.re("(?:^|[^\\w-])([A-Z][a-z]+)ian\\s+$", false);
+
+    /**
+     * The region a name is qualified with: "Antioch in Pisidia", "Edessa (Macedonia)", "Pisidian
+     * Antioch" (the region's adjective before it); or null.
+     */
     static String qualifier(Occurrence occ) {
         var found = QUALIFIER.matcher(occ.after());
-        if (!found.lookingAt()) {
-            return null;
+        if (found.lookingAt()) {
+            return found.group(1) != null ? found.group(1) : found.group(2);
         }
-        return found.group(1) != null ? found.group(1) : found.group(2);
+        var adjective = ADJECTIVE.matcher(PyText.tail(occ.before(), NEAR));
+        return adjective.find() ? adjective.group(1) + "ia" : null;
     }
 
     /** The kinds of place the words around ask for (plus "modern" and "ancient"), sorted. */

@@ -33,7 +33,7 @@ final class PlaceDecisions {
 
     private static final List<KindPattern> KIND_PATTERNS = List.of(
             new KindPattern("diocese", PyText.re("\\bdiocese\\b", true)),
-            new KindPattern("province", PyText.re("\\bprovince\\b|\\bsatrapy\\b|\\bconventus\\b", true)),
+            new KindPattern("province", PyText.re("\\bprovinces?\\b|\\bsatrapy\\b|\\bconventus\\b", true)),
             new KindPattern("island", PyText.re("\\bisland\\b|\\bisle\\b", true)),
             new KindPattern("port", PyText.re("\\bport\\b|\\bharbou?r\\b|\\banchorage\\b", true)),
             new KindPattern("river", PyText.re("\\briver\\b|\\bstream\\b", true)),
@@ -213,7 +213,7 @@ final class PlaceDecisions {
             Profile prof = profs.get(target);
             LinkedHashMap<String, Double> part = new LinkedHashMap<>();
             double record = prof.quality();
-            if (prof.titles().contains(key)) {
+            if (prof.titles().contains(key) || prof.quality() < 1.0 && key.contains(" ")) {
                 record += 0.5;
             }
             if (PyText.length(key) <= SHORT_NAME && prof.quality() < 1.0) {
@@ -281,7 +281,8 @@ final class PlaceDecisions {
             double w = Math.exp(2 * (scores.get(t) - scores.get(best)));
             total += w;
             Point other = profs.get(t).point();
-            if (t.equals(best) || point != null && other != null && distanceKm(point, other) <= SAME_PLACE_KM) {
+            if (t.equals(best) || point != null && other != null && distanceKm(point, other) <= SAME_PLACE_KM
+                    || sameArea(profs.get(best), profs.get(t))) {
                 same += w;
             }
         }
@@ -299,6 +300,20 @@ final class PlaceDecisions {
             }
         }
         return new Decision(best, round3(confidence), rule, ranked);
+    }
+
+    /** disambiguation.same_area: two ancient areas of one title (a region and its provinces). */
+    static boolean sameArea(Profile a, Profile b) {
+        if (a.modern() || b.modern() || a.kind() == null || !AREA_KINDS.contains(a.kind()) || b.kind() == null
+                || !AREA_KINDS.contains(b.kind())) {
+            return false;
+        }
+        for (String title : a.titles()) {
+            if (b.titles().contains(title)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A set of the distinct points, sorted. */

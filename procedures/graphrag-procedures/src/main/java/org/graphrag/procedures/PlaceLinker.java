@@ -36,6 +36,14 @@ final class PlaceLinker {
     static final String LINKER = "places";
     static final String SOURCE = "aho-corasick-in-neo4j";
     static final int MAX_CANDIDATES = 10;
+    /** places.NAME_ENDINGS: the Greek and Latin endings a qualified name's longer form may add. */
+    static final List<String> NAME_ENDINGS = sortedWords(Lexicon.words("place_name_endings"));
+
+    private static List<String> sortedWords(Set<String> words) {
+        List<String> out = new ArrayList<>(words);
+        out.sort(PyText.ORDER);
+        return List.copyOf(out);
+    }
     static final String RESOURCES = "/org/graphrag/procedures/linkers/";
 
     /** Lucene's English stop words (lexicon lucene_stop_words, as matcher.LUCENE_STOP_WORDS): never names. */
@@ -447,6 +455,51 @@ final class PlaceLinker {
         return Integer.compare(a.size(), b.size());
     }
 
+    /** Another name of the gazetteer, not only a country of today: it can qualify a mention ("Antioch in Pisidia"). */
+    private boolean qualifies(String name, String key) {
+        List<String> named = targets.get(name);
+        if (named == null || name.equals(key)) {
+            return false;
+        }
+        for (String target : named) {
+            Profile prof = profile(target);
+            if (prof == null || !prof.modern()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** places.qualified_forms: records of a longer form of the name ("Antiochia" for "Antioch in Pisidia")
+     * that say the qualifier, where none of the name's own records does. */
+    private List<String> qualifiedForms(String key, List<String> qualifiers) {
+        List<String> own = targets.get(key);
+        for (String t : own) {
+            Profile prof = profile(t);
+            String about = prof == null ? "" : prof.about();
+            for (String q : qualifiers) {
+                if (about.contains(q)) {
+                    return List.of();
+                }
+            }
+        }
+        List<String> found = new ArrayList<>();
+        for (String ending : NAME_ENDINGS) {
+            for (String target : targets.getOrDefault(key + ending, List.of())) {
+                Profile prof = profile(target);
+                String about = prof == null ? "" : prof.about();
+                boolean says = false;
+                for (String q : qualifiers) {
+                    says |= about.contains(q);
+                }
+                if (says && !own.contains(target) && !found.contains(target)) {
+                    found.add(target);
+                }
+            }
+        }
+        return found;
+    }
+
     private static Double medianDistance(Point point, List<Point> points) {
         if (points == null || points.isEmpty()) {
             return null;
@@ -500,7 +553,7 @@ final class PlaceLinker {
                 List<String> qualifiers = List.of();
                 if (found != null && !found.isEmpty()) {
                     String folded = TextFunctions.foldText(found);
-                    if (targets.containsKey(folded) && !folded.equals(m.key())) {
+                    if (qualifies(folded, m.key())) {
                         qualifiers = List.of(folded);
                     }
                 }
@@ -592,9 +645,17 @@ final class PlaceLinker {
             Map<String, Set<String>> known, Map<List<String>, List<Point>> byChunk, Map<String, List<Point>> docPoints,
             Map<List<String>, Double> distances, Map<List<String>, Double> docDistances) {
         String doc = chunkDoc.get(m.chunk());
+        List<String> candidates = targets.get(m.key());
+        if (!ev.qualifiers().isEmpty()) {
+            List<String> longer = qualifiedForms(m.key(), ev.qualifiers());
+            if (!longer.isEmpty()) {
+                candidates = new ArrayList<>(candidates);
+                candidates.addAll(longer);
+            }
+        }
         return PlaceDecisions.decide(
                 m.key(),
-                targets.get(m.key()),
+                candidates,
                 this::profile,
                 new HashSet<>(ev.cues()),
                 new HashSet<>(exonyms.getOrDefault(m.key(), List.of())),

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * characters (letters, digits, marks, "_") and the match does not follow a letter joined to it
  * by {@code . : ' ’ ·}; with {@code requireCapital} the matched text has an upper-case letter and
  * is not a short acronym; with {@code skipTails} it is not followed by a publisher's tail
- * ("London: Routledge", "Paris 1998") or a ruler's numeral ("Arsinoe II").
+ * ("London: Routledge", "Oxford, UK: Blackwell", "Paris 1998") or a ruler's numeral ("Arsinoe II").
  *
  * <p>The automaton runs over code points (not UTF-16 units), so offsets are those Python gives,
  * and each name is stored between two boundary marks, so only names that start and end on word
@@ -31,7 +31,8 @@ public final class PlaceMatcher {
     private static final String JOINERS = ".:'\u2018\u2019\u00b7\u0387\u2024";
     private static final String SPACE = " \\t\\n\\x0B\\f\\r\\u00A0";
     private static final Pattern PUBLISHER_TAIL = Pattern.compile(
-            "[" + SPACE + "]*(?::[" + SPACE + "]*([\\p{L}\\p{N}_])|,?[" + SPACE
+            "[" + SPACE + "]*(?:,[" + SPACE + "]*[A-Z][A-Za-z]+[" + SPACE + "]*)?(?::[" + SPACE
+                    + "]*([\\p{L}\\p{N}_])|,?[" + SPACE
                     + "]*(?:19|20)[0-9][0-9](?![0-9])(?![" + SPACE + "]*(?:BCE?|B\\.C\\.)))");
     private static final Pattern REGNAL = Pattern.compile(" +[IVX]+");
 

@@ -86,6 +86,26 @@ class PlaceDecisionsTest {
     }
 
     @Test
+    void aRegionAndItsProvincesAreOnePlaceAndANameOfWordsNamesAStub() {
+        Profile region = PlaceDecisions.profile("Lusitania (region)",
+                "An ancient region of the western Iberian peninsula.", "pleiades", List.of(), 39.5, -8.0, 1);
+        Profile province = PlaceDecisions.profile("Lusitania", "The province of the Roman Empire known as Lusitania.",
+                "pleiades", List.of(), 39.0, -7.5, 1);
+        Profile late = PlaceDecisions.profile("Lusitania", "One of the Roman provinces of Hispania.", "pleiades",
+                List.of(), 38.5, -7.0, 1);
+        assertEquals("province", late.kind(), "a record that calls itself one of the provinces");
+        Profile nome = PlaceDecisions.profile("Hermopolites Nomos",
+                "An ancient place, cited: BAtlas 75 D4 Hermopolites Nomos", "pleiades", List.of(), 27.8, 30.8, 2);
+        Map<String, Profile> profiles = Map.of("a", region, "b", province, "c", late, "n", nome);
+        assertEquals(new Decision("a", 0.924, "record", List.of("a", "b", "c")), PlaceDecisions.decide("lusitania",
+                List.of("a", "b", "c"), profiles::get, Set.of(), Set.of(), Set.of(), null, Set.of(), null));
+        assertEquals(new Decision("n", 0.622, "unique-name", List.of("n")), PlaceDecisions.decide("hermopolite nome",
+                List.of("n"), profiles::get, Set.of(), Set.of(), Set.of(), null, Set.of(), null));
+        assertEquals(new Decision("n", 0.378, "unique-name", List.of("n")), PlaceDecisions.decide("hermopolites",
+                List.of("n"), profiles::get, Set.of(), Set.of(), Set.of(), null, Set.of(), null));
+    }
+
+    @Test
     void confidencesRoundAsPythonRounds() {
         assertEquals(1.0, PlaceDecisions.round3(1.0005));
         assertEquals(0.001, PlaceDecisions.round3(0.0005));

@@ -41,6 +41,8 @@ class PlaceMatcherTest {
         assertEquals(List.of(), found(List.of("egypte"), "l'Égypte"));
         assertEquals(List.of(), found(List.of("london"), "London: Routledge"));
         assertEquals(List.of(), found(List.of("paris"), "Paris 1998"));
+        assertEquals(List.of(), found(List.of("oxford"), "Oxford, UK: Blackwell"));
+        assertEquals(List.of("oxford@0-6=Oxford"), found(List.of("oxford"), "Oxford, and Cambridge: both"));
         assertEquals(List.of("paris@0-5=Paris"), found(List.of("paris"), "Paris 2000 BC"));
         assertEquals(List.of(), found(List.of("arsinoe"), "Arsinoe II"));
         assertEquals(List.of("arsinoe@0-7=Arsinoe"), found(List.of("arsinoe"), "Arsinoe IIa"));
