@@ -36,6 +36,12 @@ EMBEDDER_DIMENSIONS = {
 # (ProcedureConfig.MAX_QUESTION in the Java procedures, the same number).
 MAX_QUESTION = 2000
 
+# An entity whose confidence (NER writes it from the measured precision of its type; a gazetteer
+# record has none, which counts as 1.0) is below this stays in the graph but is not drawn in the
+# evidence graph nor named in answers unless the question names it or asks for its type
+# (GRAPHRAG_ENTITY_DRAW_MIN_CONFIDENCE, 0 to 1; 0 draws everything).
+ENTITY_DRAW_MIN_CONFIDENCE = 0.8
+
 
 def question_too_long(question: str) -> str | None:
     """The one-line refusal of a question longer than MAX_QUESTION characters (leading and trailing
@@ -97,6 +103,7 @@ class Settings:
     extract: str = "off"
     extract_schema: str = "generic"
     ner_model: str = "en_core_web_sm"
+    entity_draw_min_confidence: float = ENTITY_DRAW_MIN_CONFIDENCE
     extra: dict = field(default_factory=dict)
 
     @property
@@ -191,6 +198,19 @@ def _positive(name: str, value: str | None, default: int | None, most: int) -> i
     return number
 
 
+def _share(name: str, value: str | None, default: float) -> float:
+    """A number from 0 to 1 for setting `name` (unset or empty: `default`)."""
+    if value is None or not value.strip():
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0.0 <= number <= 1.0:  # NaN fails both
+        raise GraphragError(f"{name}={value!r}: give a number from 0 to 1")
+    return number
+
+
 EMBED_DEVICES = ("auto", "cpu", "cuda", "mps")
 
 
@@ -248,6 +268,11 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         extract=_extract(env("GRAPHRAG_EXTRACT")),
         extract_schema=(env("GRAPHRAG_EXTRACT_SCHEMA") or "generic").strip(),
         ner_model=(env("GRAPHRAG_NER_MODEL") or "en_core_web_sm").strip(),
+        entity_draw_min_confidence=_share(
+            "GRAPHRAG_ENTITY_DRAW_MIN_CONFIDENCE",
+            env("GRAPHRAG_ENTITY_DRAW_MIN_CONFIDENCE"),
+            ENTITY_DRAW_MIN_CONFIDENCE,
+        ),
     )
 
 

@@ -360,7 +360,9 @@ def _mentions(graph: Graph, row_of: dict[str, int]) -> dict[int, list[tuple[str,
     found: dict[int, list[tuple[str, str]]] = defaultdict(list)
     after = ""
     while True:
-        page = graph.read("communities/mentions", after=after, limit=PAGE)
+        page = graph.read(
+            "communities/mentions", after=after, limit=PAGE, minConfidence=graph.settings.entity_draw_min_confidence
+        )
         for row in page:
             r = row_of.get(row["chunk"])
             if r is not None:

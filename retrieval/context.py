@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from .base import Evidence
+from .shown import draw_params
 
 
 def empty() -> dict:
@@ -24,11 +25,13 @@ def path_graph(paths: list[dict]) -> dict:
     return {"nodes": list(nodes.values()), "relationships": list(relationships.values()), "mentions": []}
 
 
-def evidence_graph(graph, evidence: list[Evidence], limit: int = 40) -> dict:
-    """The entities the evidence chunks mention and the relations between them."""
+def evidence_graph(graph, evidence: list[Evidence], shown: dict | None = None, limit: int = 40) -> dict:
+    """The entities the evidence chunks mention and the relations between them; `shown` is the
+    confidence cut and what the question asks for (shown.draw_params; None: the cut, nothing asked)."""
     if not evidence:
         return empty()
-    rows = graph.read("retrieval/context_graph", chunkIds=[e.chunk_id for e in evidence], limit=limit)
+    shown = shown or draw_params(graph.settings)
+    rows = graph.read("retrieval/context_graph", chunkIds=[e.chunk_id for e in evidence], limit=limit, **shown)
     return rows[0] if rows else empty()
 
 

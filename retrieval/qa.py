@@ -36,6 +36,7 @@ from .options import AskOptions
 from .question.analyzer import QuestionAnalyzer
 from .rerank import RerankTrace
 from .routes import ROUTES, Asked, Decline, Found, LLMUse, RouteTrace, empty_fields, explain_lines
+from .shown import shown_for
 
 NOTHING_RELEVANT = (
     "I found nothing relevant to this question in the graph: {n} passage(s) were retrieved, "
@@ -228,7 +229,7 @@ def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) 
     web_sources = _web_sources(web_found, sources) if web_found else []
     if web_trace.searched:
         timings["web_ms"] = web_trace.ms
-    graph_context = merge_graphs(found.graph_context or {}, evidence_graph(asked.graph, evidence))
+    graph_context = merge_graphs(found.graph_context or {}, evidence_graph(asked.graph, evidence, shown_for(asked)))
     evidence = evidence + [ev for s in web_sources for ev in s.chunks]
     sources = sources + web_sources
     context = build_context(sources, graph_context)

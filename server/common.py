@@ -15,6 +15,7 @@ from pathlib import Path
 from fastapi.responses import JSONResponse
 
 from graphrag_cypher.retrieval.routes import drawn_fields
+from graphrag_cypher.retrieval.shown import asked_fields
 
 from . import engine
 from .jobs import Jobs, QueueFull
@@ -143,6 +144,7 @@ class AnswerCache:
         """Remember the answer; False when it is bigger than the whole budget (then it is not)."""
         kept = drawn_fields(result)
         kept["evidence"] = [{"chunk_id": ev["chunk_id"]} for ev in result.get("evidence") or [] if "chunk_id" in ev]
+        kept.update(asked_fields(result))  # the confidence cut draws what the question asks for
         size = len(json.dumps(kept, ensure_ascii=False, default=str).encode("utf-8"))
         with self._lock:
             if size > self.budget:

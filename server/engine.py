@@ -18,6 +18,7 @@ from graphrag_cypher.retrieval.chat import Conversation
 from graphrag_cypher.retrieval.modes import ANSWER_MODES, DEFAULT_MODE, MODES
 from graphrag_cypher.retrieval.options import AskOptions
 from graphrag_cypher.retrieval.routes import ROUTES
+from graphrag_cypher.retrieval.shown import answer_asks, draw_params
 
 __all__ = [
     "DEFAULT_MODE",
@@ -164,9 +165,11 @@ def _community_state(row: dict) -> dict:
 
 def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:
     """The evidence subgraph of an answer: chunks, documents, mentioned entities, relations,
-    and what its route adds (each route's `draw`: a relation answer's paths, a structured one's rows)."""
+    and what its route adds (each route's `draw`: a relation answer's paths, a structured one's rows).
+    Entities below the confidence cut are not drawn unless the question asks for them (retrieval/shown.py)."""
+    shown = draw_params(graph.settings, result.get("question") or "", answer_asks(result))
     row = graph.read(
-        "documents/evidence_graph", chunkIds=[e["chunk_id"] for e in result.get("evidence", [])], limit=limit
+        "documents/evidence_graph", chunkIds=[e["chunk_id"] for e in result.get("evidence", [])], limit=limit, **shown
     )
     nodes = {n["id"]: n for n in (row[0]["nodes"] if row else [])}
     edges = {(e["source"], e["type"], e["target"]): e for e in (row[0]["edges"] if row else [])}
@@ -179,7 +182,12 @@ def evidence_graph(graph, result: dict, limit: int = MAX_GRAPH_NODES) -> dict:
 
 
 def neighbourhood(graph, node_id: str, limit: int = 25) -> dict | None:
-    rows = graph.read("documents/neighbourhood", id=node_id, limit=max(1, min(int(limit), MAX_GRAPH_NODES)))
+    rows = graph.read(
+        "documents/neighbourhood",
+        id=node_id,
+        limit=max(1, min(int(limit), MAX_GRAPH_NODES)),
+        minConfidence=graph.settings.entity_draw_min_confidence,
+    )
     return rows[0] if rows else None
 
 

@@ -220,7 +220,14 @@ def test_answer_cache_keeps_the_newest_within_its_bytes():
         assert cache.used <= 2000
     kept = [i for i in range(40) if cache.get(f"a{i}") is not None]
     assert kept and kept == list(range(40 - len(kept), 40)) and len(kept) < 40
-    assert cache.get("a39") == {"paths": [], "structured": None, "rows": [], "evidence": [{"chunk_id": "c39"}]}
+    assert cache.get("a39") == {
+        "paths": [],
+        "structured": None,
+        "rows": [],
+        "evidence": [{"chunk_id": "c39"}],
+        "question": "",  # what the confidence cut reads: the question and the entities it names
+        "entities": [],
+    }
 
     big = {"evidence": [{"chunk_id": "c" * 5000}], "rows": [], "paths": []}
     assert not cache.put("big", big)

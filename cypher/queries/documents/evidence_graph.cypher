@@ -1,7 +1,9 @@
 // The evidence subgraph of an answer, for drawing: its chunks, their documents, the entities
 // the chunks mention (at most $limit), the documents' authors (AUTHORED, at most $limit) and
-// the typed relations among those entities.
-// params: $chunkIds, $limit
+// the typed relations among those entities. An entity below $minConfidence (NER's guesses of a
+// type it is seldom right about; a confidence that is no number, or none, counts as 1.0) is left
+// out unless the question asks for it: its id is one of $askedIds or its type one of $askedTypes.
+// params: $chunkIds, $limit, $minConfidence, $askedIds, $askedTypes
 // returns: nodes, edges
 UNWIND $chunkIds AS chunkId
 MATCH (c:Chunk {id: chunkId})-[:FROM_DOCUMENT]->(d:Document)
@@ -10,6 +12,8 @@ WITH collect(DISTINCT c) AS chunks, collect(DISTINCT d) AS docs,
 CALL (chunks) {
   UNWIND chunks AS c
   MATCH (c)-[:MENTIONS]->(e:__Entity__)
+  WHERE coalesce(toFloatOrNull(e.confidence), 1.0) >= $minConfidence OR e.id IN $askedIds
+     OR e.type IN $askedTypes OR any(l IN labels(e) WHERE l IN $askedTypes)
   WITH c, e ORDER BY e.id
   WITH collect(DISTINCT e)[0..$limit] AS entities, collect({source: c.id, target: e.id, type: 'MENTIONS'}) AS mentions
   RETURN entities, [m IN mentions WHERE m.target IN [x IN entities | x.id]] AS mentions
