@@ -108,6 +108,9 @@ class KGSchema:
     # `extract --extractor ner`: a named-entity label of the spaCy pipeline (PERSON, GPE, ...) ->
     # the schema's entity type; labels not listed are skipped and counted
     ner_labels: dict[str, str] = field(default_factory=dict)
+    # `extract --extractor ner`: entity type -> the measured precision of the recogniser's names of
+    # that type (0-1), written as their `confidence`; a type not listed gets none
+    ner_confidence: dict[str, float] = field(default_factory=dict)
     # `resolve`: the types whose short names ("Jon") are merged into the one longer name of the
     # same type and scope that starts with them ("Jon Snow")
     prefix_types: tuple[str, ...] = ()
@@ -255,6 +258,7 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
     infobox = data.get("infobox") or {}
     _check_infobox(infobox, entity_types, relation_types, where)
     ner_labels = _ner_labels(data.get("ner"), entity_types, where)
+    ner_confidence = _ner_confidence(data.get("ner"), entity_types, where)
     prefix_types = (data.get("resolve") or {}).get("prefix_types") or []
     if not isinstance(prefix_types, list) or any(t not in entity_types for t in prefix_types):
         raise SchemaError(f"schema {where}: resolve prefix_types must list entity types, not {prefix_types!r}")
@@ -271,6 +275,7 @@ def parse_schema(data, where: str = "<schema>") -> KGSchema:
         infobox=infobox,
         path=where,
         ner_labels=ner_labels,
+        ner_confidence=ner_confidence,
         prefix_types=tuple(prefix_types),
     )
 
@@ -289,6 +294,23 @@ def _ner_labels(spec, entity_types: dict, where: str) -> dict[str, str]:
         if type_name not in entity_types:
             raise SchemaError(f"schema {where}: ner label {label} maps to unknown entity type {type_name!r}")
         out[str(label)] = str(type_name)
+    return out
+
+
+def _ner_confidence(spec, entity_types: dict, where: str) -> dict[str, float]:
+    """The schema's `ner: {confidence: {Person: 0.9, ...}}`, checked: known types, numbers in 0..1."""
+    found = (spec or {}).get("confidence") if isinstance(spec, dict) else None
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        raise SchemaError(f"schema {where}: ner confidence must be a mapping {{entity type: 0..1}}")
+    out = {}
+    for type_name, value in found.items():
+        if type_name not in entity_types:
+            raise SchemaError(f"schema {where}: ner confidence names unknown entity type {type_name!r}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise SchemaError(f"schema {where}: ner confidence of {type_name} must be a number from 0 to 1")
+        out[str(type_name)] = float(value)
     return out
 
 

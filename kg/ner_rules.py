@@ -10,7 +10,12 @@ tagger, lemmatizer or LLM) and decide, in order:
   trailing years and numbers dropped ("Bitsakis 2008"), a leading title removed ("Ser Jaime
   Lannister" → Jaime Lannister) and the title makes the name a person;
 * author-year citations ("Gadotti 2011: 196", "(Smith-Yoshimura and Michelson 2013)",
-  "Mittermayer (2009: 376)") and bibliography entries ("Farber, Walter. 2014.") name people;
+  "Mittermayer (2009: 376)") and bibliography entries ("Farber, Walter. 2014.") name people, and so
+  do the initialled names of reference lists ("J. Andreau, P. Briant and A. Descat (eds.)",
+  "Carrié, J.-M. 1994", "Walker S., Higgs, P. (eds)"); their places of publication ("(Wetteren,
+  2000)", "Leiden: Brill, 2003", "(London 2001)") are places;
+* a ruler's regnal number the recogniser missed makes a person ("Ptolemy V"), a name cut at a
+  hyphen is whole again ("Anu-bēlšunu"), and "the city of X", "the land of X" make X a place;
 * a name that is the subject of a verb of saying, thinking or doing with the body ("Catelyn
   asks", "Viserys grabs") is a person, unless the recogniser called it a person or a place;
 * a name after a preposition of place, governed by a verb of motion or a noun of place
@@ -83,6 +88,9 @@ BIBLIOGRAPHY = re.compile(
     rf"(?:^|(?<=\n)|(?<=\.\s)|(?<=\bIn\s))(?P<last>{PLAIN_SURNAME}),\s+(?P<given>(?:[A-Z][^\W\d_]*\.?\s?){{1,3}}?)"
     r"(?:\.?\s+(?:1[5-9]\d\d|20\d\d)\b|\s*\(eds?\.\))"
 )
+# editors or authors separated by slashes: "Corò, Paola/Devecchi, Elena/De Zorzi, Nicla (eds.)"
+_INVERTED = r"(?!In\s)[A-Z][^\W\d_][\w’'\-]*(?:\s[A-Z][^\W\d_][\w’'\-]*)?,\s[A-Z][^\W\d_][\w\-]*(?:\s[A-Z]\.)?"
+SLASHED = re.compile(rf"(?P<names>{_INVERTED}(?:/{_INVERTED})+)(?=\s*\(eds?\.\)|\.\s)")
 # numbered references with the authors in capitals: "MANGANARO [239]", "HUSTON and LORBER [178]"
 CAPS_SURNAME = r"[A-ZÀ-Þ][A-ZÀ-Þ'’\-]{2,}"
 CAPS_CITATION = re.compile(
@@ -93,6 +101,30 @@ CAPS_CITATION = re.compile(
 NOTE_AUTHOR = re.compile(
     rf"(?m)^\s*\d{{1,3}}\s+(?P<name>{PLAIN_SURNAME}(?:\s+(?:[A-Z]\.|{PLAIN_SURNAME})){{0,3}}),\s+[“\"]"
 )
+# names with initials in a reference list: "J. Andreau, P. Briant and A. Descat (eds.)", "J.-H. d’Arms",
+# "D.C Goodman", and inverted "Carrié, J.-M. 1994", "Walker S., Higgs, P. (eds)", "De Callataÿ, F., Les ..."
+INITIALS = r"[A-Z]\.(?:\s?-?[A-Z](?:\.|(?=\s)))*"
+PARTICLE = r"(?:(?:[Dd]e|[Dd]i|[Dd]el|[Dd]u|[Vv]an|[Vv]on|[Ll]e|[Ll]a)\s|[Dd][’'])?"
+_INITIALLED = rf"{INITIALS}\s?{PARTICLE}{PLAIN_SURNAME}(?![\w’'.-]|\.\s*\d)"
+_JOIN = r"(?:,\s*(?:and\s+|&\s+)?|\s+(?:and|&)\s+)"
+# two or more, or one before "(eds.)" or after "in"/"by": a list of authors, not a siglum ("P. Cairo")
+INITIALLED = re.compile(
+    rf"(?P<names>{_INITIALLED}(?:{_JOIN}{_INITIALLED})+|{_INITIALLED}(?=\s*,?\s*\(?eds?\.?\)?[\s,.;:])"
+    rf"|(?:(?<=\bin\s)|(?<=\bby\s)|(?<=\band\s)|(?<=&\s)){_INITIALLED})"
+)
+# "Surname, I." (a comma, or none before an initial followed by one), then a comma, "and", "(eds" or a year
+INVERTED_INITIALS = re.compile(
+    rf"(?<![\w’'-])(?P<last>{PARTICLE}{PLAIN_SURNAME}(?:\s{PLAIN_SURNAME})?)(?:,\s|\s(?={INITIALS},))(?P<given>{INITIALS})"
+    r"(?=,|\s+(?:and|&)\s|\s*\(eds?\b|\s+(?:1[5-9]\d\d|20\d\d)\b)"
+)
+# a place of publication: "(Erlangen, 1998)", "(Jerusalem, 2003), pp.", "Leiden: Brill, 2003" (a person's
+# citation has no comma before its year: "(Kessler 2004)")
+PUBLISHED_AT = re.compile(
+    r"\((?P<place>[A-Z][^\W\d_][\w’'-]*(?:[ /-][A-Z][^\W\d_][\w’'-]*){0,3}),\s*(?:1[5-9]\d\d|20\d\d)\)"
+    r"|(?:^|(?<=[.)]\s))(?P<city>[A-Z][^\W\d_][\w’'-]*(?:[ /][A-Z][^\W\d_][\w’'-]*)?):\s[A-Z][^:\n]{2,60}?,\s(?:1[5-9]\d\d|20\d\d)\b",
+    re.M,
+)
+_PUBLISHED_YEAR = re.compile(r"\)|[–-]\d{4}")  # after the year of a city's "(London 2001)"
 # verbs of saying and arguing: their subject is a person even when the recogniser says place
 # ("As Iversen has shown", "Gadotti argues")
 SAYING_VERBS = _forms(lexicon.words("ner_saying_verb_stems"))
@@ -100,6 +132,7 @@ TIME_WORDS = lexicon.words("ner_time_words")
 # a quoted title ("“Forms of Time and of the Chronotope in the Novel”"): the names in it are the
 # title's words, not places or organisations of the text
 QUOTED = re.compile(r"“([^”]{3,200})”")
+_OF_PLACE = {"city", "land", "town", "island", "kingdom", "province", "region"}  # "the city of X": X a place
 RULED = 10  # a label a rule of the text gave outweighs ten the recogniser gave alone
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|,\s*|\s+(?:and|&)\s+|/)\s*")
 
@@ -111,6 +144,7 @@ class Mention:
     start: int  # character offset of the name in the text
     end: int = -1  # for a citation: where the names it covers end
     weight: int = 1  # in the document's vote: RULED when a rule of the text decided the label
+    ids: tuple = ()  # the gazetteer's entities of this name and kind, when the gazetteer decided it
 
 
 def _is_name_token(text: str) -> bool:
@@ -123,21 +157,58 @@ def citation_people(text: str) -> list[Mention]:
     for match in CITATION.finditer(text):
         base, end = match.start("names"), match.end("names")
         for part in re.finditer(PLAIN_SURNAME, match.group("names")):
-            if _is_name_token(part.group(0)) and not part.group(0).isupper():
+            if part.group(0).lower() in PUBLICATION_CITIES and _PUBLISHED_YEAR.match(text, match.end()):
+                # "(London 2001)", "in Jerusalem 1968–1978": where a book was published, not "Berlin 1979: 87"
+                found.append(Mention(part.group(0), "GPE", base + part.start(), end, RULED))
+            elif _is_name_token(part.group(0)) and not part.group(0).isupper():
                 found.append(Mention(part.group(0), "PERSON", base + part.start(), end, RULED))
     for match in BIBLIOGRAPHY.finditer(text):
         last, given = match.group("last"), " ".join(match.group("given").split()).rstrip(".")
         if _is_name_token(last) and given and all(_is_name_token(w.rstrip(".")) for w in given.split()):
             found.append(Mention(f"{given} {last}", "PERSON", match.start("last"), match.end("given"), RULED))
+    for match in SLASHED.finditer(text):
+        base, end = match.start("names"), match.end("names")
+        at = 0
+        for entry in match.group("names").split("/"):
+            surname, _, first = entry.partition(",")
+            if _is_name_token(surname.strip()) and _is_name_token(first.strip()):
+                found.append(Mention(f"{first.strip()} {surname.strip()}", "PERSON", base + at, end, RULED))
+            at += len(entry) + 1
     for match in CAPS_CITATION.finditer(text):
         base, end = match.start("names"), match.end("names")
         for part in re.finditer(CAPS_SURNAME, match.group("names")):
             if part.group(0).lower() not in NOT_SURNAMES | {"and"}:
                 found.append(Mention(part.group(0).title(), "PERSON", base + part.start(), end, RULED))
+    for match in INITIALLED.finditer(text):
+        base, end = match.start("names"), match.end("names")
+        for part in re.finditer(_INITIALLED, match.group("names")):
+            surname = re.sub(rf"^{INITIALS}\s?{PARTICLE}", "", part.group(0))
+            if _is_name_token(surname) and surname.lower() not in SIGLA:
+                found.append(Mention(part.group(0), "PERSON", base + part.start(), end, RULED))
+    for match in INVERTED_INITIALS.finditer(text):
+        last = match.group("last")
+        if all(
+            _is_name_token(w) or w.lower() in ("de", "di", "del", "du", "van", "von", "le", "la") for w in last.split()
+        ):
+            name = f"{match.group('given')} {last}"
+            found.append(Mention(name, "PERSON", match.start("last"), match.end("given"), RULED))
     for match in NOTE_AUTHOR.finditer(text):
         words = match.group("name").split()
         if all(_is_name_token(w.rstrip(".")) for w in words):
             found.append(Mention(match.group("name"), "PERSON", match.start("name"), match.end("name"), RULED))
+    return found
+
+
+def publication_places(text: str) -> list[Mention]:
+    """The places of publication of a reference list's entries ("(Wetteren, 2000)", "Leiden: Brill, 2003")."""
+    found = []
+    for match in PUBLISHED_AT.finditer(text):
+        group = "place" if match.group("place") else "city"
+        at = match.start(group)
+        for part in match.group(group).split("/"):
+            if part.lower() not in NOT_SURNAMES and not is_junk(part):
+                found.append(Mention(part, "GPE", at, at + len(part), RULED))
+            at += len(part) + 1
     return found
 
 
@@ -148,6 +219,21 @@ def _tokens_of(span) -> list:
     while len(tokens) > 1 and (tokens[-1].text in ("'s", "’s", "'", "’") or tokens[-1].like_num or tokens[-1].is_punct):
         tokens = tokens[:-1]
     return tokens
+
+
+def _hyphenated(tokens) -> list:
+    """A name the tokenizer cut at a hyphen inside a word whole again ("Anu-bēlšunu", not "Anu")."""
+    doc = tokens[0].doc
+    j = tokens[-1].i
+    while (
+        j + 2 < len(doc)
+        and not doc[j].whitespace_
+        and doc[j + 1].text in ("-", "‑")
+        and not doc[j + 1].whitespace_
+        and doc[j + 2].is_alpha
+    ):
+        j += 2
+    return list(tokens) + [doc[k] for k in range(tokens[-1].i + 1, j + 1)]
 
 
 def _text_of(tokens) -> str:
@@ -218,6 +304,14 @@ def relabel(span, tokens, label: str) -> tuple[str, bool]:
         return "PERSON", True
     if label in PLACE_LABELS and root.dep_ == "nsubj" and root.head.lower_ in SAYING_VERBS and not org_like:
         return "PERSON", True
+    if (
+        not org_like
+        and root.dep_ == "pobj"
+        and root.head.lower_ == "of"
+        and root.head.head.lower_ in _OF_PLACE
+        and any(t.lower_ in ("the", "a") for t in root.head.head.lefts)
+    ):
+        return "GPE", True  # "the foreign city of Aratta", "the land of Hamazu" (not "a son of ...")
     if label in PLACE_LABELS and org_like:  # "the Golden Company", "the British Museum": the organisation
         return "ORG", True
     if root.dep_ == "conj" and not org_like:  # "Athens and Rhodes", "Beric and Thoros": one kind
@@ -278,6 +372,30 @@ def _lone_names(doc, taken: set[int]) -> list[Mention]:
     return found
 
 
+# a ruler with a regnal number the recogniser missed: "Ptolemy V", "Ptolemy VIII [152]" (not "Ur III period",
+# not the pronoun: "Surely I must")
+REGNAL = re.compile(
+    r"(?<![\w.])(?P<name>[A-Z][a-zà-ÿ]{3,} (?:II|III|IV|VI{0,3}|IX|XI{0,3}|XIV|XV))\b(?![.\w-]|\s+(?:[Pp]eriod|[Dd]ynasty|[Pp]hase))"
+)
+
+
+def _rulers(doc, taken: set[int]) -> list[Mention]:
+    """A capitalised name and a regnal number in mid-sentence, not already a recognised name."""
+    found = []
+    for match in REGNAL.finditer(doc.text):
+        span = doc.char_span(match.start(), match.end())
+        if span is None or span[0].is_sent_start or any(t.i in taken for t in span):
+            continue
+        word = span[0].lower_
+        if (
+            any(t.text == word for t in doc)
+            or word in NOT_SURNAMES | TITLES | ORG_WORDS | PLACE_NOUNS | REFERENCE_WORDS | MONTHS_DAYS
+        ):
+            continue
+        found.append(Mention(match.group("name"), "PERSON", match.start(), weight=RULED))
+    return found
+
+
 NAME_LINE = re.compile(
     r"^(?:[A-Z][^\W\d_][\w'’\-]*|[A-Z]\.)(?:\s+(?:[A-Z][\w'’\-]*\.?|of|the|de|du|van|von|der|le|la|II|III|IV|V|VI))"
     r"{0,4}$"
@@ -317,16 +435,74 @@ def _in_lists(doc, found: list[Mention]) -> list[Mention]:
     return sorted(kept, key=lambda m: m.start)
 
 
-def mentions(doc) -> list[Mention]:
-    """The names of one parsed chunk, after the rules above."""
-    cited = citation_people(doc.text)
+JUNK_TOKENS = lexicon.words("ner_junk_tokens")
+PUBLICATION_CITIES = {" ".join(row) for row in lexicon.rows("ner_publication_cities")}
+SIGLA = lexicon.words("ner_sigla")
+_ROMAN = re.compile(r"^M{0,4}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})$")
+_WORDS = re.compile(r"[^\s.,;:()\[\]]+")
+_RULER = re.compile(r"^[A-Z][^\W\d_]+ (?:[IVX]{1,5})$")
+
+
+def _numbering(word: str) -> bool:
+    """An era, a number, a roman numeral, a reference abbreviation ("BCE", "IV", "12a", "ibid")."""
+    bare = word.strip("'’")
+    return (
+        bare.lower() in JUNK_TOKENS
+        or (bare.isupper() and bool(_ROMAN.match(bare)))
+        or any(ch.isdigit() for ch in bare)
+        or not any(ch.isalpha() for ch in bare)
+    )
+
+
+def is_junk(name: str) -> bool:
+    """A name that is never an entity: era and numbering tokens ("BCE", "IV", "§ 4"), bibliography
+    abbreviations ("Ed.", "ibid."), the siglum of a corpus of inscriptions or papyri, alone or
+    cited ("IG", "P.Oxy. 2332", "O. Claud.", "SEG XXXV")."""
+    if "§" in name or "¶" in name:
+        return True
+    words = _WORDS.findall(name)
+    bare = re.sub(r"[\d\s.]+", "", name).lower()  # "A.D.2": an era and a note's number
+    if not words or all(_numbering(w) for w in words) or "".join(words).lower() in JUNK_TOKENS or bare in JUNK_TOKENS:
+        return True  # also "A.D.", "B.C.E.": dotted letters
+    for n in range(1, min(3, len(words)) + 1):  # a siglum of one to three words, then numbers or nothing
+        siglum = "".join(words[:n])
+        written = "." in name or siglum.isupper()  # "P.Oxy.", "IG", "SEG": not the name "Tam" or "Apis"
+        if siglum.lower() in SIGLA and written and (n == len(words) or all(_numbering(w) for w in words[n:])):
+            return True
+    return False
+
+
+# a papyrus's, ostracon's or tablet's siglum, not a person with an initial: "P. Cairo Zen. 59001",
+# "P. Leiden I 384", "P. Berl. 9825", "P. Louvre E 3229", "P. Cairo.Masp.", "P.Tor.", "P. X+PSI" (but "P. Briant and",
+# "O. Neugebauer 1975")
+_DOCUMENT_SIGLUM = re.compile(r"[POT]\.\s?[A-Z][^\W\d_]*(?:\s[A-Z]|\s[IVX]+)?")
+_SIGLUM_AFTER = re.compile(
+    r"\.\s*\d|\.\s*[A-Za-z]{1,5}\.|\s*\+\s*[A-Z]|\s*[A-Z][a-z]{0,5}\.(?!\w)|\s+[IVX]+\b|\s+(?:[A-Z]\s)?(?!1[5-9]\d\d\b|20\d\d\b)\d"
+)
+
+
+def is_document_siglum(text: str, mention: Mention) -> bool:
+    """The mention is a papyrus's, ostracon's or tablet's siglum, by its shape and the number after it."""
+    end = mention.start + len(mention.name)
+    if not _DOCUMENT_SIGLUM.fullmatch(mention.name):
+        return False
+    abbreviated = len(re.split(r"[\s.]+", mention.name)[-1]) <= 4 and text[end : end + 1] == "."  # "P.Tor.", "P. Duk."
+    return abbreviated or bool(_SIGLUM_AFTER.match(text, end))
+
+
+def mentions(doc, gazetteer=None, nlp=None) -> list[Mention]:
+    """The names of one parsed chunk, after the rules above; with a gazetteer
+    (:mod:`ner_gazetteer`), its names decide where they are found. Junk (:func:`is_junk`) is dropped."""
+    cited = citation_people(doc.text) + publication_places(doc.text)
     ranges = [(m.start, m.end) for m in cited]
     titles = [(m.start(1), m.end(1)) for m in QUOTED.finditer(doc.text) if _title_case(m.group(1))]
     out: list[Mention] = []
     taken: set[int] = set()
     for span in doc.ents:
         taken.update(t.i for t in span)
-        for tokens, titled in _parts(span):
+        for parted, titled in _parts(span):
+            tokens = _hyphenated(parted) if parted else parted
+            taken.update(t.i for t in tokens)
             name = _text_of(tokens)
             if not name:
                 continue
@@ -336,6 +512,8 @@ def mentions(doc) -> list[Mention]:
                 continue  # inside a citation: the citation rule names its people below
             if titled:
                 label, ruled = "PERSON", True
+            elif low in PUBLICATION_CITIES:
+                label, ruled = "GPE", True  # "Oxford.", "Leiden/Boston": a bibliography's place, not a publisher
             else:
                 label, ruled = relabel(span, tokens, span.label_)
             longer = _possessive_place(span, tokens) if label in PLACE_LABELS else None
@@ -344,6 +522,8 @@ def mentions(doc) -> list[Mention]:
                 taken.update(t.i for t in longer)
             if label in PLACE_LABELS and (low in NOT_PLACES or tokens[-1].lower_ in TIME_WORDS):
                 continue
+            if label != "PERSON" and _RULER.match(name):
+                label, ruled = "PERSON", True  # "Ptolemy II", "Antiochus IV": a ruler
             if label != "PERSON" and any(a <= start < b for a, b in titles):
                 continue  # a word of a quoted title
             if len(tokens) == 1 and low.rstrip(".") in REFERENCE_WORDS:
@@ -352,9 +532,12 @@ def mentions(doc) -> list[Mention]:
                 continue  # "Library name authorities ...": a common word that starts a sentence
             out.append(Mention(name, label, start, weight=RULED if ruled else 1))
     out += cited
-    out += [m for m in _lone_names(doc, taken) if not any(a <= m.start < b for a, b in ranges)]
+    out += [m for m in _lone_names(doc, taken) + _rulers(doc, taken) if not any(a <= m.start < b for a, b in ranges)]
     out.sort(key=lambda m: m.start)
-    return _in_lists(doc, out)
+    out = _in_lists(doc, out)
+    if gazetteer is not None and nlp is not None:
+        out = gazetteer.merge(doc, out, gazetteer.hits(doc, nlp), ranges + titles)
+    return [m for m in out if not is_junk(m.name) and not is_document_siglum(doc.text, m)]
 
 
 def vote(found: list[tuple[str, str, int]]) -> dict[str, str]:

@@ -109,9 +109,11 @@ def test_ner_reuses_a_known_entity_and_a_missing_pipeline_is_one_line(schema, ru
     assert run_cli("extract", "--extractor", "ner", "--json").exit_code == 0
     with schema.driver() as driver:
         linked = driver.execute_query(
-            "MATCH (:Chunk)-[:MENTIONS {rule: 'ner'}]->(p:Place) WHERE p.normName = 'ostia' RETURN collect(p.id) AS ids"
-        ).records[0]["ids"]
-    assert linked == ["pleiades:422995"]
+            "MATCH (:Chunk)-[m:MENTIONS]->(p:Place) WHERE p.normName = 'ostia' "
+            "RETURN collect(p.id) AS ids, collect(m.rule) AS rules"
+        ).records[0]
+    # the place is in the graph: the gazetteer's pattern finds it and links it (rule ner-gazetteer)
+    assert linked["ids"] == ["pleiades:422995"] and linked["rules"] == ["ner-gazetteer"]
     bad = run_cli("extract", "--extractor", "ner", "--model", "xx_no_such_pipeline")
     assert bad.exit_code != 0
     assert "no spaCy pipeline 'xx_no_such_pipeline'" in bad.output and "spacy download" in bad.output
