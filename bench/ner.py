@@ -53,18 +53,17 @@ TYPES = ("Person", "Place", "Organization", "Work")
 
 def load_gazetteer(graph, data: Path) -> dict:
     """Fill a throw-away Neo4j with what the recogniser reads as its gazetteer, as `load` does:
-    the Pleiades places (with the names of the name index when the loader reads it) and the
+    the Pleiades places with the names of the name index beside them (as `load pleiades` reads it), the
     modern places, and the ISAW articles (their authors become persons); the seconds it took."""
     from graphrag_cypher.loaders.files import parse_folder
-    from graphrag_cypher.loaders.gazetteers import GazetteerError, parse_pleiades
+    from graphrag_cypher.loaders.gazetteers import GazetteerError, name_index_beside, parse_pleiades
     from graphrag_cypher.loaders.modern_places import modern_place_rows
     from graphrag_cypher.store.ingest import Loader, LoadOptions
 
     started = time.perf_counter()
+    places = data / "pleiades" / "pleiades-places.geojsonl.gz"
     rows = [
-        r
-        for r in parse_pleiades(data / "pleiades" / "pleiades-places.geojsonl.gz")
-        if not isinstance(r, GazetteerError)
+        r for r in parse_pleiades(places, name_index=name_index_beside(places)) if not isinstance(r, GazetteerError)
     ]
     rows += list(modern_place_rows())
     for i in range(0, len(rows), 2000):
