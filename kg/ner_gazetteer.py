@@ -25,7 +25,6 @@ import hashlib
 import json
 import marshal
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -33,6 +32,15 @@ from pathlib import Path
 
 from graphrag_cypher import lexicon
 from graphrag_cypher.db import Graph, query
+from graphrag_cypher.name_contexts import (
+    INSTITUTION_AFTER,
+    INSTITUTION_BEFORE,
+    PERSON_OF,
+    PLACE_CUE,
+    ROYAL_TITLE,
+    SIGLUM,
+    capitalised,
+)
 from graphrag_cypher.text import fold
 
 from .ner_rules import RULED, Mention
@@ -63,47 +71,23 @@ def load_stoplist(shipped: str = "stoplist.txt") -> frozenset[str]:
     return frozenset(fold(line.split("#", 1)[0].strip()) for line in text.splitlines() if line.split("#", 1)[0].strip())
 
 
-def capitalised(surface: str) -> bool:
-    """Has an upper-case letter and is not a short acronym ("URI", "LOD"): the place linker's rule."""
-    categories = [unicodedata.category(c) for c in unicodedata.normalize("NFC", surface)]
-    return "Lu" in categories and ("Ll" in categories or len(categories) > 4)
-
-
 @cache
 def _person_words() -> frozenset[str]:
     return load_stoplist("persons.txt")
-
-
-# The place linker's not-a-place contexts (linkers/contexts.py, the same patterns; kg sits beside
-# linkers and does not import it): a siglum's letters before ("P. Cairo", "I. Ephesos"), a person's
-# epithet ("Heron of Alexandria", not "the Gulf of Corinth"), an institution ("School at Athens").
-_SIGLUM = re.compile(
-    r"(?:^|[\s(\[;,/])(?:P|O|T|I|SB|BGU|PSI|CPR|SPP|Pap|Chr|Stud|Ch\.L\.A|C|Inscr|Tab)\.\s*(?:[A-Z][\w]*\.\s*)*$"
-)
-_PERSON_OF = re.compile(r"(?:^|[^\w'’])([A-Z][\w'’-]*) of\s+$")
-_INSTITUTION_BEFORE = re.compile(
-    r"\b(?:School|Institute|Institut|Istituto|Academy|Akademie|University|Université|Università|Universität"
-    r"|Universidad|Museum|Musée|Museo|Library|Bibliothèque|Society|College|Press|Foundation|Department|Center"
-    r"|Centre|Seminar|Archive|Archives)s?\b(?: (?:of|for) [A-Z][\w]*(?: (?:and )?[A-Z][\w]*)*)?\s*(?:at|of|in|zu|de|di)\s+$"
-)
-_INSTITUTION_AFTER = re.compile(
-    r"^(?:['’]s)?\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College)\b"
-)
-_QUEEN = re.compile(r"\b(?:[Qq]ueen|[Kk]ing|[Pp]rincess|[Pp]rince|[Ee]mperor|[Ee]mpress|[Ss]aint|St\.|[Ss]t)\s+$")
 
 
 def not_a_place(text: str, start: int, end: int, key: str) -> bool:
     """The words around a place's name in `text` say it names something else here."""
     before, after = text[max(0, start - 100) : start], text[end : end + 60]
     near = before[-50:]
-    if near.rstrip().endswith(".") and _SIGLUM.search(near):
+    if near.rstrip().endswith(".") and SIGLUM.search(near):
         return True
-    if _INSTITUTION_BEFORE.search(before) or _INSTITUTION_AFTER.match(after):
+    if INSTITUTION_BEFORE.search(before) or INSTITUTION_AFTER.match(after):
         return True
-    person = _PERSON_OF.search(near)
+    person = PERSON_OF.search(near)
     if person and person.group(1).lower() not in lexicon.words("place_of_words") and not person.group(1).isupper():
         return True
-    return key in _person_words() and (bool(_QUEEN.search(near)) or not _PLACE_CUE.search(near))
+    return key in _person_words() and (bool(ROYAL_TITLE.search(near)) or not PLACE_CUE.search(near))
 
 
 def unusable(key: str, stop: frozenset[str]) -> bool:
@@ -211,6 +195,7 @@ def rules_key(kinds: dict[str, str]) -> str:
     code = hashlib.sha256()
     for module in BUILT_BY:
         code.update(resources.files("graphrag_cypher.kg").joinpath(module).read_bytes())
+    code.update(resources.files("graphrag_cypher").joinpath("name_contexts.py").read_bytes())  # the shared contexts
     for name in ("ner/gazetteer_names", "ner/gazetteer_fingerprint"):
         code.update(query(name).encode())
     for name in ("stop_en", "function_words", "ner_junk_tokens", "ner_sigla"):
@@ -257,7 +242,6 @@ def load(graph: Graph, schema, cache_dir: Path | None = CACHE_DIR) -> Gazetteer:
 # --- the gazetteer's names among the recogniser's ------------------------------------------------
 
 _REGNAL = re.compile(r"^ +[IVX]+\b")  # "Arsinoe II", "Antiochus IV": a ruler, not the place
-_PLACE_CUE = re.compile(r"\b(?:at|in|from|near|via|city of|port of|town of|harbou?r of|site of|island of)\s+$", re.I)
 _ADJECTIVE = re.compile(r"^[A-Z][a-z]+(?:ian|an|ic|ine|ene|ite|ote)$")  # "Pisidian Antioch", "Seleucid Syria"
 LABELS = {"person": "PERSON", "place": "GPE"}
 PLACE_LABELS = {"GPE", "LOC", "FAC", "NORP"}
@@ -312,7 +296,7 @@ def merge(doc, found: list, hits: list[Hit], protected: list[tuple[int, int]]) -
             continue
         if any(m.weight >= RULED and _kind_of(m.label) not in (None, kind) for m in over):
             continue  # a rule of the text said otherwise
-        cued = kind == "place" and bool(_PLACE_CUE.search(doc.text[max(0, hit.start - 30) : hit.start]))
+        cued = kind == "place" and bool(PLACE_CUE.search(doc.text[max(0, hit.start - 30) : hit.start]))
         if any(m.label == "PERSON" for m in over) and kind == "place" and agreed < 2 and not cued:
             continue  # the recogniser's person ("Lysa", "Pylos" the maester), unless the text is about such places
         # in the document's vote a name the recogniser also saw counts as a rule's, one only the

@@ -26,6 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graphrag_cypher import lexicon
+from graphrag_cypher.name_contexts import INSTITUTION_AFTER as _INSTITUTION_AFTER
+from graphrag_cypher.name_contexts import INSTITUTION_BEFORE as _INSTITUTION_BEFORE
+from graphrag_cypher.name_contexts import PERSON_OF as _PERSON_OF
+from graphrag_cypher.name_contexts import PLACE_CUE as _PLACE_CUE
+from graphrag_cypher.name_contexts import ROYAL_TITLE as _QUEEN
+from graphrag_cypher.name_contexts import SIGLUM as _SIGLUM
 
 WINDOW = 120  # characters of context kept on each side (NFC)
 NEAR = 50  # characters before a name that the context rules read (an institution's: twice as many)
@@ -74,29 +80,8 @@ _COGNOMEN = re.compile(r"\b[A-Z][a-z]+\s+[IVX]+\s+$")
 # Common nouns a monument's name starts with: written in lower case ("the sanctuary of
 # Demeter at Cyrene") they name one of many, not the one Pleiades calls so.
 GENERIC = lexicon.words("place_generic")
-_PERSON_OF = re.compile(r"(?:^|[^\w'’])([A-Z][\w'’-]*) of\s+$")
-# "P. Cairo 30758", "P.Köln", "O. Claud.", "SB", "BGU", "I. Ephesos", "T. Vindol.": a siglum's letters just before.
-_SIGLUM = re.compile(
-    r"(?:^|[\s(\[;,/])(?:P|O|T|I|SB|BGU|PSI|CPR|SPP|Pap|Chr|Stud|Ch\.L\.A|C|Inscr|Tab)\.\s*"
-    r"(?:[A-Z][\w]*\.\s*)*$"
-)
-_INSTITUTION_BEFORE = re.compile(
-    r"\b(?:School|Institute|Institut|Istituto|Academy|Akademie|University|Université|Università|Universität"
-    r"|Universidad|Museum|Musée|Museo|Library|Bibliothèque|Society|College|Press|Foundation|Department|Center"
-    r"|Centre|Seminar|Archive|Archives)s?\b(?: (?:of|for) [A-Z][\w]*(?: (?:and )?[A-Z][\w]*)*)?\s*(?:at|of|in|zu|de|di)\s+$"
-)
-_INSTITUTION_AFTER = re.compile(
-    r"^(?:['’]s)?\s+(?:University|Museum|Press|Institute|Academy|Library|Society|College|[Pp]rojects?)\b"
-)
 # A collection's inventory number after its city: "Vienna, K 9323", "Berlin, P. 13534" (not "Rome, AD 64").
 _SHELFMARK = re.compile(r"^,\s*(?!(?:AD|BC|BCE|CE)\b)[A-Z]{1,3}\.?\s?[0-9]")
-# Before a name that is usually a person's, a word that makes it a place.
-_PLACE_CUE = re.compile(
-    r"(?:\b(?:at|in|from|to|near|towards|toward|via|city of|port of|town of|harbou?r of|site of|island of"
-    r"|called|named)|\b(?:City|Port|Town|Harbou?r) of)\s+$",
-    re.I,
-)
-_QUEEN = re.compile(r"\b(?:[Qq]ueen|[Kk]ing|[Pp]rincess|[Pp]rince|[Ee]mperor|[Ee]mpress|[Ss]aint|St\.|[Ss]t)\s+$")
 _SPACES = re.compile(r"\s+")
 _LINK_WORDS = lexicon.words("place_link_words")
 

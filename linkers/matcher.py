@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from graphrag_cypher import lexicon
+from graphrag_cypher.name_contexts import capitalised
 from graphrag_cypher.text import FOLDS, CharTable, fold, fold_char, is_mark, is_word_char
 
 # Lucene's English stop words: the `standard-folding` analyzer drops them from the
@@ -53,12 +54,6 @@ _TAILS_JAVA = (
     rf"(?! +[IVX]+(?!{_WORD_JAVA}))"
 )
 _LUCENE_SPECIAL = set('+-&|!(){}[]^"~*?:\\/')
-
-
-def capitalised(surface: str) -> bool:
-    """Has an upper-case letter and is not a short acronym ("URI", "LOD")."""
-    categories = [unicodedata.category(c) for c in unicodedata.normalize("NFC", surface)]
-    return "Lu" in categories and ("Ll" in categories or len(categories) > 4)
 
 
 BOUNDARY = "\x00"
