@@ -145,34 +145,39 @@ class Settings:
         return {"embedding_dimensions": str(self.embedding_dimensions)}
 
 
+def _number_between(name: str, value: str | None, default, low: float, high: float, give: str):
+    """The number setting `name` holds, from `low` to `high` (unset or empty: `default`); else a
+    one-line error that says what to `give`."""
+    if value is None or not value.strip():
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not low <= number <= high:  # NaN fails both
+        raise GraphragError(f"{name}={value!r}: {give}")
+    return number
+
+
 def _timeout(value: str | None) -> float:
     """GRAPHRAG_NEO4J_TIMEOUT: seconds, 0.5 to 300."""
-    if value is None or not value.strip():
-        return DEFAULT_NEO4J_TIMEOUT
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = float("nan")
-    if not 0.5 <= seconds <= 300:  # NaN fails both
-        from .errors import GraphragError
-
-        raise GraphragError(f"GRAPHRAG_NEO4J_TIMEOUT={value!r}: give seconds between 0.5 and 300")
-    return seconds
+    return _number_between(
+        "GRAPHRAG_NEO4J_TIMEOUT", value, DEFAULT_NEO4J_TIMEOUT, 0.5, 300, "give seconds between 0.5 and 300"
+    )
 
 
 def _transaction_timeout(name: str, value: str | None, default: float | None) -> float | None:
     """GRAPHRAG_STATEMENT_TIMEOUT / GRAPHRAG_WRITE_TIMEOUT: seconds, 0.1 to 86400, or off (no bound)."""
-    if value is None or not value.strip():
-        return default
-    if value.strip().lower() in {"off", "none"}:
+    if value is not None and value.strip().lower() in {"off", "none"}:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = float("nan")
-    if not 0.1 <= seconds <= MAX_STATEMENT_TIMEOUT:  # NaN fails both
-        raise GraphragError(f"{name}={value!r}: give seconds between 0.1 and {MAX_STATEMENT_TIMEOUT:g}, or off")
-    return seconds
+    return _number_between(
+        name,
+        value,
+        default,
+        0.1,
+        MAX_STATEMENT_TIMEOUT,
+        f"give seconds between 0.1 and {MAX_STATEMENT_TIMEOUT:g}, or off",
+    )
 
 
 def _int_or_none(value: str | None, default: int | None) -> int | None:
@@ -200,15 +205,7 @@ def _positive(name: str, value: str | None, default: int | None, most: int) -> i
 
 def _share(name: str, value: str | None, default: float) -> float:
     """A number from 0 to 1 for setting `name` (unset or empty: `default`)."""
-    if value is None or not value.strip():
-        return default
-    try:
-        number = float(value)
-    except ValueError:
-        number = float("nan")
-    if not 0.0 <= number <= 1.0:  # NaN fails both
-        raise GraphragError(f"{name}={value!r}: give a number from 0 to 1")
-    return number
+    return _number_between(name, value, default, 0.0, 1.0, "give a number from 0 to 1")
 
 
 EMBED_DEVICES = ("auto", "cpu", "cuda", "mps")
