@@ -2,7 +2,7 @@
 
     python bench/entities.py [--json] [--skip-links] [--skip-ner] [--skip-audit] [--model en_core_web_sm]
 
-Loads the Pleiades places (with the names of `name_index.json.gz` when the loader reads it),
+Loads the Pleiades places with the names of `name_index.json.gz` (as `load pleiades` reads it),
 GeoNames' modern countries and continents and the ISAW articles (no vectors) into a throw-away
 Neo4j, then:
 
@@ -27,7 +27,6 @@ Reads ../shared/data (GRAPHRAG_DATA_DIR); a part that cannot run says why and th
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import re
 import sys
@@ -84,33 +83,10 @@ def junk_kind(name: str) -> str | None:
 
 
 def load_graph(graph, data: Path) -> dict:
-    """Places (and the name index where `parse_pleiades` reads it) and the ISAW articles, as `load` does."""
-    from graphrag_cypher.loaders import gazetteers
-    from graphrag_cypher.loaders.files import parse_folder
-    from graphrag_cypher.loaders.modern_places import modern_place_rows
-    from graphrag_cypher.store.ingest import Loader, LoadOptions
+    """Places with the name index, the modern places and the ISAW articles, as `load` does (bench/ner.py's)."""
+    from ner import load_gazetteer
 
-    started = time.perf_counter()
-    pleiades = data / "pleiades" / "pleiades-places.geojsonl.gz"
-    index = pleiades.with_name("name_index.json.gz")
-    kwargs = {}
-    if "name_index" in inspect.signature(gazetteers.parse_pleiades).parameters and index.exists():
-        kwargs["name_index"] = index
-    parsed = list(gazetteers.parse_pleiades(pleiades, **kwargs))
-    rows = [r for r in parsed if not isinstance(r, gazetteers.GazetteerError)] + list(modern_place_rows())
-    for i in range(0, len(rows), 2000):
-        graph.write("places/upsert_places", rows=rows[i : i + 2000])
-    isaw = data / "isaw-papers"
-    stats = Loader(graph, None, LoadOptions(loader="files", source_root=str(isaw), corpus="isaw")).run(
-        parse_folder(isaw, extensions=frozenset({".xhtml"}))
-    )
-    return {
-        "places": len(rows),
-        "name_index": "name_index" in kwargs,
-        "documents": stats.created,
-        "chunks": stats.chunks_created,
-        "seconds": round(time.perf_counter() - started, 1),
-    }
+    return load_gazetteer(graph, data)
 
 
 def score_file(evaluate, path: Path, chunks: list[dict], edges: dict) -> dict:
@@ -247,7 +223,7 @@ def lines(result: dict) -> list[str]:
         return [f"entities: skipped ({result['skipped']})"]
     load = result["load"]
     out = [
-        f"graph: {load['places']} places (name index {'read' if load['name_index'] else 'not read'}), "
+        f"graph: {load['places']} places (with the name index), "
         f"{load['documents']} ISAW articles, {load['chunks']} chunks ({load['seconds']} s)"
     ]
     if "links" in result:

@@ -69,10 +69,15 @@ def load_gazetteer(graph, data: Path) -> dict:
     for i in range(0, len(rows), 2000):
         graph.write("places/upsert_places", rows=rows[i : i + 2000])
     isaw = data / "isaw-papers"
-    Loader(graph, None, LoadOptions(loader="files", source_root=str(isaw), corpus="isaw")).run(
+    stats = Loader(graph, None, LoadOptions(loader="files", source_root=str(isaw), corpus="isaw")).run(
         parse_folder(isaw, extensions=frozenset({".xhtml"}))
     )
-    return {"places": len(rows), "seconds": round(time.perf_counter() - started, 1)}
+    return {
+        "places": len(rows),
+        "documents": stats.created,
+        "chunks": stats.chunks_created,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
 
 
 def corpus_chunks(data: Path, corpus: str) -> list[dict]:
