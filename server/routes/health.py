@@ -15,9 +15,12 @@ def router(state: State) -> APIRouter:
     routes = APIRouter(tags=["health"])
 
     @routes.get("/health/live", summary="The server is up: its version and instance, no database call")
-    def health_live():
+    async def health_live():
         # liveness, as against /health's readiness: what `graphrag ask` checks before handing a
-        # question over, in a millisecond (the schema check of /health reads the graph)
+        # question over, in a millisecond (the schema check of /health reads the graph). Answered on
+        # the event loop itself: a plain function would wait for a worker thread, and under many
+        # /chat answers those threads queue behind CPU-bound work
+
         return JSONResponse(
             {
                 "status": "ok",
