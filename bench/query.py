@@ -8,7 +8,14 @@ pass first), the question embedded by the embedder `ask` uses (ONNX Runtime when
 there), the graph mode inside Neo4j when the graphrag plugin is installed. Goal: p50 <= 50 ms for
 hybrid and graph. The same questions against the union of the three shared corpora (about 9,000
 passages, the evaluation's instance of `bench/evaluation.py`): the vector, hybrid and graph modes,
-same goal.
+same goal, and the graph mode's budget per step (`union.graph.steps`, printed as a table too):
+p50/p95 of analysis (a fresh analyzer per question, as `ask` makes), question embedding, the two
+together (goal <= 15 ms; with the CPU time of each, which a busy machine does not inflate), hybrid
+seeds (the reads named *hybrid* or *seeds* in the mode's first ranking), neighbours (the rest of
+that ranking: entity chunks, seed neighbours, placing, and copies where the ranking reads them),
+copies and re-rank (what `retrieve` adds to the first ranking) and the total. They are timed from
+outside the mode, over a graph whose named reads are timed: through the Cypher files (as a Neo4j
+without the plugin), and through the plugin, where seeds and neighbours are one call.
 
 Then the structured route beside it in the same Neo4j: characters.json (`load records`, the
 got-characters mapping) and the Grimm tales are added, and questions about the graph itself
@@ -21,10 +28,12 @@ route (goal 0).
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -113,7 +122,8 @@ def main() -> dict:
 
 def run_union(questions: list[str]) -> dict | None:
     """p50/p95 of the vector, hybrid and graph modes against the union of the three shared corpora
-    (about 9,000 passages; the instance `bench/evaluation.py` built, reused, else built here)."""
+    (about 9,000 passages; the instance `bench/evaluation.py` built, reused, else built here), and
+    the graph mode's per-step budget (`graph.steps`)."""
     from evaluation import UNION
     from graphrag_cypher.config import load_settings
     from graphrag_cypher.evaluation import CORPUS, EvalInstance
@@ -129,7 +139,137 @@ def run_union(questions: list[str]) -> dict | None:
         for r in results.values():
             r["query_embedder"] = getattr(embedder, "backend", type(embedder).__name__)
             r["passages"] = run.loaded
+        results["graph"]["steps"] = all_graph_steps(run.graph, embedder, questions, CORPUS)
         return results
+
+
+# a read that ranks the hybrid seeds (retrieval/hybrid.cypher, or a seeds query of its own)
+SEED_READ = re.compile(r"hybrid|seeds\b")
+# analysis_and_embedding: the two added per question (goal <= 15 ms)
+CYPHER_STEPS = (
+    "analysis",
+    "embedding",
+    "analysis_and_embedding",
+    "hybrid_seeds",
+    "neighbours",
+    "copies_rerank",
+    "total",
+)
+PLUGIN_STEPS = ("analysis", "embedding", "analysis_and_embedding", "seeds_and_neighbours", "copies_rerank", "total")
+CPU_STEPS = ("analysis", "embedding", "analysis_and_embedding")
+
+
+class TimedGraph:
+    """`graph` with each named read timed (query name, ms; in call order), seen with or without the
+    graphrag plugin (a graph without it takes the Cypher path; nothing else differs)."""
+
+    def __init__(self, graph, plugin: bool):
+        from graphrag_cypher.admin.plugin import installed
+
+        self._graph = graph
+        self.reads: list[tuple[str, float]] = []
+        # admin.plugin reads what is installed from this attribute once per connection
+        self._graphrag_plugin = installed(graph) if plugin else {"version": None, "names": []}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._graph, name)
+
+    def read(self, name: str, /, **params: Any) -> list[dict]:
+        started = time.perf_counter()
+        try:
+            return self._graph.read(name, **params)
+        finally:
+            self.reads.append((name, (time.perf_counter() - started) * 1000))
+
+
+def graph_steps(graph, embedder, questions: list[str], corpus: str | None, plugin: bool, k: int = 5) -> dict:
+    """p50/p95 ms of each step of the graph mode over `questions` (10 warm-up questions first)."""
+    from graphrag_cypher.retrieval.modes import retriever
+    from graphrag_cypher.retrieval.question.analyzer import QuestionAnalyzer
+
+    timed = TimedGraph(graph, plugin)
+    search = retriever("graph", timed, embedder)
+    first: list[tuple[float, int, int]] = []  # the first ranking of a question: ms, its reads' span
+    rank = search.rank
+
+    def timed_rank(analysis, n, *args, **kwargs):
+        started, mark = time.perf_counter(), len(timed.reads)
+        ranked = rank(analysis, n, *args, **kwargs)
+        if not first:
+            first.append(((time.perf_counter() - started) * 1000, mark, len(timed.reads)))
+        return ranked
+
+    search.rank = timed_rank  # retrieve() asks for its rankings through the instance (self.rank)
+    names = PLUGIN_STEPS if plugin else CYPHER_STEPS
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in CPU_STEPS}
+    for n, question in enumerate(questions[:10] + questions):
+        timed.reads.clear()
+        first.clear()
+        started, started_cpu = time.perf_counter(), time.thread_time()
+        analysis = QuestionAnalyzer(graph).analyze(question, corpus=corpus)
+        analysed, analysed_cpu = time.perf_counter(), time.thread_time()
+        search.embedding(analysis)
+        embedded, embedded_cpu = time.perf_counter(), time.thread_time()
+        search.retrieve(analysis, k)
+        done = time.perf_counter()
+        if n < 10:
+            continue
+        ranked_ms, start, end = first[0]
+        step = {
+            "analysis": (analysed - started) * 1000,
+            "embedding": (embedded - analysed) * 1000,
+            "analysis_and_embedding": (embedded - started) * 1000,
+            "copies_rerank": (done - embedded) * 1000 - ranked_ms,
+            "total": (done - started) * 1000,
+        }
+        if plugin:
+            step["seeds_and_neighbours"] = ranked_ms
+        else:
+            seeds = sum(ms for name, ms in timed.reads[start:end] if SEED_READ.search(name))
+            step["hybrid_seeds"], step["neighbours"] = seeds, ranked_ms - seeds
+        for name in names:
+            wall[name].append(step[name])
+        cpu["analysis"].append((analysed_cpu - started_cpu) * 1000)
+        cpu["embedding"].append((embedded_cpu - analysed_cpu) * 1000)
+        cpu["analysis_and_embedding"].append((embedded_cpu - started_cpu) * 1000)
+    out: dict[str, Any] = {
+        "path": "plugin (graphrag.retrieve.graph)" if plugin else "cypher + python",
+        "questions": len(questions),
+    }
+    for name in names:
+        out[name] = {
+            "p50_ms": round(statistics.median(wall[name]), 1),
+            "p95_ms": round(percentile(wall[name], 0.95), 1),
+        }
+        if name in cpu:
+            out[name]["cpu_p50_ms"] = round(statistics.median(cpu[name]), 1)
+            out[name]["cpu_p95_ms"] = round(percentile(cpu[name], 0.95), 1)
+    return out
+
+
+def all_graph_steps(graph, embedder, questions: list[str], corpus: str | None, k: int = 5) -> dict:
+    """The steps through the plugin (where it is installed) and through the Cypher files."""
+    from graphrag_cypher.retrieval.procedures import has_graph_procedure
+
+    paths = {"cypher": graph_steps(graph, embedder, questions, corpus, plugin=False, k=k)}
+    if has_graph_procedure(graph):
+        paths["plugin"] = graph_steps(graph, embedder, questions, corpus, plugin=True, k=k)
+    return paths
+
+
+def steps_table(paths: dict, passages: int | None = None) -> str:
+    """The per-step budget as text: one line per step, p50 / p95 (and CPU time) per path."""
+    where = f" at {passages} passages" if passages else ""
+    lines = [f"graph mode, per step{where} (ms, p50 / p95; cpu: this thread's CPU time)"]
+    for path, steps in paths.items():
+        lines.append(f"  {path}: {steps['path']}, {steps['questions']} questions")
+        for name, s in steps.items():
+            if not isinstance(s, dict):
+                continue
+            cpu = f"   cpu {s['cpu_p50_ms']} / {s['cpu_p95_ms']}" if "cpu_p50_ms" in s else ""
+            lines.append(f"    {name:<22}{s['p50_ms']:>8} / {s['p95_ms']:<8}{cpu}")
+    return "\n".join(lines)
 
 
 def run_structured(graph, embedder, settings, musique: list[str]) -> dict | None:
@@ -181,4 +321,11 @@ def run_structured(graph, embedder, settings, musique: list[str]) -> dict | None
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(), indent=2 if "--json" in sys.argv else None))
+    found = main()
+    if "--json" in sys.argv:
+        print(json.dumps(found, indent=2))
+    else:
+        graph = (found.get("union") or {}).get("graph") or {}
+        if "steps" in graph:
+            print(steps_table(graph["steps"], graph.get("passages")))
+        print(json.dumps(found))

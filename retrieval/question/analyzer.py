@@ -13,6 +13,8 @@ from .keywords import keywords
 from .language import detect_language
 from .relations import route
 
+_HAN = re.compile("[\u3400-\u9fff]")
+
 
 class QuestionAnalyzer:
     """Analyses questions against one graph (remembering per corpus whether its documents carry dates)."""
@@ -63,7 +65,7 @@ class QuestionAnalyzer:
 
     def _has_dates(self, corpus: str | None) -> bool:
         if corpus not in self._dated:
-            self._dated[corpus] = bool(self.graph.read("retrieval/has_dates", corpus=corpus)[0]["dated"])
+            self._dated[corpus] = bool(self.graph.read_row("retrieval/has_dates", corpus=corpus)["dated"])
         return self._dated[corpus]
 
     def disambiguate(self, entities: list[dict], corpus: str | None) -> tuple[list[dict], list[dict]]:
@@ -117,15 +119,19 @@ class QuestionAnalyzer:
             return []
         folded = fold(text)
         found: dict[str, dict] = {}
-        for row in self.graph.read("retrieval/question_entities", query=query, limit=100):
+        # the full-text shortlist as one record: a hundred rows one by one cost the driver more
+        # than the search costs the server
+        for row in self.graph.read_row("retrieval/question_entity_list", query=query, limit=100)["rows"]:
+            if row["id"] in found:
+                continue
             hits = [
                 name
                 for name in dict.fromkeys(row["names"] or [row["name"]])
                 if isinstance(name, str)
-                and len(name.strip()) >= (2 if re.search("[\u3400-\u9fff]", name) else 3)
+                and len(name.strip()) >= (2 if _HAN.search(name) else 3)
                 and contains_word(folded, fold(name.strip()))
             ]
-            if hits and row["id"] not in found:
+            if hits:
                 found[row["id"]] = {
                     "id": row["id"],
                     "name": row["name"],

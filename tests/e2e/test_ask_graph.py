@@ -92,6 +92,25 @@ def test_ppr_fusion_uses_the_configured_rrf_k(kg):
     assert 1 / 2 <= sharp[0].score <= 1.0 and sharp[0].score > default[0].score
 
 
+def test_the_analyzer_reads_the_shortlist_graphrag_search_reads(kg):
+    """The analyzer reads the entity shortlist as one record (retrieval/question_entity_list); the
+    plugin's graphrag.search reads retrieval/question_entities row by row: the same entities, names
+    and scores in the same order."""
+    from graphrag_cypher.config import load_settings
+    from graphrag_cypher.db import connect
+    from graphrag_cypher.retrieval.base import lucene_query
+
+    checked = 0
+    with connect(load_settings()) as graph:
+        for words in (["Edric", "Varn"], ["Young", "Stag"], ["giant", "Brannock"], ["silver", "lantern"], ["zzzq"]):
+            query = lucene_query(words, " OR ")
+            rows = graph.read("retrieval/question_entities", query=query, limit=100)
+            listed = graph.read_row("retrieval/question_entity_list", query=query, limit=100)["rows"]
+            assert listed == rows, words
+            checked += len(rows)
+    assert checked >= 4, "the names were found"
+
+
 def test_names_are_found_on_word_boundaries_only(kg, run_cli):
     out = ask_json(run_cli, "Who are the Edricsons of Varnholt?")
     assert not [e for e in out["entities"] if e["id"] == "got:edric varn"]
