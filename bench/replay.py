@@ -19,11 +19,26 @@ or `sqrt` (a phrase's weight log(N/chunks)/log(N) or 1/sqrt(chunks) instead of 1
 naming the seed's own topic is a neighbour too), `aboutSeeds=N` (at most N passages about the
 question's entities), `firstSeedLinks=N` (N neighbours after the first seed), `secondCover=F` (the
 second only when it holds F of the terms the first two lack), `refuse=1` (the hybrid seeds fused
-again from the kept vector and full-text lists, with `vectorWeight`, `fulltextWeight`, `rrfK`).
+again from the kept vector and full-text lists, with `vectorWeight`, `fulltextWeight`, `rrfK`),
+`aboutShare=1` (a title link split among the passages about the same entity), `aboutPerEntity=N` (of
+the passages about each question entity, the N nearest the question), `aboutAll=1` (the passages
+about the question's entities taken before the perEntity cut, not among the first perEntity chunks
+naming them: the mode's rule since the growth cut; `aboutAll=0`: the rule before, as recorded at
+collection, or the cached list where the cache is older than the rule).
 
 `--explain` prints, per question the graph mode misses a gold passage of, where that passage was:
 not a candidate at all, a seed ranked too low, a neighbour of a seed beaten by another neighbour
 (and through which link), or a neighbour of no followed seed.
+
+`--explain --own set_corpus.json` is the growth cut: `--passages` a larger corpus holding the set's
+own (the union of the shared corpora), it counts the gold passages the mode ranks in the top 5 on
+the own corpus and not on the larger one, by cause (a title link that now points to several
+passages, a phrase whose weight the larger corpus changed, a distractor from another set, other),
+with examples; `--before weight=value` runs the cut for those weights too, side by side:
+
+    python bench/replay.py --questions musique_train.json --passages musique_train_corpus.json \
+        --passages hotpotqa_train_corpus.json --passages 2wikimultihopqa_corpus.json \
+        --explain --own musique_train_corpus.json --before aboutAll=0 --set aboutAll=1
 """
 
 from __future__ import annotations
@@ -90,6 +105,9 @@ class Case:
     hybrid: list[int]  # the mode's hybrid seeds, as the database ranked them
     about: list[int]  # the chunks about the question's entities, in the question's order
     live: list[str] = field(default_factory=list)  # titles the live graph mode ranked (first questions)
+    entities: list[str] = field(default_factory=list)  # the question's entity ids (caches before them: none)
+    # the about list by the rule before the growth cut (None: not recorded; then `about` was made by it)
+    about_before: list[int] | None = None
     by_title: bool = False  # gold are titles
 
 
@@ -171,6 +189,19 @@ def collect(questions_path: Path, passages: list[Path], limit: int | None, live:
                     hybrid=hybrid,
                     about=[index[e.chunk_id] for e in about_rows],
                     live=[e.title for e in mode.retrieve(analysis, 10)] if n < live else [],
+                    entities=[e["id"] for e in analysis.entities],
+                    about_before=[
+                        index[r["chunkId"]]
+                        for r in graph.read(
+                            "bench/replay_about_before",
+                            entityIds=[e["id"] for e in analysis.entities],
+                            perEntity=WEIGHTS["perEntity"],
+                            aboutRules=sorted(ABOUT_RULES),
+                        )
+                        if r["chunkId"] in index
+                    ]
+                    if ranked
+                    else [],
                 )
             )
             if n % 20 == 19:
@@ -252,9 +283,11 @@ def neighbours(c: Corpus, seed: int, w: dict) -> dict[int, tuple[float, float, l
                         topic[n] += back
                         via[n].append("names the seed's topic " + entity)
             continue
-        for n in c.about.get(entity, ()):
+        about = c.about.get(entity, ())
+        for n in about:
             if n != seed:
-                topic[n] += w["aboutWeight"]
+                # aboutShare: a title several passages share splits its link among them
+                topic[n] += w["aboutWeight"] / (len(about) if w.get("aboutShare") else 1)
                 via[n].append("topic " + entity)
     out = {}
     for n in set(phrase) | set(topic):
@@ -276,12 +309,32 @@ def hybrid_seeds(case: Case, w: dict, count: int) -> list[int]:
     return sorted(scores, key=lambda ch: (-scores[ch], ch))[:count]
 
 
-def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None) -> list[int]:
+def about_per_entity(c: Corpus, case: Case, about: list[int], keep: int) -> list[int]:
+    """Of the passages about each question entity, the `keep` nearest the question, in the question's order."""
+    groups: dict[str, list[int]] = {}
+    for n in about:
+        entity = next((e for e, rule in c.mentions.get(n, ()) if rule == "own-title"), c.title[n])
+        groups.setdefault(entity, []).append(n)
+    kept = {
+        n for chunks in groups.values() for n in sorted(chunks, key=lambda n: -float(case.vector @ c.vectors[n]))[:keep]
+    }
+    return [n for n in about if n in kept]
+
+
+def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None, how: dict | None = None) -> list[int]:
+    """The graph mode's top k; `trace` gets each followed seed's scored neighbours, `how` each placed
+    chunk's way in: None for a seed, else (the seed it was linked from, its (phrases, topics, vias))."""
     link_seeds = min(w["linkSeeds"], k // 2 + 2)
     seeds = hybrid_seeds(case, w, max(k, w["graphCandidates"]))
     if not seeds:
         return []
     about = case.about[: w["aboutSeeds"]] if "aboutSeeds" in w else case.about
+    if w.get("aboutAll"):  # every passage about each entity, however many passages mention it
+        about = [n for e in case.entities for n in c.about.get(e, ())[: w["perEntity"]]]
+    elif w.get("aboutAll") == 0 and case.about_before is not None:  # explicitly the rule before
+        about = case.about_before
+    if w.get("aboutPerEntity"):
+        about = about_per_entity(c, case, about, w["aboutPerEntity"])
     order = seeds[:1] + about + seeds[1:]
     sequence: list[int] = []
     for s in order:
@@ -313,6 +366,8 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
         if s not in placed:
             placed.add(s)
             ranked.append(s)
+            if how is not None:
+                how[s] = None
         rows = [r for r in leads.get(s, []) if r[1] not in placed]
         if not rows:
             continue
@@ -325,7 +380,7 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
         if trace is not None:
             trace[s] = scored
         per_seed = w.get("firstSeedLinks", w["linksPerSeed"]) if s == sequence[0] else w["linksPerSeed"]
-        for rank_, (_, _, n, _) in enumerate(scored[:per_seed]):
+        for rank_, (_, _, n, via) in enumerate(scored[:per_seed]):
             if rank_ and "secondCover" in w:
                 known = c.words[s] | c.words[scored[0][2]]
                 if coverage(weights, known, c.words[n]) < w["secondCover"]:
@@ -333,6 +388,8 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None)
             if n not in placed:
                 placed.add(n)
                 ranked.append(n)
+                if how is not None:
+                    how[n] = (s, via)
     return ranked[:k]
 
 
@@ -387,6 +444,138 @@ def explain(c: Corpus, cases: list[Case], w: dict) -> dict[str, int]:
     return dict(counts)
 
 
+GROWTH_CAUSES = (
+    "title link to several passages",
+    "phrase weight (document frequency)",
+    "distractor from another set",
+    "other",
+)
+
+
+def top_docs(c: Corpus, case: Case, ranked: list[int], k: int = 5) -> list[tuple[str, int]]:
+    """(gold key, the chunk that placed it) of the first k documents of a ranking, as recall counts them."""
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+    for n in ranked:
+        if c.doc[n] not in seen:
+            seen.add(c.doc[n])
+            out.append((c.title[n] if case.by_title else c.doc[n], n))
+    return out[:k]
+
+
+def topic_entities(via: tuple) -> list[str]:
+    """The entities a neighbour's topic links went through (neighbours() names them "topic <id>")."""
+    return [v[len("topic ") :] for v in via[2] if v.startswith("topic ")]
+
+
+def growth_cause(own: Corpus, union: Corpus, w: dict, lost: dict) -> tuple[str, str]:
+    """Why a gold passage ranked in the top 5 on its own set's corpus falls out of it on the union.
+
+    Checked in this order, the first that holds: a title link of the way in (the gold's own, or an
+    intruder's: a passage now in the top 5 that was not) points to more passages on the union; the
+    phrase weight of the gold's link from its seed fell (or an intruder's rose), the same phrase
+    being shared by more chunks; an intruder comes from another set; other.
+    """
+    own_ids = set(own.ids)
+    index = {cid: i for i, cid in enumerate(union.ids)}
+    own_index = {cid: i for i, cid in enumerate(own.ids)}
+
+    # entity ids differ between instances: an entity is known by the title of the passages about it
+    was_by_title: dict[str, int] = {}
+    for chunks in own.about.values():
+        for n in chunks:
+            was_by_title[own.title[n]] = max(was_by_title.get(own.title[n], 0), len(chunks))
+
+    def grown(entity: str) -> str:
+        """'now about N passages (was M)' where the union has more passages about the entity, else ''."""
+        chunks = union.about.get(entity, ())
+        was = max((was_by_title.get(union.title[n], 0) for n in chunks), default=0)
+        return f"now about {len(chunks)} passages (was {was})" if len(chunks) > max(was, 1) else ""
+
+    gold_way, intruders, new_about = lost["gold_way"], lost["intruders"], lost["new_about"]
+    name = lost["name"]
+    # a title link now pointing to several passages
+    if gold_way is not None:
+        for entity in topic_entities(gold_way[1]):
+            if grown(entity):
+                return GROWTH_CAUSES[0], f"{name!r} came by topic {entity!r}, {grown(entity)}"
+    for n, way in intruders:
+        if n in new_about:
+            return GROWTH_CAUSES[0], f"{union.title[n]!r} is about a question entity with more passages on the union"
+        for entity in topic_entities(way[1]) if way else ():
+            if grown(entity):
+                return GROWTH_CAUSES[0], f"{union.title[n]!r} came by topic {entity!r}, {grown(entity)}"
+    # a phrase weight the larger corpus changed
+    if gold_way is not None and gold_way[1][0] > 0 and own.ids[gold_way[0]] in index:
+        seed = index[own.ids[gold_way[0]]]
+        found = neighbours(union, seed, w).get(index[own.ids[lost["own_chunk"]]])
+        now = found[0] if found else 0.0
+        if now < gold_way[1][0] - 1e-9:
+            return GROWTH_CAUSES[
+                1
+            ], f"{name!r} linked from {own.title[gold_way[0]]!r}: phrases {gold_way[1][0]:.2f} -> {now:.2f}"
+    for n, way in intruders:
+        if way and way[1][0] > 0 and union.ids[n] in own_index and union.ids[way[0]] in own_index:
+            found = neighbours(own, own_index[union.ids[way[0]]], w).get(own_index[union.ids[n]])
+            before = found[0] if found else 0.0
+            if way[1][0] > before + 1e-9:
+                return GROWTH_CAUSES[1], f"{union.title[n]!r}: phrases {before:.2f} -> {way[1][0]:.2f}"
+    foreign = [n for n, _ in intruders if union.ids[n] not in own_ids]
+    if foreign:
+        return GROWTH_CAUSES[2], f"{name!r} pushed out by {', '.join(repr(union.title[n]) for n in foreign[:2])}"
+    return GROWTH_CAUSES[3], f"{name!r} pushed out by {', '.join(repr(union.title[n]) for n, _ in intruders[:2])}"
+
+
+def growth_cut(
+    own: Corpus, own_cases: list[Case], union: Corpus, union_cases: list[Case], w: dict, examples: int = 3
+) -> dict:
+    """The gold passages the graph mode holds in its top 5 on their own set's corpus but not on the
+    union, counted by cause, with a few examples each, and recall@5 on both corpora."""
+    counts = dict.fromkeys(GROWTH_CAUSES, 0)
+    shown: dict[str, list[str]] = {cause: [] for cause in GROWTH_CAUSES}
+    for oc, uc in zip(own_cases, union_cases, strict=True):
+        own_how: dict = {}
+        union_how: dict = {}
+        own_top = top_docs(own, oc, rank(own, oc, w, how=own_how))
+        union_top = top_docs(union, uc, rank(union, uc, w, how=union_how))
+        own_keys, union_keys = {key for key, _ in own_top}, {key for key, _ in union_top}
+        for gold in sorted(oc.gold & own_keys - union_keys):
+            chunk = next(n for key, n in own_top if key == gold)
+            way = own_how.get(chunk)
+            lost = {
+                "name": own.title[chunk],
+                "own_chunk": chunk,
+                "gold_way": way,
+                "intruders": [(n, union_how.get(n)) for key, n in union_top if key not in own_keys],
+                "new_about": {n for n in uc.about if union.ids[n] not in {own.ids[m] for m in oc.about}},
+            }
+            cause, detail = growth_cause(own, union, w, lost)
+            counts[cause] += 1
+            if len(shown[cause]) < examples:
+                shown[cause].append(f"{uc.text[:80]!r}: {detail}")
+    return {
+        "lost": counts,
+        "examples": shown,
+        "own_R@5": round(evaluate(own, own_cases, w), 2),
+        "union_R@5": round(evaluate(union, union_cases, w), 2),
+    }
+
+
+def print_growth(cut: dict) -> None:
+    """The growth cut as a table, cause by cause (before and after where both were run), then examples."""
+    runs = list(cut)
+    print(f"{'cause':40}" + "".join(f"{run:>8}" for run in runs))
+    for cause in GROWTH_CAUSES:
+        print(f"{cause:40}" + "".join(f"{cut[run]['lost'][cause]:>8}" for run in runs))
+    print(f"{'total':40}" + "".join(f"{sum(cut[run]['lost'].values()):>8}" for run in runs))
+    for measure in ("own_R@5", "union_R@5"):
+        print(f"{measure:40}" + "".join(f"{cut[run][measure]:>8}" for run in runs))
+    for run in runs:
+        for cause, lines in cut[run]["examples"].items():
+            for line in lines:
+                print(f"[{run}] {cause}: {line}")
+
+
 def number(value: str) -> int | float | str:
     """A --set value: an int, else a float, else the text."""
     for kind in (int, float):
@@ -412,6 +601,16 @@ def main() -> None:
     ap.add_argument("--set", action="append", default=[], help="weight=value, e.g. phraseRule=idf")
     ap.add_argument("--grid", action="store_true", help="the plateau grid of linkWeight, coverWeight, phraseCap")
     ap.add_argument("--explain", action="store_true")
+    ap.add_argument(
+        "--own",
+        type=Path,
+        action="append",
+        default=[],
+        help="with --explain: the questions' own corpus; the gold passages held there and lost on --passages, by cause",
+    )
+    ap.add_argument(
+        "--before", action="append", default=[], help="with --own: weight=value of the ranking to compare against"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -434,7 +633,18 @@ def main() -> None:
             )
         out["grid"] = grid
         out["grid_range"] = (min(grid.values()), max(grid.values()))
-    if args.explain:
+    if args.explain and args.own:
+        own, own_cases = load(args.questions, args.own, args.limit, 0)
+        cut = {"after": growth_cut(own, own_cases, corpus, cases, w)} if args.before else {}
+        before = shipped()
+        for item in args.before:
+            key, value = item.split("=", 1)
+            before[key] = number(value)
+        cut = {"before": growth_cut(own, own_cases, corpus, cases, before if args.before else w), **cut}
+        out["growth"] = cut
+        if not args.json:
+            print_growth(cut)
+    elif args.explain:
         out["misses"] = explain(corpus, cases, w)
     out["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(out, indent=None if args.json else 2))
