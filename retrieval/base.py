@@ -25,6 +25,10 @@ WEIGHTS = {
     "linkSeeds": 10,  # the top seeds whose neighbours are followed
     "linksPerSeed": 1,  # passages placed after each seed
     "leadsPerSeed": 20,  # the strongest neighbours per seed read from the graph, then ranked here
+    # the neighbours of a seed that are scored (their vectors read; bounded at any corpus size): its
+    # leadPool most strongly linked, and those among the question's leadHits nearest chunks
+    "leadPool": 60,
+    "leadHits": 300,
     # neighbour strength = cosine with the question less the seed's part + linkWeight x link weight
     # + coverWeight x share of the question's terms the seed lacks and the neighbour has
     "linkWeight": 0.4,
@@ -138,6 +142,10 @@ class Evidence:
     # other documents holding a chunk with the same content hash ({document_id, title, uri}): the
     # copies one_per_content set aside
     also_in: list[dict] = field(default_factory=list)
+    # the chunk's content hash and its copies in scope (chunk_copies.cypher's columns) when the
+    # ranking query read them (None: not read, one_per_content asks)
+    content_hash: str | None = None
+    copies: list[dict] | None = None
 
     @classmethod
     def from_row(cls, row: dict, via: list[str] | None = None) -> Evidence:
@@ -150,6 +158,8 @@ class Evidence:
             row.get("text") or "",
             float(row.get("score") or 0.0),
             via or list(row.get("via") or []),
+            content_hash=row.get("contentHash"),
+            copies=row.get("copies"),
         )
 
     def to_dict(self) -> dict:
@@ -184,30 +194,30 @@ MAX_COPIES = 10
 MAX_WIDENINGS = 3
 
 
+def copy_spare(k: int) -> int:
+    """Rows a mode that reads copies with its ranking (graph, hybrid) gives past `k`: a copy set aside
+    is replaced from them, so the ranking is not run again unless more than k of its rows are copies
+    (a copied file's chunks pair with the original's: at most half of them)."""
+    return k
+
+
 def one_per_content(graph, rank: Callable[[int], list[Evidence]], k: int, filters: Filters) -> list[Evidence]:
     """The best `k` of `rank(n)` (a mode's top n, best first) with one chunk per content hash.
 
     A copied file is a second document whose chunks have the same `contentHash`: both would take
     places in the top k with the same text. The first of them stays, with every other document in
     scope that holds the same chunk as `also_in` (retrieval/chunk_copies.cypher); the others are set
-    aside and the ranking is asked for that many more, so the top k stays full. A chunk whose copy
+    aside and the next rows take their places: the rows a mode gives past k (copy_spare), else the
+    ranking asked for that many more, so the top k stays full. A chunk whose copy
     is in a document already kept is given as that document's, so a copied file is one source, not
     two (not with `about`: the copy's chunk may not mention the entity). A ranking without copies
-    is returned as it came (one indexed lookup more)."""
+    is returned as it came (one indexed lookup more, none when its rows carry their copies)."""
     want, ranked = k, rank(k)
     if not ranked:
         return ranked
     kept: list[Evidence] = []
     for _ in range(MAX_WIDENINGS + 1):
-        rows = graph.read(
-            "retrieval/chunk_copies",
-            ids=[ev.chunk_id for ev in ranked],
-            corpus=filters.corpus,
-            to=filters.date_to,
-            maxCopies=MAX_COPIES,
-            **{"from": filters.date_from},
-        )
-        found = {row["chunkId"]: row for row in rows}
+        found = _copies(graph, ranked, filters)
         kept = []
         seen: set[str | None] = set()
         documents: set[str] = set()
@@ -224,6 +234,21 @@ def one_per_content(graph, rank: Callable[[int], list[Evidence]], k: int, filter
         want += k - len(kept)
         ranked = rank(want)
     return kept[:k]
+
+
+def _copies(graph, ranked: list[Evidence], filters: Filters) -> dict[str, dict]:
+    """chunk_copies.cypher's rows by chunk id: those the ranking read with its rows, else asked."""
+    if all(ev.copies is not None for ev in ranked):
+        return {ev.chunk_id: {"contentHash": ev.content_hash, "copies": ev.copies} for ev in ranked}
+    rows = graph.read(
+        "retrieval/chunk_copies",
+        ids=[ev.chunk_id for ev in ranked],
+        corpus=filters.corpus,
+        to=filters.date_to,
+        maxCopies=MAX_COPIES,
+        **{"from": filters.date_from},
+    )
+    return {row["chunkId"]: row for row in rows}
 
 
 def _as_kept(ev: Evidence, copies: list[dict], documents: set[str]) -> Evidence:

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from ..text import fold
-from .base import ABOUT_RULES, Analysis, Evidence, fetch_size, fulltext_query
+from .base import ABOUT_RULES, MAX_COPIES, Analysis, Evidence, copy_spare, fetch_size, fulltext_query
 from .hybrid import HybridRetriever
 from .procedures import graph_via_procedure, has_graph_procedure
 from .retriever import Retriever
@@ -64,7 +64,9 @@ class GraphRetriever(Retriever):
     of the top `linkSeeds` seeds (at most k/2 + 2: a seed further down cannot bring its
     neighbour into the top k) the graph offers neighbours: chunks sharing a rare phrase with
     it (weight 1 / chunks sharing it, at most `phraseCap` for all its phrases together) and the
-    chunk about a topic it names (`aboutWeight`). A neighbour's
+    chunk about a topic it names (`aboutWeight`). Only its `leadPool` most strongly linked
+    neighbours and those among the question's `leadHits` nearest chunks are scored (their vectors
+    the only ones read, however many chunks share a phrase with it). A neighbour's
     strength is its similarity to what the question asks beyond the seed (the question vector
     less its projection on the seed), plus `linkWeight` × link weight (in Cypher), plus
     `coverWeight` × the share of the question's terms missing from the seed that it holds,
@@ -78,12 +80,14 @@ class GraphRetriever(Retriever):
 
     name = "graph"
 
-    def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
+    def rank(self, analysis: Analysis, k: int, spare: int = 0, copies: bool = False) -> list[Evidence]:
+        """The best `k`, then up to `spare` more of the same ranking (the seeds followed are those
+        of k, so the first k are the same); with `copies` and the plugin, each row's copies in scope."""
         # A seed and the passage it leads to take two places, so the neighbours of a seed past
         # place k/2 (and one spare, for neighbours already placed) cannot reach the top k.
         w = {**self.weights, "linkSeeds": min(self.weights["linkSeeds"], k // 2 + 2)}
         if has_graph_procedure(self.graph):
-            return self._rank_in_neo4j(analysis, k, w)
+            return self._rank_in_neo4j(analysis, k, w, spare, copies)
         seeds = HybridRetriever(self.graph, self.embedder, w, self.timings).rank(analysis, max(k, w["graphCandidates"]))
         if not seeds:
             return seeds
@@ -106,6 +110,8 @@ class GraphRetriever(Retriever):
             aboutRules=sorted(ABOUT_RULES),
             aboutWeight=w["aboutWeight"],
             linkWeight=w["linkWeight"],
+            leadPool=w["leadPool"],
+            leadHits=w["leadHits"],
             perSeed=w["leadsPerSeed"],
             **params,
         ):
@@ -142,10 +148,13 @@ class GraphRetriever(Retriever):
                         dict(row, score=seed.score), [f"linked by {', '.join(row['via'])} from {seed.chunk_id}"]
                     )
                 )
-        return ranked[:k]
+        return ranked[: k + spare]
 
-    def _rank_in_neo4j(self, analysis: Analysis, k: int, weights: dict) -> list[Evidence]:
-        """The same ranking by one call of `graphrag.retrieve.graph`."""
+    def ranked(self, analysis: Analysis, n: int) -> list[Evidence]:
+        return self.rank(analysis, n, spare=copy_spare(n), copies=True)
+
+    def _rank_in_neo4j(self, analysis: Analysis, k: int, weights: dict, spare: int, copies: bool) -> list[Evidence]:
+        """The same ranking by one call of `graphrag.retrieve.graph` (with the rows' copies, one round trip)."""
         rows = graph_via_procedure(
             self.graph,
             self.embedding(analysis),
@@ -156,6 +165,8 @@ class GraphRetriever(Retriever):
             terms=analysis.keywords,
             filters=analysis.filters.params(),
             fetch=fetch_size(max(k, self.weights["graphCandidates"]), analysis.filters),
+            spare=spare,
+            max_copies=MAX_COPIES if copies else None,
         )
         return [Evidence.from_row(r) for r in rows]
 
@@ -169,6 +180,7 @@ class GraphRetriever(Retriever):
             entityIds=[e["id"] for e in analysis.entities],
             embedding=embedding,
             perEntity=self.weights["perEntity"],
+            aboutRules=sorted(ABOUT_RULES),
             **analysis.filters.params(),
         ):
             if row["rule"] in ABOUT_RULES:

@@ -25,6 +25,8 @@ GRAPH_WEIGHTS = (
     "linkSeeds",
     "linksPerSeed",
     "leadsPerSeed",
+    "leadPool",
+    "leadHits",
     "linkWeight",
     "coverWeight",
     "phraseCap",
@@ -58,6 +60,8 @@ def neighbour_config(weights: dict | None = None, **filters) -> dict:
         "aboutRules": sorted(ABOUT_RULES),
         "aboutWeight": float(w["aboutWeight"]),
         "linkWeight": float(w["linkWeight"]),
+        "leadPool": int(w["leadPool"]),
+        "leadHits": int(w["leadHits"]),
         "perSeed": int(w["leadsPerSeed"]),
         **_filters(filters.get("corpus"), filters.get("date_from"), filters.get("date_to"), filters.get("about")),
     }
@@ -93,18 +97,29 @@ def graph_via_procedure(
     terms: list[str],
     filters: dict,
     fetch: int,
+    spare: int = 0,
+    max_copies: int | None = None,
 ) -> list[dict]:
-    """chunkId, documentId, title, uri, text, score, via: the graph mode's ranking, best first.
+    """chunkId, documentId, title, uri, text, score, via, contentHash, copies: the graph mode's
+    ranking, best first, the best `k` then up to `spare` more.
 
     `query` is the escaped Lucene query of the full-text list, `fetch` how many hits each index
-    gives, `filters` {corpus, from, to, about} (Filters.params)."""
+    gives, `filters` {corpus, from, to, about} (Filters.params). With `max_copies`, each row's
+    copies in scope (chunk_copies.cypher's columns) come in the same round trip; else null."""
     config = {
         **{name: weights[name] for name in GRAPH_WEIGHTS},
         "aboutRules": sorted(ABOUT_RULES),
         "k": k,
+        **({"spare": spare} if spare else {}),
         "fetch": fetch,
         "entityIds": list(entity_ids),
         "terms": list(terms),
         **_filters(filters.get("corpus"), filters.get("from"), filters.get("to"), filters.get("about")),
     }
-    return graph.read("retrieval/graph_procedure", embedding=embedding, query=query, config=_procedure_config(config))
+    return graph.read(
+        "retrieval/graph_procedure",
+        embedding=embedding,
+        query=query,
+        config=_procedure_config(config),
+        maxCopies=max_copies,
+    )

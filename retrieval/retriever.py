@@ -48,9 +48,14 @@ class Retriever(GraphragRetriever):
     def retrieve(self, analysis: Analysis, k: int = 5) -> list[Evidence]:
         """The mode's best `k` chunks, one per content hash (copies listed as `also_in`)."""
         started = time.perf_counter()
-        results = one_per_content(self.graph, lambda n: self.rank(analysis, n), k, analysis.filters)
+        results = one_per_content(self.graph, lambda n: self.ranked(analysis, n), k, analysis.filters)
         self.timings["retrieve_ms"] = (time.perf_counter() - started) * 1000
         return results
+
+    def ranked(self, analysis: Analysis, n: int) -> list[Evidence]:
+        """`rank`'s best `n` for :meth:`retrieve`. A mode may give rows past `n` (the same ranking's
+        next ones) and each row's copies, so that copies are settled without asking again."""
+        return self.rank(analysis, n)
 
     def embedding(self, analysis: Analysis) -> list[float]:
         """The question's vector, computed once per analysis (graph and ppr modes reuse it)."""

@@ -140,13 +140,13 @@ def test_ppr_mode_walks_alike_with_and_without_the_plugin(generated):
         assert [e.title for e in with_plugin] == [e.title for e in without]
 
 
-def test_the_phrase_cut_off_grows_with_the_number_of_chunks(generated):
+def test_the_phrase_cut_off_grows_with_the_number_of_chunks(indexed):
     """A phrase more chunks share than max(maxPhraseChunks, phraseChunksShare x all chunks) links
     nothing: the hub phrase (12 of the 40 chunks) links under a share of 0.3 (a cut-off of 12), not
     under 0.2 (8), on both paths."""
     from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
 
-    graph, made = generated
+    graph, made = indexed
     embedding = [0.3, 0.1, 0.9, 0.4]
     filters = {"corpus": None, "from": None, "to": None, "about": None}
     for share, hub_links in ((0.2, False), (0.3, True)):
@@ -161,11 +161,11 @@ def test_the_phrase_cut_off_grows_with_the_number_of_chunks(generated):
             assert any("phrase 0" in r["via"] for r in rows) is hub_links, (share, len(rows))
 
 
-def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
+def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(indexed):
     from graphrag_cypher.retrieval.base import WEIGHTS
     from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
 
-    graph, made = generated
+    graph, made = indexed
     embedding = [0.3, 0.1, 0.9, 0.4]
     for filters in ({"corpus": None, "from": None, "to": None}, {"corpus": "a", "from": None, "to": "2020-06-01"}):
         for weights in (
@@ -173,6 +173,7 @@ def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
             {"maxPhraseChunks": 4, "phraseChunksShare": 0.0, "leadsPerSeed": 3},
             {"maxPhraseChunks": 4, "phraseChunksShare": 0.3, "leadsPerSeed": 3},
             {"phraseCap": 0.3, "linkWeight": 2.0, "aboutWeight": 0.5, "leadsPerSeed": 1},
+            {"leadPool": 2, "leadHits": 6, "leadsPerSeed": 5},  # few scored: the cut is the same on both paths
         ):
             config = neighbour_config(weights)
             cypher = graph.read(
@@ -205,7 +206,7 @@ def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
                         assert mine[field] == row[field], (seed, row["chunkId"], field)
                     assert mine["strength"] == row["strength"], (seed, row["chunkId"])
                     assert mine["via"] == row["via"], (seed, row["chunkId"])
-    assert config["perSeed"] == 1 and WEIGHTS["leadsPerSeed"] > 1
+    assert config["perSeed"] == 5 and WEIGHTS["leadsPerSeed"] > 1
     pairs = graph.read_text(
         "MATCH (s:Chunk {id: $s}), (n:Chunk {id: $n}) "
         "RETURN 2 * vector.similarity.cosine(s.embedding, n.embedding) - 1 AS v",
@@ -213,6 +214,51 @@ def test_neighbours_procedure_gives_the_rows_of_the_cypher_file(generated):
         n=proc[0]["chunkId"],
     )
     assert proc[0]["seedSimilarity"] == pairs[0]["v"]
+
+
+def test_only_the_strongest_links_and_the_questions_nearest_are_scored(indexed):
+    """A seed's neighbours scored are its leadPool most strongly linked (weight, then id) and those among
+    the question's leadHits nearest chunks: the same rows, with the same strength, as when every
+    neighbour is scored, on both paths; the others are left out."""
+    from graphrag_cypher.retrieval.procedures import neighbour_config, neighbours_via_procedure
+
+    graph, made = indexed
+    embedding = [0.3, 0.1, 0.9, 0.4]
+    filters = {"corpus": None, "from": None, "to": None, "about": None}
+    near = {
+        r["id"]
+        for r in graph.read_text(
+            "CALL db.index.vector.queryNodes('chunk_embedding', 6, $e) YIELD node RETURN node.id AS id", e=embedding
+        )
+    }
+    every = {"leadPool": 1000, "leadHits": 0, "leadsPerSeed": 1000}
+    few = {"leadPool": 2, "leadHits": 6, "leadsPerSeed": 1000}
+
+    def rows(weights: dict) -> dict:
+        config = {k: v for k, v in neighbour_config(weights).items() if k not in filters}
+        cypher = graph.read(
+            "retrieval/seed_neighbours", seedIds=made["chunks"], embedding=embedding, **config, **filters
+        )
+        proc = neighbours_via_procedure(graph, made["chunks"], embedding, weights=weights)
+        by_path: list[dict] = [{}, {}]
+        for found, into in zip((cypher, proc), by_path, strict=True):
+            for r in found:
+                into.setdefault(r["seedId"], {})[r["chunkId"]] = r
+        assert {s: [(c, r["strength"]) for c, r in rs.items()] for s, rs in by_path[0].items()} == {
+            s: [(c, r["strength"]) for c, r in rs.items()] for s, rs in by_path[1].items()
+        }
+        return by_path[1]
+
+    full, cut = rows(every), rows(few)
+    left_out = 0
+    for seed, leads in full.items():
+        linked = sorted(leads.values(), key=lambda r: (-r["weight"], r["chunkId"]))
+        want = {r["chunkId"] for r in linked[:2]} | (set(leads) & near)
+        assert set(cut.get(seed, {})) == want, seed
+        for chunk in want:
+            assert cut[seed][chunk]["strength"] == leads[chunk]["strength"]
+        left_out += len(leads) - len(want)
+    assert left_out > 20, left_out
 
 
 @pytest.fixture

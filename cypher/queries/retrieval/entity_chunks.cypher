@@ -1,8 +1,12 @@
-// Chunks that mention the entities named in the question, with their similarity to it.
-// params: $entityIds, $embedding, $perEntity, $corpus, $from, $to, $about
+// Chunks that mention the entities named in the question by a rule of $aboutRules (the chunks
+// about them), with their similarity to it. The rule is checked before the $perEntity cut: the more
+// passages name an entity in passing, the larger the corpus, and the passage about it must not fall
+// behind them.
+// params: $entityIds, $embedding, $perEntity, $aboutRules, $corpus, $from, $to, $about
 // returns: chunkId, documentId, title, uri, text, similarity, entity, rule
 UNWIND $entityIds AS entityId
 MATCH (e:__Entity__ {id: entityId})<-[m:MENTIONS]-(n:Chunk)
+WHERE m.rule IN $aboutRules
 WITH e, collect({n: n, rule: m.rule})[0..$perEntity] AS hits
 UNWIND hits AS hit
 WITH e, hit.n AS n, hit.rule AS rule

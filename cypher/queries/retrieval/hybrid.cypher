@@ -5,8 +5,10 @@
 // those chunks ranked by cosine (vector.cypher says why); the full-text hits are filtered.
 // score = sum over lists of weight / (rrfK + rank), rank starting at 1; equal scores in chunk id
 // order (so the list is the same on every run, and graphrag.retrieve.graph's seeds are these).
-// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $about, $vectorWeight, $fulltextWeight, $rrfK
-// returns: chunkId, documentId, title, uri, text, score, via
+// $maxCopies (or null: not read): each row also names the other documents in scope holding a chunk of
+// the same content hash, as chunk_copies.cypher does, so copies are settled without another query.
+// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $about, $vectorWeight, $fulltextWeight, $rrfK, $maxCopies
+// returns: chunkId, documentId, title, uri, text, score, via, contentHash, copies (null without $maxCopies)
 CALL () {
   CALL () {
     WITH $about AS about WHERE about IS NULL
@@ -43,6 +45,21 @@ CALL () {
 }
 WITH c, sum(part) AS score, collect(via) AS via
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
-RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score, via
-ORDER BY score DESC, chunkId
+WITH c, d, score, via
+ORDER BY score DESC, c.id
 LIMIT $k
+OPTIONAL CALL (c, d) {
+  WITH c, d WHERE $maxCopies IS NOT NULL
+  MATCH (other:Chunk {contentHash: c.contentHash})-[:FROM_DOCUMENT]->(od:Document)
+  WHERE other <> c AND od <> d
+    AND ($corpus IS NULL OR od.corpus = $corpus)
+    AND ($from IS NULL OR od.date >= $from)
+    AND ($to IS NULL OR od.date <= $to)
+  WITH od, min(other.id) AS copyId
+  ORDER BY od.id
+  LIMIT coalesce($maxCopies, 0)
+  RETURN collect({documentId: od.id, title: od.title, uri: od.uri, chunkId: copyId}) AS copies
+}
+RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score, via,
+       CASE WHEN $maxCopies IS NOT NULL THEN c.contentHash END AS contentHash, copies
+ORDER BY score DESC, chunkId

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * refused with one line naming the procedure and the key ({@code graphrag.search: config k must be a
  * whole number from 1 to 1000, not 'abc'}); a null value means the key is absent.
  *
- * <p>The bounds: k 1..1000; fetch 1..100000; graphCandidates 1..1000; linkSeeds, leadsPerSeed,
- * perSeed, perEntity 0..1000; linksPerSeed 0..100; maxPhraseChunks 0..1000000; phraseChunksShare 0..1; the weights
+ * <p>The bounds: k 1..1000; spare (graphrag.retrieve.graph) 0..1000; fetch 1..100000; graphCandidates 1..1000; linkSeeds, leadsPerSeed,
+ * perSeed, perEntity 0..1000; linksPerSeed 0..100; leadPool, maxPhraseChunks 0..1000000; leadHits 0..100000; phraseChunksShare 0..1; the weights
  * (vectorWeight, fulltextWeight, linkWeight, coverWeight, phraseCap, aboutWeight) finite, 0..1000;
  * rrfK finite, 0..100000; from and to real dates written YYYY-MM-DD; corpus, mode and index names text
  * of at most 200 characters; entityIds, terms and aboutRules lists of at most 1000 texts; about a text of
@@ -85,6 +85,9 @@ final class ProcedureConfig {
         NEIGHBOURS.put("aboutWeight", real(0, 1000));
         NEIGHBOURS.put("linkWeight", real(0, 1000));
         NEIGHBOURS.put("perSeed", whole(0, 1000));
+        NEIGHBOURS.put("leadPool", whole(0, 1_000_000));
+        NEIGHBOURS.put("leadHits", whole(0, 100_000));
+        NEIGHBOURS.put("vectorIndex", TEXT);
         NEIGHBOURS.put("leadsPerSeed", whole(0, 1000));
         NEIGHBOURS.put("corpus", TEXT);
         NEIGHBOURS.put("from", DATE);
@@ -103,9 +106,10 @@ final class ProcedureConfig {
         GRAPH.put("rrfK", real(0, 100_000));
         GRAPH.put("entityIds", TEXTS);
         GRAPH.put("terms", TEXTS);
-        GRAPH.put("vectorIndex", TEXT);
         GRAPH.put("fulltextIndex", TEXT);
+        GRAPH.put("spare", whole(0, 1000));
         SEARCH.putAll(GRAPH);
+        SEARCH.remove("spare");  // graphrag.search gives k rows
         SEARCH.put("mode", TEXT);
         PPR.put("relationshipTypes", new Rule(Kind.WEIGHTS, 0, 1000));
         PPR.put("damping", real(0, 1));

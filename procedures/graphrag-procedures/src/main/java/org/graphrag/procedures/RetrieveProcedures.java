@@ -102,6 +102,12 @@ public class RetrieveProcedures {
         final List<String> aboutRules;
         final double aboutWeight;
         final double linkWeight;
+        /** A seed's most strongly linked neighbours that are scored (with those among the question's hits). */
+        final long leadPool;
+        /** How many of the question's nearest chunks (the vector index) are scored whenever they are neighbours. */
+        final long leadHits;
+        /** The question's nearest leadHits chunks, by the vector index (set by nearTo). */
+        Set<Node> hits = Set.of();
         final long perSeed;
         final String corpus;
         final String from;
@@ -116,6 +122,8 @@ public class RetrieveProcedures {
             aboutRules = strings(config, "aboutRules", List.of("own-title"));
             aboutWeight = number(config, "aboutWeight", 1.0).doubleValue();
             linkWeight = number(config, "linkWeight", 0.4).doubleValue();
+            leadPool = number(config, "leadPool", 60).longValue();
+            leadHits = number(config, "leadHits", 300).longValue();
             perSeed = number(config, "perSeed", number(config, "leadsPerSeed", 20)).longValue();
             corpus = (String) config.get("corpus");
             from = (String) config.get("from");
@@ -132,6 +140,35 @@ public class RetrieveProcedures {
                 maxPhraseChunks = Math.max(maxPhraseChunks, phraseChunksShare * chunks);
             }
             return this;
+        }
+
+        /** The question's leadHits nearest chunks (seed_neighbours.cypher's hits): a neighbour among them is
+         *  scored however weakly it is linked, the others only when among the leadPool most strongly linked. */
+        Settings nearTo(Transaction tx, List<Double> embedding, String index) {
+            if (leadHits <= 0 || !hasIndex(tx, index)) {
+                return this;  // without the index (no graph mode then) only the leadPool are scored
+            }
+            Map<String, Object> params = new HashMap<>();
+            params.put("index", index);
+            params.put("fetch", leadHits);
+            params.put("embedding", embedding);
+            Set<Node> near = new HashSet<>();
+            try (Result r = tx.execute(VECTOR_QUERY, params)) {
+                while (r.hasNext()) {
+                    near.add((Node) r.next().get("node"));
+                }
+            }
+            hits = near;
+            return this;
+        }
+
+        private static boolean hasIndex(Transaction tx, String index) {
+            try {
+                tx.schema().getIndexByName(index);
+                return true;
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
         }
 
         boolean filtered() {
@@ -171,7 +208,9 @@ public class RetrieveProcedures {
             + "it), ignoring phrases more than max(maxPhraseChunks (50), phraseChunksShare (0.02) x chunks) chunks share, all together at most phraseCap "
             + "(1.0); a topic the seed names whose own chunk this is (a MENTIONS rule in aboutRules, ['own-title']) "
             + "adds aboutWeight (1.0). strength = cosine with what the embedding asks beyond the seed + linkWeight "
-            + "(0.4) x weight. Yields seedId, chunkId, documentId, title, uri, text, similarity (cosine with the "
+            + "(0.4) x weight. Only the leadPool (60) most strongly linked neighbours and those among the question's "
+            + "leadHits (300) nearest chunks (the vectorIndex, 'chunk_embedding') are scored: no other vector is read. "
+            + "Yields seedId, chunkId, documentId, title, uri, text, similarity (cosine with the "
             + "embedding), seedSimilarity (cosine with the seed), weight, strength, via; config also takes corpus, "
             + "from, to and about (entity ids: only chunks that MENTION one of them). The rows of cypher/queries/retrieval/seed_neighbours.cypher. Example: MATCH (c:Chunk) WITH "
             + "c LIMIT 1 CALL graphrag.retrieve.neighbours([c.id], c.embedding, {perSeed: 5}) YIELD chunkId, "
@@ -184,7 +223,8 @@ public class RetrieveProcedures {
         ProcedureConfig.check("graphrag.retrieve.neighbours", config, ProcedureConfig.NEIGHBOURS);
         ProcedureConfig.checkIds("graphrag.retrieve.neighbours", "seedIds", seedIds);
         ProcedureConfig.checkEmbedding("graphrag.retrieve.neighbours", embedding);
-        Settings settings = new Settings(config).sizedTo(tx);
+        Settings settings = new Settings(config).sizedTo(tx)
+                .nearTo(tx, embedding, text(config, "vectorIndex", "chunk_embedding"));
         float[] query = Vectors.of(embedding);
         Map<Node, float[]> vectors = new HashMap<>();
         List<Neighbour> rows = new ArrayList<>();
@@ -265,7 +305,7 @@ public class RetrieveProcedures {
                 }
             }
         }
-        List<Candidate> rows = new ArrayList<>();
+        List<Candidate> linked = new ArrayList<>();
         for (Map.Entry<Node, double[]> e : sums.entrySet()) {
             Node n = e.getKey();
             if (!s.linked(n)) {
@@ -277,23 +317,38 @@ public class RetrieveProcedures {
                 if (doc.equals(seedDoc) || !s.keep(doc)) {
                     continue;
                 }
-                float[] v = vectors.computeIfAbsent(n, Vectors::of);
-                Double qn = Vectors.cosine(v, query);
-                Double sn = Vectors.cosine(v, seedVector);
                 Neighbour row = new Neighbour();
                 row.seedId = seedId;
                 row.chunkId = (String) n.getProperty("id", null);
-                row.similarity = qn;
-                row.seedSimilarity = sn;
                 row.weight = weight;
-                if (qn != null && sn != null && qs != null) {
-                    double rest = 1 - qs * qs < 0.01 ? 0.01 : 1 - qs * qs;
-                    row.strength = (qn - qs * sn) / Math.sqrt(rest) + s.linkWeight * weight;
-                }
-                List<String> names = new ArrayList<>(vias.getOrDefault(n, Set.of()));
-                row.via = new ArrayList<>(names.subList(0, Math.min(3, names.size())));
-                rows.add(new Candidate(row, n, doc));
+                linked.add(new Candidate(row, n, doc));
             }
+        }
+        // ORDER BY weight DESC, n.id: the leadPool most strongly linked and those among the question's hits
+        // are scored (their vectors the only ones read); the others are weakly linked and far from the question
+        linked.sort(Comparator.comparing((Candidate c) -> c.row().weight, RetrieveProcedures::descending)
+                .thenComparing(c -> c.row().chunkId, Comparator.nullsLast(PyText.ORDER)));
+        List<Candidate> rows = new ArrayList<>();
+        for (int i = 0; i < linked.size(); i++) {
+            Candidate c = linked.get(i);
+            Node n = c.node();
+            if (i >= s.leadPool && !s.hits.contains(n)) {
+                continue;
+            }
+            check();
+            Neighbour row = c.row();
+            float[] v = vectors.computeIfAbsent(n, Vectors::of);
+            Double qn = Vectors.cosine(v, query);
+            Double sn = Vectors.cosine(v, seedVector);
+            row.similarity = qn;
+            row.seedSimilarity = sn;
+            if (qn != null && sn != null && qs != null) {
+                double rest = 1 - qs * qs < 0.01 ? 0.01 : 1 - qs * qs;
+                row.strength = (qn - qs * sn) / Math.sqrt(rest) + s.linkWeight * row.weight;
+            }
+            List<String> names = new ArrayList<>(vias.getOrDefault(n, Set.of()));
+            row.via = new ArrayList<>(names.subList(0, Math.min(3, names.size())));
+            rows.add(c);
         }
         // ORDER BY strength DESC, n.id (Cypher: null above every number, so first when descending)
         rows.sort(Comparator.comparing((Candidate c) -> c.row().strength,
@@ -320,9 +375,9 @@ public class RetrieveProcedures {
             + "vectors only). config: k (5), entityIds, terms (the question's keywords, for coverage), corpus, from, "
             + "to, about (entity ids: only chunks that MENTION one of them; the vector list is then those chunks "
             + "ranked by cosine), and the weights of the graph mode (graphCandidates 30, linkSeeds 10, linksPerSeed 1, leadsPerSeed "
-            + "20, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, phraseChunksShare 0.02, aboutWeight 1.0, aboutRules "
+            + "20, leadPool 60, leadHits 300, linkWeight 0.4, coverWeight 0.4, phraseCap 1.0, maxPhraseChunks 50, phraseChunksShare 0.02, aboutWeight 1.0, aboutRules "
             + "['own-title'], perEntity 20, vectorWeight 1.0, fulltextWeight 0.5, rrfK 60, fetch, vectorIndex "
-            + "'chunk_embedding', fulltextIndex 'chunk_text'); an unknown key or a value out of range (k: 1 to 1000) is "
+            + "'chunk_embedding', fulltextIndex 'chunk_text'), spare (0: rows past k, the same ranking's next ones); an unknown key or a value out of range (k: 1 to 1000) is "
             + "refused, and so is a query of more than 10000 characters. "
             + "Yields chunkId, documentId, title, uri, text, score, "
             + "via, best first. A chunk's vector can stand in for a question's. Example: MATCH (c:Chunk) WITH c LIMIT 1 "
@@ -336,7 +391,7 @@ public class RetrieveProcedures {
         ProcedureConfig.check("graphrag.retrieve.graph", config, ProcedureConfig.GRAPH);
         ProcedureConfig.checkEmbedding("graphrag.retrieve.graph", embedding);
         ProcedureConfig.checkQuery("graphrag.retrieve.graph", query);
-        Settings s = new Settings(config).sizedTo(tx);
+        Settings s = new Settings(config).sizedTo(tx).nearTo(tx, embedding, text(config, "vectorIndex", "chunk_embedding"));
         long k = number(config, "k", 5).longValue();
         long candidates = Math.max(k, number(config, "graphCandidates", 30).longValue());
         long fetch = config.get("fetch") instanceof Number f
@@ -420,7 +475,9 @@ public class RetrieveProcedures {
                 }
             }
         }
-        return ranked.subList(0, (int) Math.min(ranked.size(), k)).stream();
+        // the best k, then up to spare more of the same ranking (copies set aside are replaced from them)
+        long spare = number(config, "spare", 0).longValue();
+        return ranked.subList(0, (int) Math.min(ranked.size(), k + spare)).stream();
     }
 
     /**
@@ -537,9 +594,9 @@ public class RetrieveProcedures {
     }
 
     /**
-     * retrieval/entity_chunks.cypher with the graph mode's rule filter: for each question entity, of
-     * its first `perEntity` mentioning chunks those whose document passes the filters and that are
-     * about it (a rule in aboutRules), with the first seed's score.
+     * retrieval/entity_chunks.cypher: for each question entity, of its first `perEntity` chunks
+     * about it (a MENTIONS rule in aboutRules, checked before the cut: passages naming it in passing
+     * grow with the corpus) those whose document passes the filters, with the first seed's score.
      */
     private List<Ranked> aboutEntities(List<String> entityIds, long perEntity, double score, Settings s) {
         List<Ranked> found = new ArrayList<>();
@@ -555,14 +612,14 @@ public class RetrieveProcedures {
                     long taken = 0;
                     for (Relationship m : e.getRelationships(Direction.INCOMING, MENTIONS)) {
                         Node n = m.getStartNode();
-                        if (!n.hasLabel(CHUNK)) {
+                        if (!n.hasLabel(CHUNK) || !(m.getProperty("rule", null) instanceof String rule)
+                                || !s.aboutRules.contains(rule)) {
                             continue;
                         }
                         if (taken++ >= perEntity) {
                             break;
                         }
-                        if (!(m.getProperty("rule", null) instanceof String rule) || !s.aboutRules.contains(rule)
-                                || !s.linked(n)) {
+                        if (!s.linked(n)) {
                             continue;
                         }
                         for (Node doc : documents(n)) {

@@ -128,6 +128,7 @@ public class SearchProcedure {
                 params.put("vectorWeight", RetrieveProcedures.number(config, "vectorWeight", 1.0).doubleValue());
                 params.put("fulltextWeight", RetrieveProcedures.number(config, "fulltextWeight", 0.5).doubleValue());
                 params.put("rrfK", RetrieveProcedures.number(config, "rrfK", 60));
+                params.put("maxCopies", null);  // copies are not read here
             }
             try (Result result = tx.execute(cypher(mode), params)) {
                 result.forEachRemaining(r -> rows.add(row((String) r.get("chunkId"), (String) r.get("documentId"),

@@ -132,6 +132,25 @@ class ProceduresCypherTest {
     }
 
     @Test
+    void onlyTheStrongestLinksAndTheQuestionsNearestChunksAreScored() {
+        String all = "CALL graphrag.retrieve.neighbours(['a', 'b'], [1.0, 0.0], %s) YIELD seedId, chunkId, strength "
+                + "RETURN seedId, chunkId, strength ORDER BY seedId";
+        List<Map<String, Object>> every = rows(String.format(all, "{}"), Map.of());
+        assertEquals(2, every.size(), every.toString());
+        assertTrue(rows(String.format(all, "{leadPool: 0, leadHits: 0}"), Map.of()).isEmpty(), "nothing is scored");
+        // every chunk is among the question's nearest: the pool may be empty
+        assertEquals(every, rows(String.format(all, "{leadPool: 0}"), Map.of()));
+        assertEquals(every, rows(String.format(all, "{leadPool: 1, leadHits: 0}"), Map.of()));
+    }
+
+    @Test
+    void graphGivesSpareRowsPastK() {
+        String ranked = "CALL graphrag.retrieve.graph([1.0, 0.0], 'lantern', %s) YIELD chunkId RETURN collect(chunkId) AS ids";
+        assertEquals(List.of("a", "c"), rows(String.format(ranked, "{k: 2}"), Map.of()).get(0).get("ids"));
+        assertEquals(List.of("a", "c", "x"), rows(String.format(ranked, "{k: 2, spare: 1}"), Map.of()).get(0).get("ids"));
+    }
+
+    @Test
     void graphPlacesEachSeedsBestNeighbourAfterIt() {
         List<Map<String, Object>> ranked = rows("""
                 CALL graphrag.retrieve.graph([1.0, 0.0], 'lantern', {k: 5})
