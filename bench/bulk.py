@@ -5,15 +5,19 @@ shared QA corpora (MuSiQue, HotpotQA, 2Wiki): each passage again with one senten
 appended, `--variants` times. Vectors are precomputed (a hash of the text: no model time on
 either side), so what is measured is writing the graph:
 
-- online: `ingest.load` (what `graphrag load qa-corpus` runs) into a fresh Neo4j, then
-  `link_phrases`; with --no-embed-run also `graphrag load qa-corpus --no-embed` on an emptied one
-- bulk: `bulk.export` (what `graphrag export qa-corpus` runs), then `graphrag import --overwrite`
-  (neo4j-admin, Neo4j start, schema, phrases) into another Neo4j home
+- online: `ingest.load` (what `graphrag load qa-corpus` runs) into a fresh Neo4j (schema and
+  indexes in place), then `link_phrases`; with --no-embed-run also `graphrag load qa-corpus
+  --no-embed` on an emptied one
+- bulk: `bulk.export` (what `graphrag export qa-corpus` runs: documents, chunks, and the derived
+  words, phrases and authors), then `graphrag import --overwrite` into another Neo4j home, each
+  step timed (derive, convert, neo4j-admin, start, schema, indexes, vector index)
 
-and the graphs are compared: nodes per label, relationships per type, and every property of
-an even sample of chunks and their documents (`bulk.graph_summary`).
+and the graphs are compared: nodes per label, relationships per type, every property of an even
+sample of chunks and their documents, and what linking wrote for them (`bulk.graph_summary`).
+The result is the ratio of the two paths' chunks/s, end to end.
 
-    python bench/bulk.py --variants 6          # about 54k chunks
+    python bench/bulk.py --chunks 20k
+    python bench/bulk.py --chunks 100k --out bulk-100k.json
 """
 
 from __future__ import annotations
@@ -53,8 +57,18 @@ class PrecomputedEmbedder:
         return vectors
 
 
-def build_corpus(path: Path, variants: int) -> int:
-    """A qa-corpus JSON file of recombined real passages; returns how many passages it holds."""
+def parse_count(text: str) -> int:
+    """ "100k", "1.5M", "54000" as a number."""
+    text = text.strip().lower().replace("_", "").replace(",", "")
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    try:
+        return int(float(text[:-1] if scale > 1 else text) * scale)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a count: {text!r} (e.g. 20000, 20k, 1M)") from None
+
+
+def build_corpus(path: Path, chunks: int) -> int:
+    """A qa-corpus JSON file of `chunks` recombined real passages; returns how many it holds."""
     from graphrag_cypher.text import split_sentences
 
     qa = data_dir() / "qa"
@@ -66,8 +80,8 @@ def build_corpus(path: Path, variants: int) -> int:
     pool = [s for _, text in passages for s in split_sentences(text)]
     rng = random.Random(27)
     records = []
-    for _ in range(variants):
-        for title, text in passages:
+    while len(records) < chunks:
+        for title, text in passages[: chunks - len(records)]:
             records.append({"title": title, "text": f"{text} {rng.choice(pool)}"})
     path.write_text(json.dumps(records), encoding="utf-8")
     return len(records)
@@ -85,7 +99,9 @@ def run_graphrag(env: dict, *args: str) -> tuple[float, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--variants", type=int, default=6, help="copies of the real passages (about 9k each)")
+    parser.add_argument(
+        "--chunks", type=parse_count, default=parse_count("20k"), help="passages (one chunk each): 20k, 100k, 1M"
+    )
     parser.add_argument("--sample", type=int, default=1000, help="chunks whose every property is compared")
     parser.add_argument("--no-embed-run", action="store_true", help="also time `graphrag load --no-embed`")
     parser.add_argument("--work", type=Path, default=None, help="working folder (default: a temporary one)")
@@ -94,6 +110,7 @@ def main() -> None:
 
     from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
+    from graphrag_cypher.linkers.bulk_derived import derive_export
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.loaders.qa_corpus import parse_qa_corpus
     from graphrag_cypher.store import bulk
@@ -102,7 +119,7 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="graphrag-bulk-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     corpus = work / "corpus.json"
-    passages = build_corpus(corpus, args.variants)
+    passages = build_corpus(corpus, args.chunks)
     options = LoadOptions(loader="qa-corpus", source_root=common_root([corpus]), corpus="scale")
     embedder = PrecomputedEmbedder()
     result: dict = {"passages": passages}
@@ -137,6 +154,7 @@ def main() -> None:
     out = work / "export"
     started = time.perf_counter()
     exported = bulk.export(parse_qa_corpus(corpus, corpus="scale"), out, options, embedder, overwrite=True)
+    derive_export(out, exported)  # what `graphrag export` runs at its end
     export_s = time.perf_counter() - started
     home = work / "import-neo4j"
     port = neo4j_local.free_port()
@@ -148,31 +166,40 @@ def main() -> None:
         GRAPHRAG_NEO4J_HTTP_PORT="0",
     )
     try:
+        # the import replaces the database of a Neo4j that runs already (as the online loader's
+        # does): started once before the clock, as a user's local Neo4j is
+        from graphrag_cypher.config import load_settings
+
+        neo4j_local.start(
+            neo4j_local.LocalInstance(home=home, bolt_port=port, http_port=None, password=env["NEO4J_PASSWORD"]),
+            echo=lambda line: None,
+        )
         _, imported = run_graphrag(env, "import", str(out), "--overwrite")
         t = imported["timings"]
-        # end to end, both sides: the graph written, every index ONLINE and phrases linked (the
-        # import links while its indexes populate)
+        # end to end, both sides: the graph written, phrases linked and every index ONLINE
         total_s = export_s + t["total_s"]
         online_total = result["online"]["load_s"] + result["online"]["link_s"]
         result["online"]["total_s"] = round(online_total, 1)
         result["online"]["total_chunks_per_s"] = round(chunks / online_total)
+        steps = {
+            "export_s": exported.to_dict()["timings"]["export_s"],
+            "export_derive_s": exported.to_dict()["timings"]["derive_s"],
+            **{f"import_{k}" if k == "total_s" else k: v for k, v in t.items()},
+        }
         result["bulk"] = {
             "chunks": exported.chunks,
-            "export_s": round(export_s, 1),
-            **t,
+            "steps": steps,
             "total_s": round(total_s, 1),
             "total_chunks_per_s": round(exported.chunks / total_s),
-            "write_chunks_per_s": round(exported.chunks / (export_s + t["prepare_s"] + t["import_s"])),
         }
         print(
-            f"bulk: export {export_s:.1f} s, prepare {t['prepare_s']} s, neo4j-admin {t['import_s']} s, "
-            f"start {t['start_s']} s, schema {t['schema_s']} s, phrases {t.get('link_s')} s, indexes "
-            f"{t['indexes_s']} s more = {total_s:.1f} s ({exported.chunks / total_s:,.0f} chunks/s); online "
-            f"load + phrases {online_total:.1f} s ({chunks / online_total:,.0f} chunks/s)",
+            "bulk: "
+            + ", ".join(f"{k[:-2].replace('_', ' ')} {v} s" for k, v in steps.items())
+            + f" = {total_s:.1f} s ({exported.chunks / total_s:,.0f} chunks/s); online load "
+            f"{result['online']['load_s']} s + phrases {result['online']['link_s']} s = {online_total:.1f} s "
+            f"({chunks / online_total:,.0f} chunks/s)",
             flush=True,
         )
-        from graphrag_cypher.config import load_settings
-
         with connect(load_settings({k: v for k, v in env.items() if isinstance(v, str)})) as graph:
             imported_summary = bulk.graph_summary(graph, sample=args.sample)
     finally:
@@ -183,10 +210,10 @@ def main() -> None:
     result["labels"] = online["labels"]
     result["relationships"] = online["relationships"]
     result["sampled_chunks"] = len(online["chunks"])
-    result["speedup"] = round(result["online"]["total_s"] / result["bulk"]["total_s"], 1)
+    result["speedup"] = round(result["bulk"]["total_chunks_per_s"] / result["online"]["total_chunks_per_s"], 2)
     print(
         f"same graph: {not differences} ({len(online['chunks'])} chunks sampled; labels {online['labels']}; "
-        f"relationships {online['relationships']}); bulk/online {result['speedup']}x",
+        f"relationships {online['relationships']}); bulk/online chunks/s {result['speedup']}x",
         flush=True,
     )
     for line in differences[:20]:

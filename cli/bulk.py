@@ -1,8 +1,9 @@
 """`graphrag export <kind> …` and `graphrag import FOLDER`: the bulk path for initial loads.
 
 export writes the Document and Chunk nodes (with vectors) and their relationships that
-`graphrag load` would write, as Parquet files in a folder; import loads such a folder into the
-local Neo4j with `neo4j-admin database import full`, then applies the schema and links phrases.
+`graphrag load` would write, and what phrase linking and the authors add, as Parquet files in a
+folder; import loads such folders into the local Neo4j with `neo4j-admin database import full`
+(all of it: no linking runs online), then applies the schema and waits for its indexes.
 """
 
 from __future__ import annotations
@@ -70,6 +71,12 @@ def run_export(loader: str, source_root: str, items, *, out: Path, overwrite: bo
         on_error=(lambda line: None) if as_json else (lambda line: info(f"error: {line}")),
         on_progress=progress,
     )
+    if stats.chunks:  # what linking adds, derived from the folder: the import links nothing online
+        from graphrag_cypher.linkers.bulk_derived import derive_export
+
+        if not as_json:
+            info(f"export {loader}: deriving words, phrases and authors from {stats.chunks:,} chunk(s)")
+        derive_export(out, stats)
     result = stats.to_dict()
     result["out"] = str(out)
     result["embeddingModel"] = embedder.name if embedder is not None else None
@@ -100,6 +107,9 @@ def export_group() -> None:
     online loader writes; the vectors come from the configured embedder (a GPU when there is
     one: GRAPHRAG_EMBED_DEVICE, GRAPHRAG_EMBED_BATCH; or an endpoint: GRAPHRAG_EMBED_BASE_URL,
     GRAPHRAG_EMBED_CONCURRENCY), or with --no-embed from any engine that adds them to chunks/.
+    What `graphrag link phrases` and the authors add (words, terms, phrases, chunk–phrase links,
+    people) is derived from the chunks at the end and written too (derived/), so `graphrag
+    import` links nothing online.
 
     \b
     Example:
@@ -186,19 +196,27 @@ def export_stories(paths, **kw) -> None:
     is_flag=True,
     help="Replace the database neo4j (Community has one user database, and the import writes it anew).",
 )
-@click.option("--no-link", is_flag=True, help="Do not link phrases after the import (run `graphrag link phrases`).")
+@click.option(
+    "--no-link",
+    is_flag=True,
+    help="Import no phrases (the chunks stay pending: run `graphrag link phrases` later).",
+)
 @click.option("--timeout", type=float, default=180.0, show_default=True, help="Seconds to wait for Neo4j to start.")
 @local_instance_options
 @json_option
 def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port, as_json) -> None:
-    """Load export folders into the local Neo4j: neo4j-admin import, schema, authors, phrases.
+    """Load export folders into the local Neo4j: documents, chunks, phrases and authors at once.
 
-    The local Neo4j is stopped (the importer needs it down), its database neo4j is replaced by
-    the folders' documents and chunks (several exports, e.g. one a source, load together), Neo4j is started again, the schema is applied
-    (`graphrag apply-schema`: constraints, full-text and vector indexes), the documents' authors
-    become people (AUTHORED, as `load` writes them) and phrases are linked
-    (`graphrag link phrases`, a full rebuild). Vectors are checked against the vector index's
-    dimensions and their model against GRAPHRAG_EMBEDDER before anything is stopped.
+    What `graphrag load` and `graphrag link phrases` would write (words, terms, phrases, the
+    chunk–phrase links, the documents' authors as people) is written by `neo4j-admin database
+    import full` with the documents and chunks, so nothing is linked online afterwards. An export
+    folder carries those files (derived/, written by `graphrag export`); a folder without them
+    (only the Parquet contract, e.g. from a Spark job), or several folders imported together, get
+    them derived first. Vectors are checked against the vector index's dimensions and their
+    model against GRAPHRAG_EMBEDDER before anything is stopped. The local Neo4j is then stopped,
+    its database neo4j replaced, Neo4j started again, the schema applied (`graphrag
+    apply-schema`) and the indexes, the vector index last, awaited once. The report gives the
+    seconds of each step.
 
     \b
     Example:
@@ -212,6 +230,7 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
     from graphrag_cypher.admin import migrations, neo4j_local
     from graphrag_cypher.db import connect
     from graphrag_cypher.errors import GraphragError
+    from graphrag_cypher.linkers.bulk_derived import derived_for, read_info
     from graphrag_cypher.store import bulk
 
     from .neo4j import _instance
@@ -232,45 +251,57 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
     staging = Path(tempfile.mkdtemp(prefix="graphrag-import-", dir=instance.home_dir))
     try:
         say(f"import: reading {', '.join(str(f) for f in folders)}")
-        plan = bulk.prepare_imports(folders, staging, dimensions=config.embedding_dimensions, embedder=config.embedder)
-        timings["prepare_s"] = round(time.monotonic() - started, 1)
+        for folder in folders:
+            bulk.read_manifest(folder)
+        mark = time.monotonic()
+        derived = derived_for(list(folders), staging, on_progress=_every(2.0, say))
+        timings["derive_s"] = round(time.monotonic() - mark, 1)
+        mark = time.monotonic()
+        plan = bulk.prepare_imports(
+            folders,
+            staging,
+            dimensions=config.embedding_dimensions,
+            embedder=config.embedder,
+            derived=derived,
+            phrases=not no_link,
+        )
+        timings["convert_s"] = round(time.monotonic() - mark, 1)
         for column in plan.ignored_columns:
             say(f"import: column {column} of chunks/ is not a chunk property: left out")
+        mark = time.monotonic()
         if neo4j_local.status(instance)["running"]:
             say(f"import: stopping Neo4j at {instance.home_dir}")
             neo4j_local.stop(instance)
+        timings["stop_s"] = round(time.monotonic() - mark, 1)
         say(f"import: neo4j-admin database import full ({plan.counts['chunks']:,} chunks)")
-        timings["import_s"] = neo4j_local.admin_import(instance, plan.arguments(), echo=say)["seconds"]
+        mark = time.monotonic()  # the importer's own run, and what readies it (its JVM, the server build)
+        neo4j_local.admin_import(instance, plan.arguments(), echo=say)
+        timings["import_s"] = round(time.monotonic() - mark, 1)
+        phrases = None if no_link else (read_info(derived) or {}).get("phrases")
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     mark = time.monotonic()
     neo4j_local.start(instance, timeout=timeout, echo=say)
     timings["start_s"] = round(time.monotonic() - mark, 1)
     with connect(config) as graph:
-        # constraints first; the indexes (the vector index above all) populate over the imported
-        # store while phrases are linked, and the import ends when every index is ONLINE
         mark = time.monotonic()
         applied = migrations.apply(graph, config.placeholders(), wait=False)
         timings["schema_s"] = round(time.monotonic() - mark, 1)
-        # the documents' authors as people, as the online loader writes them (AUTHORED)
-        from graphrag_cypher.store.authors import backfill
-
-        authored = backfill(graph)
-        phrases = None
-        if not no_link:
-            mark = time.monotonic()
-            phrases = _link_all(graph)
-            timings["link_s"] = round(time.monotonic() - mark, 1)
+        # every index populates at once over the imported store; the vector index takes longest
         mark = time.monotonic()
-        migrations.await_indexes(graph, 24 * 3600)  # a vector index of millions takes its time
+        _await_indexes(graph, vector=False)
         timings["indexes_s"] = round(time.monotonic() - mark, 1)
+        mark = time.monotonic()
+        _await_indexes(graph, vector=True)
+        migrations.await_indexes(graph, 24 * 3600)  # raises on an index that failed
+        timings["vector_index_s"] = round(time.monotonic() - mark, 1)
     timings["total_s"] = round(time.monotonic() - started, 1)
+    counts = {k: plan.counts[k] for k in plan.counts}
     result = {
-        "counts": plan.counts,
+        "counts": counts,
         "embeddingModel": plan.embedding_model,
         "schema": {"applied": [m["file"] for m in applied["applied"]]},
         "phrases": phrases,
-        "authored": authored,
         "ignored_columns": plan.ignored_columns,
         "timings": timings,
     }
@@ -278,20 +309,42 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
         print_json(result)
         return
     rate = plan.counts["chunks"] / timings["total_s"] if timings["total_s"] else 0
+    steps = ", ".join(
+        f"{name[:-2].replace('_', ' ')} {seconds} s" for name, seconds in timings.items() if name != "total_s"
+    )
     click.echo(
         f"imported {plan.counts['documents']:,} document(s), {plan.counts['chunks']:,} chunk(s)"
         + (f" with vectors of {plan.embedding_model}" if plan.embedding_model else " (no vectors)")
-        + f" in {timings['total_s']} s ({rate:,.0f} chunks/s): neo4j-admin {timings['import_s']} s, "
-        f"schema {timings['schema_s']} s"
-        + (f", phrases {timings['link_s']} s" if "link_s" in timings else "")
-        + f", indexes {timings['indexes_s']} s more"
+        + f" in {timings['total_s']} s ({rate:,.0f} chunks/s): {steps}"
     )
     if phrases:
-        click.echo(f"phrases: {phrases['phrases']} shared, {phrases['links_created']} link(s) created")
+        click.echo(
+            f"phrases: {counts.get('terms', 0):,} term(s), {counts.get('has_phrase', 0):,} link(s); "
+            f"authors: {counts.get('persons', 0):,} person(s), {counts.get('authored', 0):,} AUTHORED"
+        )
 
 
-def _link_all(graph) -> dict:
-    """Phrases linked from scratch: the imported chunks are all new."""
-    from graphrag_cypher.linkers.phrases import PhraseLinkOptions, link_phrases
+def _every(seconds: float, say):
+    """`say`, at most once every `seconds`."""
+    last = [0.0]
 
-    return link_phrases(graph, PhraseLinkOptions(full=True)).to_dict()
+    def told(line: str) -> None:
+        if time.monotonic() - last[0] > seconds:
+            last[0] = time.monotonic()
+            say(line)
+
+    return told
+
+
+def _await_indexes(graph, *, vector: bool, poll: float = 0.5) -> None:
+    """Wait until the indexes (the vector ones, or all others) are ONLINE; an index FAILED is an error."""
+    from graphrag_cypher.errors import GraphragError
+
+    while True:
+        rows = [row for row in graph.read("admin/indexes") if (row["type"] == "VECTOR") == vector]
+        failed = [row["name"] for row in rows if row["state"] == "FAILED"]
+        if failed:
+            raise GraphragError(f"index {failed[0]} failed to populate; see the Neo4j log")
+        if all(row["state"] == "ONLINE" for row in rows):
+            return
+        time.sleep(poll)

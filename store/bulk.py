@@ -43,6 +43,20 @@ MANIFEST = "manifest.json"
 LABELS_COLUMN = "__labels"
 ARRAY_DELIMITER = "\x1f"  # the unit separator: in no label and, in practice, in no list item
 KINDS = ("documents", "chunks", "from_document", "next_chunk")
+DERIVED = "derived"  # the folder of what linking adds (linkers/bulk_derived.py)
+DERIVED_NODES = {  # kind → the importer's id group
+    "words": "Word",
+    "terms": "Term",
+    "persons": "Person",
+    "phrase_state": "PhraseState",
+}
+DERIVED_RELATIONSHIPS = {  # kind → (type, start group, end group)
+    "leads": ("LEADS", "Chunk", "Word"),
+    "has_phrase": ("HAS_PHRASE", "Chunk", "Term"),
+    "has_term": ("HAS_TERM", "Chunk", "Term"),
+    "authored": ("AUTHORED", "Person", "Document"),
+}
+DATETIMES = {"at"}  # derived columns the importer reads as datetime (written as ISO strings)
 ROWS_PER_PART = 200_000  # rows a Parquet file holds before the next one is started
 ROWS_PER_GROUP = 8_192  # rows a Parquet row group holds
 
@@ -92,6 +106,12 @@ def chunk_labels() -> tuple[str, ...]:
     return tuple(found.group(1).split(":"))
 
 
+def words_schema():
+    """The columns of derived/chunk_words/*.parquet."""
+    pa, _ = _pa()
+    return pa.schema([("id", pa.string()), ("lowerWords", pa.string())])
+
+
 # --------------------------------------------------------------------------- export
 
 
@@ -105,9 +125,12 @@ class ExportStats:
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)
     seconds: float = 0.0
+    export_seconds: float = 0.0  # documents and chunks written
+    derive_seconds: float = 0.0  # words, phrases and authors derived from them
 
     def to_dict(self) -> dict:
         return {
+            "timings": {"export_s": round(self.export_seconds, 2), "derive_s": round(self.derive_seconds, 2)},
             "documents": self.documents,
             "chunks": self.chunks,
             "embedded": self.embedded,
@@ -246,7 +269,8 @@ def export(
 ) -> ExportStats:
     """Write `items` (ParsedDocument | ItemError, as `ingest.load` takes them) to `folder` as the
     online loader would write them to the graph; with an `embedder`, chunks carry its vectors
-    (`embed_batch` chunks per call). A document id seen twice is written once, as `load` does."""
+    (`embed_batch` chunks per call). A document id seen twice is written once, as `load` does.
+    What linking adds is derived from the folder afterwards (linkers.bulk_derived.derive_export)."""
     from graphrag_cypher.model import ItemError
 
     folder = Path(folder)
@@ -339,7 +363,7 @@ def export(
     finally:
         for part in parts.values():
             part.close()
-    stats.seconds = time.perf_counter() - started
+    stats.export_seconds = time.perf_counter() - started
     manifest = {
         "format": FORMAT,
         "createdAt": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -351,6 +375,7 @@ def export(
         "files": {kind: part.files for kind, part in parts.items()},
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    stats.seconds = time.perf_counter() - started
     return stats
 
 
@@ -371,7 +396,7 @@ def _clear(folder: Path) -> None:
     """Empty an export folder: only what an export writes (so a wrong --out is not wiped)."""
     import shutil
 
-    unknown = [p.name for p in folder.iterdir() if p.name not in (*KINDS, MANIFEST)]
+    unknown = [p.name for p in folder.iterdir() if p.name not in (*KINDS, MANIFEST, DERIVED)]
     if unknown:
         raise GraphragError(
             f"{folder} holds files an export does not write ({', '.join(sorted(unknown)[:3])}): not cleared"
@@ -407,7 +432,10 @@ class ImportPlan:
             "--id-type=string",
             "--bad-tolerance=0",
         ]
-        args += [f"--nodes={labels}={','.join(str(p) for p in files)}" for labels, files in self.nodes]
+        # no labels: the files' :LABEL column names them all
+        args += [
+            f"--nodes={labels + '=' if labels else ''}{','.join(str(p) for p in files)}" for labels, files in self.nodes
+        ]
         args += [f"--relationships={kind}={','.join(str(p) for p in files)}" for kind, files in self.relationships]
         return args
 
@@ -520,10 +548,18 @@ CHUNK_TYPES = {
 }
 
 
-def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: str | None = None) -> ImportPlan:
+def prepare_import(
+    folder: Path,
+    staging: Path,
+    *,
+    dimensions: int,
+    embedder: str | None = None,
+    words: list[Path] | None = None,
+) -> ImportPlan:
     """CSV files and header files in `staging` for the export in `folder`; vectors are checked
     against `dimensions` (the vector index) and their model against `embedder` (what embeds
-    questions). Streams one record batch at a time."""
+    questions). With `words` (derived chunk_words files, one per chunks/ file) the chunks carry
+    their `lowerWords` and are no longer pending a phrase run. Streams one record batch at a time."""
     import pyarrow.compute as pc
 
     pa, pq = _pa()
@@ -564,10 +600,14 @@ def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: st
     if not files:
         raise GraphragError(f"{folder / 'chunks'} holds no Parquet files")
     writer = _CsvWriter(staging, "chunks")
-    head = writer.header([("id:ID(Chunk)" if n == "id" else f"{n}:{t}") for n, t in CHUNK_TYPES.items()])
+    types = dict(CHUNK_TYPES, **({"lowerWords": "string"} if words is not None else {}))
+    head = writer.header([("id:ID(Chunk)" if n == "id" else f"{n}:{t}") for n, t in types.items()])
+    if words is not None and len(words) != len(files):
+        raise GraphragError(f"{folder}: the derived chunk_words are not those of chunks/: derive again")
     models: set[str] = set()
     ignored: set[str] = set()
-    for path in files:
+    for number, path in enumerate(files):
+        aligned = AlignedWords(words[number]) if words is not None else None
         schema = pq.read_schema(path)
         for required in ("id", "text"):
             if required not in schema.names:
@@ -591,8 +631,11 @@ def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: st
                 if name == "embeddingModel":
                     models.update(m for m in pc.unique(column).to_pylist() if m is not None)
                 columns.append(_csv_column(column, name))
-            writer.write(columns, list(CHUNK_TYPES))
-    plan.nodes.append((":".join(chunk_labels()), [head, *writer.files]))
+            if aligned is not None:
+                columns.append(aligned.take(batch.column("id")))
+            writer.write(columns, list(types))
+    labels = [label for label in chunk_labels() if words is None or label != "PendingPhrases"]
+    plan.nodes.append((":".join(labels), [head, *writer.files]))
     plan.counts["chunks"] = writer.rows
     if len(models) > 1:
         raise GraphragError(f"the chunks were embedded by {len(models)} models ({', '.join(sorted(models))}): use one")
@@ -621,12 +664,23 @@ def prepare_import(folder: Path, staging: Path, *, dimensions: int, embedder: st
 
 
 def prepare_imports(
-    folders: Iterable[Path], staging: Path, *, dimensions: int, embedder: str | None = None
+    folders: Iterable[Path],
+    staging: Path,
+    *,
+    dimensions: int,
+    embedder: str | None = None,
+    derived: Path | None = None,
+    phrases: bool = True,
 ) -> ImportPlan:
-    """One ImportPlan for several export folders (each staged in its own subfolder)."""
+    """One ImportPlan for several export folders (each staged in its own subfolder); with
+    `derived` (bulk_derived.derive of these folders) the words, phrases and authors too
+    (without `phrases`: the authors only, and the chunks stay pending a phrase run)."""
     merged = ImportPlan()
     for number, folder in enumerate(folders):
-        plan = prepare_import(folder, Path(staging) / f"{number:03d}", dimensions=dimensions, embedder=embedder)
+        words = chunk_word_files(derived, number) if derived is not None and phrases else None
+        plan = prepare_import(
+            folder, Path(staging) / f"{number:03d}", dimensions=dimensions, embedder=embedder, words=words
+        )
         merged.nodes += plan.nodes
         merged.relationships += plan.relationships
         for key, value in plan.counts.items():
@@ -638,6 +692,8 @@ def prepare_imports(
                     f"{folder} was embedded with {plan.embedding_model}, another folder with {merged.embedding_model}"
                 )
             merged.embedding_model, merged.dimensions = plan.embedding_model, plan.dimensions
+    if derived is not None:
+        stage_derived(derived, Path(staging) / "derived", merged, phrases=phrases)
     return merged
 
 
@@ -661,6 +717,79 @@ def _check_vectors(path: Path, column, dimensions: int) -> None:
         )
 
 
+# --------------------------------------------------------------------------- derived files (linkers/bulk_derived.py writes them)
+
+
+def chunk_word_files(derived: Path, number: int) -> list[Path]:
+    """The chunk_words files of folder `number`, one per chunks/ file, in its order."""
+    return sorted((Path(derived) / "chunk_words" / f"{number:03d}").glob("*.parquet"))
+
+
+class AlignedWords:
+    """The lowerWords of one chunks/ file's rows, handed out in the file's row order."""
+
+    def __init__(self, path: Path):
+        self.batches = _batches(path)
+        self.ids: list = []
+        self.words: list = []
+
+    def take(self, ids) -> object:
+        pa, _ = _pa()
+        while sum(len(a) for a in self.ids) < len(ids):
+            batch = next(self.batches, None)
+            if batch is None:
+                raise GraphragError("derived chunk_words hold fewer rows than chunks/: derive again")
+            self.ids.append(batch.column("id"))
+            self.words.append(batch.column("lowerWords"))
+        have_ids = pa.concat_arrays(self.ids)
+        have_words = pa.concat_arrays(self.words)
+        n = len(ids)
+        if not have_ids.slice(0, n).equals(ids):
+            raise GraphragError("derived chunk_words are not row for row the chunks/ files: derive again")
+        self.ids, self.words = [have_ids.slice(n)], [have_words.slice(n)]
+        return have_words.slice(0, n)
+
+
+def stage_derived(derived: Path, staging: Path, plan, *, phrases: bool = True) -> None:
+    """CSV files of the derived nodes and relationships in `staging`, added to `plan`
+    (bulk.ImportPlan); without `phrases`, only the authors."""
+    _, pq = _pa()
+    derived, staging = Path(derived), Path(staging)
+    staging.mkdir(parents=True, exist_ok=True)
+    wanted = ("persons", "authored") if not phrases else (*DERIVED_NODES, *DERIVED_RELATIONSHIPS)
+    for kind in wanted:
+        files = parquet_files(derived, kind)
+        writer = _CsvWriter(staging, f"derived-{kind}")
+        if not files:
+            plan.counts[kind] = 0
+            continue
+        names = pq.read_schema(files[0]).names
+        if kind in DERIVED_NODES:
+            header = [f"id:ID({DERIVED_NODES[kind]})"]
+        else:
+            _, start, end = DERIVED_RELATIONSHIPS[kind]
+            header = [f":START_ID({start})", f":END_ID({end})"]
+        rest = [n for n in names if n not in ("id", "start", "end")]
+        for name in rest:
+            if name == LABELS_COLUMN:
+                header.append(":LABEL")
+            elif name in DATETIMES:
+                header.append(f"{name}:datetime")
+            else:
+                header.append(name + _header_type(name, pq.read_schema(files[0]).field(name).type))
+        head = writer.header(header)
+        for path in files:
+            for batch in _batches(path, names):
+                columns = [_csv_column(batch.column(n), n) for n in names]
+                writer.write(columns, [f"c{i}" for i in range(len(names))])
+        if kind in DERIVED_NODES:
+            # a labels column names every label; else the group's name is the label
+            plan.nodes.append(("" if LABELS_COLUMN in names else DERIVED_NODES[kind], [head, *writer.files]))
+        else:
+            plan.relationships.append((DERIVED_RELATIONSHIPS[kind][0], [head, *writer.files]))
+        plan.counts[kind] = writer.rows
+
+
 # --------------------------------------------------------------------------- comparing graphs
 
 TIMES = ("createdAt", "updatedAt")  # when a node was written: the one thing two loads differ in
@@ -669,7 +798,9 @@ TIMES = ("createdAt", "updatedAt")  # when a node was written: the one thing two
 def graph_summary(graph, sample: int = 200) -> dict:
     """What two loads of one source must agree on: nodes per label, relationships per type, and
     for an even sample of `sample` chunks (and their documents) every stored property (but the
-    write times), the labels, the document and the next chunk."""
+    write times), the labels, the document and the next chunk; what linking wrote for them (their
+    phrase and term pairs with spellings, their clause leads) and every property of those terms
+    and words; every author with the documents it wrote."""
     ids = [row["id"] for row in graph.read("bulk/chunk_ids")]
     step = max(1, len(ids) // max(1, sample))
     picked = ids[::step][:sample]
@@ -692,11 +823,29 @@ def graph_summary(graph, sample: int = 200) -> dict:
         }
         for row in graph.read("bulk/document_properties", ids=sorted(documents))
     }
+    links: dict[str, dict] = {}
+    terms: set[str] = set()
+    words: set[str] = set()
+    for row in graph.read("bulk/chunk_links", ids=picked):
+        links[row["id"]] = {key: sorted(row[key]) for key in ("phrases", "terms", "leads")}
+        terms.update(pair[0] for key in ("phrases", "terms") for pair in row[key])
+        words.update(row["leads"])
+    vocabulary = {
+        row["id"]: {"labels": sorted(row["labels"]), "properties": row["properties"]}
+        for row in graph.read("bulk/term_properties", terms=sorted(terms), words=sorted(words))
+    }
+    authors = {
+        row["id"]: {"labels": sorted(row["labels"]), "properties": row["properties"], "documents": row["documents"]}
+        for row in graph.read("bulk/authored")
+    }
     return {
         "labels": {row["label"]: row["count"] for row in graph.read("bulk/label_counts")},
         "relationships": {row["type"]: row["count"] for row in graph.read("bulk/relationship_counts")},
         "chunks": chunks,
         "documents": docs,
+        "links": links,
+        "terms": vocabulary,
+        "authors": authors,
     }
 
 
@@ -708,11 +857,16 @@ def summary_differences(a: dict, b: dict, vector_tolerance: float = 0.0) -> list
     for key in ("labels", "relationships"):
         if a[key] != b[key]:
             found.append(f"{key}: {a[key]} != {b[key]}")
-    for kind in ("chunks", "documents"):
+    for kind in ("chunks", "documents", "links", "terms", "authors"):
+        if kind not in a or kind not in b:
+            continue
         if set(a[kind]) != set(b[kind]):
             found.append(f"{kind}: sampled ids differ ({len(set(a[kind]) ^ set(b[kind]))} of {len(a[kind])})")
         for node_id in sorted(set(a[kind]) & set(b[kind])):
             one, other = a[kind][node_id], b[kind][node_id]
+            if "properties" not in one:  # links: lists to compare whole
+                found += [f"{node_id} {key}: {one[key]!r} != {other[key]!r}" for key in one if one[key] != other[key]]
+                continue
             for field_name in sorted(set(one) | set(other)):
                 if field_name != "properties" and one.get(field_name) != other.get(field_name):
                     found.append(f"{node_id} {field_name}: {one.get(field_name)!r} != {other.get(field_name)!r}")

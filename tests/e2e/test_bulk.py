@@ -31,6 +31,21 @@ PASSAGES = [
 
 
 @pytest.fixture(scope="module")
+def articles(tmp_path_factory) -> Path:
+    """The sample articles and one with people for authors (an initials-only one among them)."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("articles") / "articles"
+    shutil.copytree(ARTICLES, folder)
+    (folder / "miletus.md").write_text(
+        '---\ntitle: Miletus\nauthors: ["Heath, Sebastian", "Ana Lima; Bo Chen", "S. Heath"]\n---\n\n'
+        "# Miletus\n\nMiletus stood south of Ephesus, near the mouth of the Maeander. Its harbour faced Priene.\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.fixture(scope="module")
 def import_home(tmp_path_factory):
     """Its own Neo4j home and ports for `graphrag import`; stopped at the end."""
     from graphrag_cypher.admin import neo4j_local
@@ -68,34 +83,62 @@ def passages(tmp_path: Path) -> Path:
     return path
 
 
-def test_export_and_import_make_the_graph_load_makes(schema, run_cli, import_home, tmp_path):
+def test_export_and_import_make_the_graph_load_makes(schema, run_cli, import_home, articles, tmp_path):
     corpus = passages(tmp_path)
     # online: load files and a passage corpus, link phrases
-    for args in (["files", str(ARTICLES), "--corpus", "ancient"], ["qa-corpus", str(corpus), "--corpus", "qa"]):
+    for args in (["files", str(articles), "--corpus", "ancient"], ["qa-corpus", str(corpus), "--corpus", "qa"]):
         result = run_cli("load", *args, "--json")
         assert result.exit_code == 0, result.output
     assert run_cli("link", "phrases", "--json").exit_code == 0
     online = summary(schema.env())
 
-    # bulk: export the same sources (vectors by the same model), import both folders, link
-    for kind, source, corpus_name in (("files", ARTICLES, "ancient"), ("qa-corpus", corpus, "qa")):
+    # bulk: export the same sources (vectors by the same model), import both folders together:
+    # the phrases are derived again over both (a term's count spans the folders), nothing is
+    # linked online
+    for kind, source, corpus_name in (("files", articles, "ancient"), ("qa-corpus", corpus, "qa")):
         result = run_cli("export", kind, str(source), "--corpus", corpus_name, "--out", str(tmp_path / kind), "--json")
         assert result.exit_code == 0, result.output
     exported = json.loads(result.stdout)
     assert exported["documents"] == 5 and exported["duplicates"] == 0 and exported["embeddingModel"] == MODEL
+    manifest = json.loads((tmp_path / "qa-corpus" / "manifest.json").read_text())
+    assert manifest["derived"]["counts"]["has_phrase"] > 0  # an export carries its phrases
     result = run_cli(
         "import", str(tmp_path / "files"), str(tmp_path / "qa-corpus"), "--overwrite", "--json", env=import_home
     )
     assert result.exit_code == 0, result.output
     imported = json.loads(result.stdout)
     assert imported["embeddingModel"] == MODEL and imported["counts"]["chunks"] == online["labels"]["Chunk"]
+    steps = (
+        "derive_s",
+        "convert_s",
+        "stop_s",
+        "import_s",
+        "start_s",
+        "schema_s",
+        "indexes_s",
+        "vector_index_s",
+        "total_s",
+    )
+    assert list(imported["timings"]) == list(steps)
+    assert imported["counts"]["has_phrase"] == online["relationships"]["HAS_PHRASE"]
     bulk = summary(import_home)
 
     from graphrag_cypher.store.bulk import summary_differences
 
     assert online["labels"]["Chunk"] == len(online["chunks"]) > 20  # every chunk compared
-    assert {"Document", "Chunk", "Passage", "Phrase"} <= set(online["labels"])
-    assert {"FROM_DOCUMENT", "NEXT_CHUNK", "HAS_PHRASE"} <= set(online["relationships"])
+    assert {"Document", "Chunk", "Passage", "Phrase", "Term", "Word", "Person", "__PhraseState"} <= set(
+        online["labels"]
+    )
+    assert {"FROM_DOCUMENT", "NEXT_CHUNK", "HAS_PHRASE", "HAS_TERM", "LEADS", "AUTHORED"} <= set(
+        online["relationships"]
+    )
+    assert "PendingPhrases" not in online["labels"]
+    # what linking wrote is compared too: each sampled chunk's pairs, leads, terms, words, authors
+    assert sum(len(links["phrases"]) for links in online["links"].values()) > 20
+    assert len(online["terms"]) > 50
+    # "S. Heath" is Sebastian Heath: three people, one document
+    assert sorted(online["authors"]) == ["person:ana lima", "person:bo chen", "person:sebastian heath"]
+    assert len({d for a in online["authors"].values() for d in a["documents"]}) == 1
     # the same model in other batches may differ in the last bits of a vector
     assert summary_differences(online, bulk, vector_tolerance=1e-5) == []
 
@@ -105,12 +148,12 @@ def test_export_and_import_make_the_graph_load_makes(schema, run_cli, import_hom
     assert json.loads(result.stdout)["documents"]["unchanged"] == 5
 
 
-def test_a_parquet_file_of_vectors_written_outside_graphrag_imports_unchanged(run_cli, import_home, tmp_path):
+def test_a_parquet_file_of_vectors_written_outside_graphrag_imports_unchanged(run_cli, import_home, articles, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     out = tmp_path / "export"
-    result = run_cli("export", "files", str(ARTICLES), "--no-embed", "--out", str(out), "--json")
+    result = run_cli("export", "files", str(articles), "--no-embed", "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
     # what a Spark or Ray job does: read chunks/, embed title + text, write chunks/ back with
     # `embedding` (here list<double>) and `embeddingModel`, rows and columns in another order,
@@ -150,6 +193,16 @@ def test_a_parquet_file_of_vectors_written_outside_graphrag_imports_unchanged(ru
     first = next(r for r in rows if r["index"] == 1)
     assert stored[first["id"]]["properties"]["text"] == first["text"]
     assert stored[first["id"]]["next"] is not None and stored[first["id"]]["document"]
+    # chunks/ rewritten: derived/ no longer matches and was derived again; --no-link imports no
+    # phrases (the chunks wait for `graphrag link phrases`), the authors still
+    derived = json.loads((out / "derived" / "derived.json").read_text())
+    assert [row[1] for row in derived["from"] if "chunks" in row[1]] == [
+        "chunks/part-00000-5e1f.c000.snappy.parquet",
+        "chunks/part-00001-5e1f.c000.snappy.parquet",
+    ]
+    assert imported["phrases"] is None and "has_phrase" not in imported["counts"]
+    assert imported["counts"]["authored"] == derived["counts"]["authored"] > 0
+    assert all("PendingPhrases" in r["labels"] and "lowerWords" not in r["properties"] for r in stored.values())
 
 
 def test_import_refuses_without_overwrite_and_vectors_of_another_size(run_cli, import_home, tmp_path):
