@@ -5,7 +5,9 @@ old chunks, create the new ones with vectors and NEXT_CHUNK links), and the docu
 content hash is set in that same transaction. So an interrupted load leaves only whole
 documents behind, and running it again skips them as unchanged: the end state is the
 one of an uninterrupted run. Embedding (the slow part) runs in the calling thread while
-a writer thread stores the previous batch.
+a writer thread stores the previous batch. A local model pads each batch of texts to its
+longest, so its texts go in windows sorted by length (`embed_window`); an endpoint's go in
+document order. `LoadStats.seconds` says where a load's time went, step by step.
 
 A load can be asked to stop (`should_stop`): it looks between documents and between embedding
 calls, writes the documents it has fully embedded, drops the rest and reports `cancelled`, so
@@ -30,6 +32,7 @@ import json
 import os
 import queue
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -70,6 +73,9 @@ class LoadOptions:
     topics: tuple[str, ...] = ()
     embed_batch: int = 1024  # chunks embedded before their documents are written
     embed_step: int = 64  # chunks per embedding call within a batch: where progress is told and a stop is seen
+    # a local model's texts are sent sorted by length within windows of this many (document order
+    # between windows): calls of like-length texts pad little; a stop drops at most one window
+    embed_window: int = 512
     write_batch: int = 256  # chunks per write transaction: what an interruption can lose
     overlap_writes: bool = True  # write while the next batch is embedded
     max_chars: int | None = None  # a document's text past this is cut (None: GRAPHRAG_PARSE_MAX_CHARS)
@@ -97,6 +103,14 @@ class LoadStats:
     phase: str | None = None
     embedding_done: int = 0
     embedding_total: int = 0
+    # seconds spent per step (not in the summary): read (waiting for the next item: parsing when
+    # items are parsed as they are read), chunk, lookup (stored hashes and vectors), encode,
+    # write (on the writer thread, beside the rest) and write_wait (the load waiting for it)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def took(self, step: str, started: float) -> None:
+        """Add the time since `started` (a perf_counter reading) to `step`."""
+        self.seconds[step] = self.seconds.get(step, 0.0) + time.perf_counter() - started
 
     def progress(self) -> dict:
         """How far a running load is: items read and finished, the item worked on, the chunks of
@@ -322,7 +336,9 @@ class _Writer(threading.Thread):
                     write_authored(tx, [{"id": doc["id"], "authors": doc["props"].get("authors")} for doc in docs])
                     return rows, made
 
+                started = time.perf_counter()
                 self._write(work, batch)
+                self.stats.took("write", started)
             except BaseException as exc:  # surfaced by the loading thread
                 self.error = exc
             finally:
@@ -362,17 +378,23 @@ class _Writer(threading.Thread):
     def put(self, batch: list[dict]) -> None:
         if self.error:
             raise self.error
+        started = time.perf_counter()
         self.batches.put(batch)
+        self.stats.took("write_wait", started)
 
     def drain(self) -> None:
         """Wait until every queued batch is written."""
+        started = time.perf_counter()
         self.batches.join()
+        self.stats.took("write_wait", started)
         if self.error:
             raise self.error
 
     def finish(self) -> None:
+        started = time.perf_counter()
         self.batches.put(None)
         self.join()
+        self.stats.took("write_wait", started)
         if self.error:
             raise self.error
 
@@ -413,7 +435,9 @@ class Loader:
             while True:
                 if self.should_stop():  # between documents: the next one is not even read
                     raise _Stopped
+                started = time.perf_counter()
                 item = next(iterator, _END)
+                self.stats.took("read", started)
                 if item is _END:
                     break
                 if not isinstance(item, Checkpoint):
@@ -471,9 +495,11 @@ class Loader:
 
     # -- steps ----------------------------------------------------------------------------
     def _flush(self, docs: list, writer: _Writer) -> None:
+        started = time.perf_counter()
         stored = {
             row["id"]: row["contentHash"] for row in self.graph.read("ingest/document_hashes", ids=[d.id for d in docs])
         }
+        self.stats.took("lookup", started)
         changed = []
         for doc in docs:
             if stored.get(doc.id) == stored_hash(doc, self.options):
@@ -489,11 +515,14 @@ class Loader:
                 raise _Stopped
             self.stats.current, self.stats.phase = doc.source, "chunking"
             self.on_progress(self.stats)
+            started = time.perf_counter()
             try:
                 chunks = self._chunks(doc)
             except Exception as exc:  # one bad document never stops the load
                 self._error(doc.source, f"cannot chunk: {exc}")
                 continue
+            finally:
+                self.stats.took("chunk", started)
             if not chunks:
                 self._error(doc.source, "no text to chunk")
                 continue
@@ -581,11 +610,13 @@ class Loader:
         def key(chunk: dict) -> str:
             return text_hash(chunk["props"]["text"])
 
+        started = time.perf_counter()
         hashes = sorted({c["props"]["contentHash"] for r in rows for c in r["chunks"] if key(c) not in self.recent})
         known = {
             r["contentHash"]: r["embedding"]
             for r in (self.graph.read("ingest/chunk_vectors", hashes=hashes, model=model) if hashes else [])
         }
+        self.stats.took("lookup", started)
         todo: dict[str, list[dict]] = {}  # text hash → its chunks, in document order
         texts: dict[str, str] = {}
         owners: dict[str, list[dict]] = {}  # text hash → the documents that have it
@@ -606,10 +637,10 @@ class Loader:
                     texts[digest] = embedding_input(chunk["props"]["title"], chunk["props"]["text"])
         if not todo:
             return set()
-        # in document order, one call per `embed_step` distinct texts (the model sorts each call's
-        # texts by length): progress moves and a stop is seen within a large document, and the
-        # documents before the stop are complete, so a cancelled load keeps them
-        order = list(todo)
+        # one call per `embed_step` distinct texts: progress moves and a stop is seen within a large
+        # document, and the documents before the stop's window are complete, so a cancelled load
+        # keeps them (and any of its window that is complete)
+        order = self._schedule(list(todo), texts)
         failed: dict[str, str] = {}  # document id → why the embedder refused it
         step = max(1, self.options.embed_step)
         self.stats.embedding_done, self.stats.embedding_total = 0, len(order)
@@ -621,7 +652,10 @@ class Loader:
             if not part:
                 continue
             self.stats.current = owners[part[-1]][0]["props"]["source"]
-            for digest, vector in self._vectors(part, texts, owners, failed):
+            started = time.perf_counter()
+            found = self._vectors(part, texts, owners, failed)
+            self.stats.took("encode", started)
+            for digest, vector in found:
                 self._remember(digest, vector)
                 for chunk in todo[digest]:
                     chunk["embedding"] = vector
@@ -633,6 +667,22 @@ class Loader:
             if row["id"] in failed:
                 self._error(item_name(row["props"]), failed[row["id"]])
         return set(failed)
+
+    def _schedule(self, order: list[str], texts: dict[str, str]) -> list[str]:
+        """The order the texts (`order`: content hashes, in document order) are embedded in. A
+        local model pads every batch to its longest text, so a call of texts in document order
+        (a short passage beside a long one) costs up to twice the tokens of like-length texts:
+        each window of `embed_window` texts is sorted by length. An endpoint is charged per
+        text, and keeps document order (a stop keeps every document before it)."""
+        window = self.options.embed_window
+        name = getattr(self.embedder, "name", "") or ""
+        if window <= 1 or name.startswith("openai/") or getattr(self.embedder, "backend", None) == "openai":
+            return order
+        return [
+            digest
+            for start in range(0, len(order), window)
+            for digest in sorted(order[start : start + window], key=lambda d: len(texts[d]))
+        ]
 
     def _vectors(self, part: list[str], texts: dict[str, str], owners: dict, failed: dict[str, str]):
         """(content hash, vector) for the texts of `part` in one call; when the embedder refuses
