@@ -295,7 +295,7 @@ def run_structured(graph, embedder, settings, musique: list[str]) -> dict | None
         started = time.perf_counter()
         answer = ask(graph, embedder, settings, question, use_llm=False)
         times.append((time.perf_counter() - started) * 1000)
-        rows += len(answer.rows)
+        rows += len(answer.fields.get("rows") or [])  # the structured route's rows, as --json has them
         routes += answer.route == "structured"
     analyzer = QuestionAnalyzer(graph)
     leaving, matched = [], 0
