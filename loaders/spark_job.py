@@ -45,12 +45,9 @@ from graphrag_cypher.store.ingest import (
     Loader,
     LoadOptions,
     common_root,
-    document_props,
     embedding_input,
     item_name,
-    refused_id,
     text_hash,
-    within_text_budget,
 )
 
 EXIT_SOME_FAILED = 3  # as `graphrag export`: the job finished, but some items were left out
@@ -142,25 +139,13 @@ def item_records(order: int, item, chunker: Loader) -> Iterator[dict]:
         yield {"kind": "error", "ord": order, "item": item.item, "message": item.error}
         return
     base = {"ord": order, "document": item.id, "item": item.source}
-    refusal = refused_id(item)
-    if refusal is not None:
-        yield {**base, "kind": "error", "message": refusal}
-        return
-    cut = within_text_budget(item, chunker.max_chars)
-    for note in [*getattr(item, "notes", ()), *([cut] if cut else [])]:
+    prepared = bulk.prepare(item, chunker)
+    for note in prepared.warnings:
         yield {**base, "kind": "warning", "message": note}
-    try:
-        chunks = chunker._chunks(item)
-    except Exception as exc:  # one bad document never stops the job, as in `load`
-        yield {**base, "kind": "error", "message": f"cannot chunk: {exc}"}
+    if prepared.error is not None:
+        yield {**base, "kind": "error", "message": prepared.error}
         return
-    if not chunks:
-        yield {**base, "kind": "error", "message": "no text to chunk"}
-        return
-    notes: list[str] = []
-    props = bulk._importable(document_props(item, chunker.options, notes), item.source, notes)
-    for note in notes:
-        yield {**base, "kind": "warning", "message": note}
+    props, chunks = prepared.props, prepared.chunks
     yield {
         **base,
         "kind": "document",

@@ -255,6 +255,36 @@ class _Chunks:
         self.rows, self.links, self.nexts = [], [], []
 
 
+@dataclass
+class Prepared:
+    """One parsed document as the bulk files hold it: its importable properties and chunks, the
+    warnings met on the way, or the one-line reason it cannot be written (`error`)."""
+
+    props: dict = field(default_factory=dict)
+    chunks: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def prepare(item, chunker: Loader) -> Prepared:
+    """What `export` (and the Spark job, per executor) makes of one parsed document, with the
+    refusals `load` makes: an unusable id, nothing to chunk, a chunker that fails."""
+    refusal = refused_id(item)
+    if refusal is not None:
+        return Prepared(error=refusal)
+    cut = within_text_budget(item, chunker.max_chars)
+    warnings = [*getattr(item, "notes", ()), *([cut] if cut else [])]
+    try:
+        chunks = chunker._chunks(item)
+    except Exception as exc:  # one bad document never stops the export, as in `load`
+        return Prepared(warnings=warnings, error=f"cannot chunk: {exc}")
+    if not chunks:
+        return Prepared(warnings=warnings, error="no text to chunk")
+    notes: list[str] = []
+    props = _importable(document_props(item, chunker.options, notes), item.source, notes)
+    return Prepared(props=props, chunks=chunks, warnings=[*warnings, *notes])
+
+
 def export(
     items: Iterable,
     folder: Path,
@@ -329,27 +359,14 @@ def export(
                 stats.duplicates += 1
                 continue
             seen.add(item.id)
-            refusal = refused_id(item)
-            if refusal is not None:
-                fail(item.source, refusal)
-                continue
-            cut = within_text_budget(item, chunker.max_chars)
-            for note in [*getattr(item, "notes", ()), *([cut] if cut else [])]:
+            prepared = prepare(item, chunker)
+            for note in prepared.warnings:
                 stats.warnings.append({"item": item.source, "warning": note})
                 on_error(f"{item.source}: {note}")
-            try:
-                doc_chunks = chunker._chunks(item)
-            except Exception as exc:  # one bad document never stops the export, as in `load`
-                fail(item.source, f"cannot chunk: {exc}")
+            if prepared.error is not None:
+                fail(item.source, prepared.error)
                 continue
-            if not doc_chunks:
-                fail(item.source, "no text to chunk")
-                continue
-            notes: list[str] = []
-            props = _importable(document_props(item, options, notes), item.source, notes)
-            for note in notes:
-                stats.warnings.append({"item": item.source, "warning": note})
-                on_error(f"{item.source}: {note}")
+            props, doc_chunks = prepared.props, prepared.chunks
             if embedder is not None:
                 for chunk in doc_chunks:
                     chunk["props"]["embeddingModel"] = embedder.name
