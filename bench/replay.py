@@ -24,7 +24,10 @@ again from the kept vector and full-text lists, with `vectorWeight`, `fulltextWe
 the passages about each question entity, the N nearest the question), `aboutAll=1` (the passages
 about the question's entities taken before the perEntity cut, not among the first perEntity chunks
 naming them: the mode's rule since the growth cut; `aboutAll=0`: the rule before, as recorded at
-collection, or the cached list where the cache is older than the rule).
+collection, or the cached list where the cache is older than the rule), `phraseRule=local` (a phrase's
+chunks among the question's `nearHits` (300) nearest count 1 each, the others `farShare` each),
+`topicNamers=N` (a title link divided by (chunks naming the topic in passing / N) ** `topicAlpha`
+when above 1), `noCascade=1` (a seed already placed as another seed's neighbour places none of its own).
 
 `--explain` prints, per question the graph mode misses a gold passage of, where that passage was:
 not a candidate at all, a seed ranked too low, a neighbour of a seed beaten by another neighbour
@@ -233,7 +236,7 @@ def load(questions: Path, passages: list[Path], limit: int | None, live: int) ->
 def phrase_weight(chunks: int, w: dict, size: int) -> float:
     """One shared phrase's link weight: 1 / chunks (shipped) or a rarity scaled to the corpus."""
     rule = w.get("phraseRule", "inverse")
-    if rule == "inverse":
+    if rule in ("inverse", "local"):  # local without the question's nearest chunks: inverse
         return 1.0 / chunks
     if rule == "sqrt":
         return 1.0 / math.sqrt(chunks)
@@ -249,8 +252,10 @@ def max_phrase_chunks(w: dict, size: int) -> float:
     return cap
 
 
-def neighbours(c: Corpus, seed: int, w: dict) -> dict[int, tuple[float, float, list[str]]]:
-    """chunk -> (phrase weight, topic weight, vias): the seed's neighbours outside its document."""
+def neighbours(c: Corpus, seed: int, w: dict, near: set | None = None) -> dict[int, tuple[float, float, list[str]]]:
+    """chunk -> (phrase weight, topic weight, vias): the seed's neighbours outside its document.
+    `near`: the question's nearest chunks, for phraseRule=local (a phrase's chunks far from the
+    question count farShare each)."""
     limit = max_phrase_chunks(w, c.size)
     phrase: dict[int, float] = defaultdict(float)
     topic: dict[int, float] = defaultdict(float)
@@ -259,7 +264,12 @@ def neighbours(c: Corpus, seed: int, w: dict) -> dict[int, tuple[float, float, l
     for p, chunks in c.phrases.get(seed, ()):
         if chunks > limit:
             continue
-        pw = phrase_weight(chunks, w, c.size)
+        if w.get("phraseRule") == "local" and near is not None:
+            others = [m for m in c.members[p] if m != seed]
+            close = sum(m in near for m in others)
+            pw = 1.0 / (1 + close + w.get("farShare", 0.0) * (len(others) - close))
+        else:
+            pw = phrase_weight(chunks, w, c.size)
         for n in c.members[p]:
             if n != seed:
                 shared[n].append((c.phrase_names[p], pw))
@@ -287,7 +297,11 @@ def neighbours(c: Corpus, seed: int, w: dict) -> dict[int, tuple[float, float, l
         for n in about:
             if n != seed:
                 # aboutShare: a title several passages share splits its link among them
-                topic[n] += w["aboutWeight"] / (len(about) if w.get("aboutShare") else 1)
+                tw = w["aboutWeight"] / (len(about) if w.get("aboutShare") else 1)
+                if w.get("topicNamers"):  # a topic many chunks name in passing links weakly
+                    named = len(c.namers.get(entity, ()))
+                    tw /= max(1.0, named / w["topicNamers"]) ** w.get("topicAlpha", 1.0)
+                topic[n] += tw
                 via[n].append("topic " + entity)
     out = {}
     for n in set(phrase) | set(topic):
@@ -342,8 +356,9 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None,
             sequence.append(s)
     q = case.vector
     leads: dict[int, list[tuple[float, int, tuple]]] = {}
+    near = {n for n, _ in case.vector_list[: int(w.get("nearHits", 300))]} if w.get("phraseRule") == "local" else None
     for s in sequence[:link_seeds]:
-        found = neighbours(c, s, w)
+        found = neighbours(c, s, w, near)
         if not found:
             continue
         ids = list(found)
@@ -368,6 +383,8 @@ def rank(c: Corpus, case: Case, w: dict, k: int = 10, trace: dict | None = None,
             ranked.append(s)
             if how is not None:
                 how[s] = None
+        elif w.get("noCascade"):  # a seed placed earlier as a neighbour places no neighbour of its own
+            continue
         rows = [r for r in leads.get(s, []) if r[1] not in placed]
         if not rows:
             continue
