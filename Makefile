@@ -63,12 +63,12 @@ test-fast: python-deps
 test-shuffled: setup
 	$(BIN)/python -m pytest -q $(XDIST) -p randomly $(if $(SEED),--randomly-seed=$(SEED)) $(PYTEST_ARGS)
 
-## lint: ruff (lint, format check), mypy over every package (scripts/typecheck.py), and the README's command reference against --help
+## lint: ruff (lint, format check), mypy over every package (scripts/typecheck.py), and the docs' command reference against --help
 lint: python-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python scripts/typecheck.py
-	$(BIN)/cog --check README.md
+	$(BIN)/cog --check docs/reference/commands.md
 
 ## deadcode: unused functions, classes and variables (vulture; settings in pyproject.toml)
 deadcode: python-deps

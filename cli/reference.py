@@ -1,9 +1,9 @@
-"""The command reference in README.md, rendered from the commands' own `--help`.
+"""The docs' command reference, rendered from the commands' own `--help`.
 
-README.md holds it in a cog block, so it cannot drift from the code::
+docs/reference/commands.md holds it in a cog block, so it cannot drift from the code::
 
-    cog -r README.md       # regenerate after changing a command or its options
-    cog --check README.md  # what `make lint` runs: fails when the README is out of date
+    cog -r docs/reference/commands.md       # regenerate after changing a command or its options
+    cog --check docs/reference/commands.md  # what `make lint` runs: fails when it is out of date
 """
 
 from __future__ import annotations

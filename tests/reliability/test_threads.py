@@ -107,7 +107,7 @@ def test_every_route_answers_from_8_threads_as_from_one(asker):
 def test_the_stemmer_gives_every_thread_the_stems_of_one():
     from graphrag_cypher import lexicon
 
-    text = (REPO / "README.md").read_text(encoding="utf-8").lower()
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "docs").rglob("*.md"))).lower()
     words = list(dict.fromkeys(re.findall(r"[a-z]{3,}", text)))[:4000]
     assert len(words) >= 2000
     expected = [lexicon.stem(w) for w in words]

@@ -1,23 +1,28 @@
-"""README.md's command reference is what the commands' `--help` says (regenerate: cog -r README.md)."""
+"""The docs' command reference is what the commands' `--help` says.
+
+Regenerate it with `cog -r docs/reference/commands.md`; `make lint` runs `cog --check` on it.
+"""
 
 from pathlib import Path
 
 from graphrag_cypher.cli.main import cli
 from graphrag_cypher.cli.reference import commands, markdown
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "commands.md"
 END = "<!-- [[[end]]] -->"
 
 
 def generated_block() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = REFERENCE.read_text(encoding="utf-8")
     start = text.index("from graphrag_cypher.cli.reference import markdown")
     start = text.index("]]] -->\n", start) + len("]]] -->\n")
     return text[start : text.index(END, start)]
 
 
-def test_readme_reference_matches_help():
-    assert generated_block() == markdown(), "README.md's command reference is stale: run `cog -r README.md`"
+def test_reference_matches_help():
+    assert generated_block() == markdown(), (
+        "docs/reference/commands.md is stale: run `cog -r docs/reference/commands.md`"
+    )
 
 
 def test_reference_covers_every_command():
