@@ -114,7 +114,8 @@ def neo4j_server():
         return
     from graphrag_cypher.admin import neo4j_local
 
-    with neo4j_local.ephemeral(heap="768m") as server:
+    # HTTP on (127.0.0.1, a free port): tests/e2e/test_neo4j_browser.py opens the Browser it serves
+    with neo4j_local.ephemeral(heap="768m", http=True) as server:
         yield Neo4jServer(server.uri, server.username, server.password, server.instance)
 
 
