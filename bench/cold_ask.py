@@ -74,7 +74,7 @@ def _ask(env: dict, cwd: str | None = None) -> dict:
         "ratio_work": wall * 1000 / work,
         "backend": answer.get("query_embedder"),
         "served_by": answer.get("served_by"),
-        "cites": sorted(c["id"] for c in answer["citations"]),
+        "cites": sorted(c["document_id"].rsplit(":", 1)[-1] for c in answer["citations"]),  # the stories cited
     }
 
 

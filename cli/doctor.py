@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .context import with_settings
-from .output import print_json, print_table, stdout_console
+from .output import print_json, print_table_or_list, stdout_console, wrap_words
 from .params import json_option, migrations_dir_option
 
 
@@ -59,13 +59,20 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
         raise click.ClickException(result["neo4j"]["error"])
     from rich.text import Text
 
-    from graphrag_cypher.terminal import rich_text
+    from graphrag_cypher.terminal import rich_text, safe_text
 
     def line(label: str, value: str, style: str = "bold") -> None:
-        # Server answers, names and warnings are data: printed as literal text.
-        console.print(Text.assemble((label, style), " ", rich_text(str(value), keep_newlines=False)), highlight=False)
+        # Server answers, names and warnings are data: printed as literal text, wrapped at spaces
+        # only (a word longer than the line stands whole on a line of its own)
+        text = f"{label} {' '.join(safe_text(str(value), keep_newlines=False).split())}"
+        pieces = wrap_words(text, width) or [label]
+        for i, piece in enumerate(pieces):
+            styled = i == 0 and piece.startswith(label)
+            shown = Text.assemble((label, style), rich_text(piece[len(label) :])) if styled else rich_text(piece)
+            console.print(shown, highlight=False, soft_wrap=True)
 
     console = stdout_console()
+    width = max(console.width, 20)
     neo4j = result["neo4j"]
     line("Neo4j  ", f"{neo4j['version']} {neo4j['edition']} at {neo4j['uri']} (database {neo4j['database']})")
     line("APOC   ", result["apoc"] or "not installed")
@@ -105,11 +112,12 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
             detail = f"{index.get('dimensions')} dims, {index.get('similarity')}"
         elif index["type"] == "FULLTEXT":
             detail = f"analyzer {index.get('analyzer')}"
-        target = ",".join(index["labels_or_types"] or []) + (
-            f"({','.join(index['properties'])})" if index["properties"] else ""
+        # ", " between names: a narrow table or list wraps there, never inside a name
+        target = ", ".join(index["labels_or_types"] or []) + (
+            f" ({', '.join(index['properties'])})" if index["properties"] else ""
         )
         rows.append([index["name"], index["type"], target, index["state"], detail])
-    print_table(["index", "type", "on", "state", "detail"], rows, title="Indexes")
+    print_table_or_list(["index", "type", "on", "state", "detail"], rows, title="Indexes")
     for warning in result["warnings"]:
         line("warning:", warning, style="yellow")
     if not result["ok"]:

@@ -957,9 +957,27 @@ def load_geonames(graph, min_population: int, no_countries: bool, countries_only
     run_places_load(graph, "geonames", chain(cities, [] if no_countries else modern_place_rows()), as_json)
 
 
+class MappingOption(click.Option):
+    """`--mapping`, which says when it is missing which mappings exist and how to write one."""
+
+    def process_value(self, ctx: click.Context, value):
+        try:
+            return super().process_value(ctx, value)
+        except click.MissingParameter:
+            from graphrag_cypher.kg.records import mapping_hint
+
+            # a missing option is processed after those given: --schema is known by now
+            raise click.MissingParameter(mapping_hint(ctx.params.get("schema_name")), ctx, self) from None
+
+
 @load_group.command("records")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--mapping", required=True, help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.")
+@click.option(
+    "--mapping",
+    cls=MappingOption,
+    required=True,
+    help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.",
+)
 @click.option("--schema", "schema_name", default=None, help="Override the mapping's schema (name or YAML path).")
 @json_option
 @with_graph

@@ -82,6 +82,47 @@ def print_table(columns: list[str], rows: list[list[Any]], title: str | None = N
     stdout_console().print(table)
 
 
+def wrap_words(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
+    """`text` in lines of at most `width` characters, broken at spaces only: a word longer than
+    the width stands whole on a line of its own."""
+    import textwrap
+
+    return textwrap.wrap(
+        text, width, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
+    )
+
+
+def print_table_or_list(columns: list[str], rows: list[list[Any]], title: str | None = None) -> None:
+    """A table when stdout is a terminal wide enough for every row on one line; otherwise (a
+    narrow terminal, a pipe, a file) one line an item, `first cell: column value, …`, wrapped at
+    spaces to the width (the terminal's, else COLUMNS, else 80): no word is cut in two. Values
+    are literal text, as in `print_table`."""
+
+    from rich.measure import Measurement
+    from rich.table import Table
+
+    from graphrag_cypher.terminal import rich_text, safe_text
+
+    console = stdout_console()
+    table = Table(title=rich_text(title) if title else None, show_lines=False)
+    for column in columns:
+        table.add_column(rich_text(str(column)), no_wrap=True)
+    for row in rows:
+        table.add_row(*(rich_text(cell(v)) for v in row))
+    unbounded = console.options.update_width(10_000)  # measured against the width, not within it
+    if console.is_terminal and Measurement.get(console, unbounded, table).maximum <= console.width:
+        console.print(table)
+        return
+    width = max(console.width, 20)
+    if title:
+        click.echo(safe_text(title, keep_newlines=False))
+    for row in rows:
+        values = [" ".join(safe_text(cell(v), keep_newlines=False).split()) for v in row]
+        rest = ", ".join(f"{column} {value}" for column, value in zip(columns[1:], values[1:], strict=True) if value)
+        item = f"{values[0]}: {rest}" if rest else values[0]
+        click.echo("\n".join(wrap_words(item, width, "  ", "      ")))
+
+
 def print_kg_summary(result: dict) -> None:
     """What a knowledge-graph build wrote (`extract`, `load records`): entities, edges, what the schema skipped."""
     from graphrag_cypher.terminal import safe_text

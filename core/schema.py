@@ -175,28 +175,32 @@ def builtin_schemas() -> list[str]:
 
 def load_schema(name_or_path: str | Path) -> KGSchema:
     """A built-in schema by name (`got`, `folktale`, …) or a YAML file by path."""
-    text, where = _schema_text(str(name_or_path))
+    text, where, file = _schema_text(str(name_or_path))
     import yaml
 
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise SchemaError(f"schema {where}: not valid YAML ({str(exc).splitlines()[0]})") from None
-    return parse_schema(data, where)
+    schema = parse_schema(data, where)
+    if file is not None:  # the graph records the whole path, so later commands find it from any folder
+        schema.path = str(file)
+    return schema
 
 
-def _schema_text(name: str) -> tuple[str, str]:
-    path = Path(name)
+def _schema_text(name: str) -> tuple[str, str, Path | None]:
+    """(the schema's YAML, how messages name it, the file's whole path or None for a built-in)."""
+    path = Path(name).expanduser()
     if path.suffix.lower() in {".yaml", ".yml"} or path.exists():
         if not path.is_file():
-            raise SchemaError(f"schema file not found: {path}")
-        return path.read_text(encoding="utf-8"), str(path)
+            raise SchemaError(f"schema file not found: {path.resolve()}")
+        return path.read_text(encoding="utf-8"), str(path), path.resolve()
     builtin = resources.files("graphrag_cypher.kg").joinpath("schemas", f"{name}.yaml")
     if not builtin.is_file():
         raise SchemaError(
             f"unknown schema {name!r}: use one of {', '.join(builtin_schemas())} or a path to a YAML file"
         )
-    return builtin.read_text(encoding="utf-8"), name
+    return builtin.read_text(encoding="utf-8"), name, None
 
 
 def _identifier(value, what: str, where: str) -> str:

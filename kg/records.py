@@ -32,6 +32,31 @@ def builtin_mappings() -> list[str]:
     return sorted(f.name[:-5] for f in folder.iterdir() if f.name.endswith(".yaml"))
 
 
+def mapping_hint(schema_name: str | None = None) -> str:
+    """What `load records` without `--mapping` says: each built-in mapping on a line of its own
+    (what it reads, its schema, its entity type), then the smallest mapping YAML one can write."""
+    import yaml
+
+    lines = ["Built-in mappings (--mapping NAME):"]
+    for name in builtin_mappings():
+        text = resources.files("graphrag_cypher.kg").joinpath("mappings", f"{name}.yaml").read_text(encoding="utf-8")
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError:
+            continue
+        entity = (data.get("entity") or {}).get("type") or "Entity"
+        lines.append(f"  {name}  {data.get('description') or ''} (schema {data.get('schema') or 'generic'}, {entity})")
+    lines += [
+        "Or a mapping YAML of your own (--mapping FILE.yaml), at least:",
+        f"  schema: {schema_name or 'generic'}  # a built-in name, or a YAML path beside the mapping",
+        "  entity: {name: <field holding the name>, type: <entity type>}",
+        "  relations: [{field: <field>, relation: <RELATION>, target: <entity type>}]",
+    ]
+    if schema_name:
+        lines.append("--schema only replaces the schema a mapping names: the mapping is still needed.")
+    return "\n".join(lines)
+
+
 def load_mapping(name_or_path: str | Path, schema: str | None = None) -> Mapping:
     import yaml
 
@@ -54,13 +79,27 @@ def load_mapping(name_or_path: str | Path, schema: str | None = None) -> Mapping
     if not isinstance(data, dict) or not isinstance(data.get("entity"), dict):
         raise SchemaError(f"mapping {where}: needs an `entity` section")
     named = data.get("schema")
-    if not schema and isinstance(named, str) and path.is_file() and named.lower().endswith((".yaml", ".yml")):
-        beside = path.parent / named  # a schema path in a mapping file is read beside it, as a user means it
-        if not Path(named).is_absolute() and beside.is_file():
-            named = str(beside)
+    if not schema and path.is_file():
+        named = schema_beside(named, path, where)
     kg_schema = load_schema(schema or named or "generic")
     check_mapping(kg_schema, data, where)
     return Mapping(kg_schema, data, where)
+
+
+def schema_beside(named, mapping_path: Path, where: str):
+    """The schema a mapping file names, as its author means it: a built-in name (`got`) as it is;
+    a path (`music.yaml`, `schemas/music.yaml`) read from the mapping file's folder, whatever
+    the current folder."""
+    if not isinstance(named, str) or not (named.lower().endswith((".yaml", ".yml")) or "/" in named or "\\" in named):
+        return named
+    target = Path(named).expanduser()
+    if not target.is_absolute():
+        target = mapping_path.resolve().parent / target
+    if not target.is_file():
+        raise SchemaError(
+            f"mapping {where}: schema file not found: {target} (a schema path is read from the mapping's folder)"
+        )
+    return str(target)
 
 
 def check_mapping(schema: KGSchema, data: dict, where: str) -> None:

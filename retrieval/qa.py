@@ -60,7 +60,7 @@ class Answer:
     that answered, `declined` the routes that looked at the question first and why they left it."""
 
     question: str
-    text: str  # citations as ids ([T2])
+    text: str  # citations as ids ([D1])
     text_with_titles: str  # citations as their sources' titles
     citations: list[Source]  # the sources the answer cites
     dropped_citations: list[str]  # ids the answer wrote that the context never gave

@@ -118,3 +118,14 @@ class LLMServer:
 
     def close(self) -> None:
         self.httpd.shutdown()
+
+
+def cite_of(body: dict, title: str) -> str:
+    """The citation id the prompt's SOURCES list gives the source titled `title` ("D2"), as a
+    model reading the context would cite it."""
+    import re
+
+    prompt = body["messages"][-1]["content"]
+    found = re.search(rf"^\[(\w+)\] {re.escape(title)}$", prompt, re.MULTILINE)
+    assert found, f"no source titled {title!r} in the prompt"
+    return found.group(1)

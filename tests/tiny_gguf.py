@@ -20,7 +20,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "loaders" / "sample"
 # the pieces the model answers with, in order (each at most once, or the chain would loop)
-ANSWER = ["▁Old", "▁Maren", "▁made", "▁the", "▁silver", "▁lantern", "▁[T2].", "▁Also", "▁see", "▁[Z9]."]
+ANSWER = ["▁Old", "▁Maren", "▁made", "▁the", "▁silver", "▁lantern", "▁[D1].", "▁Also", "▁see", "▁[Z9]."]
 ANSWER_TEXT = "".join(ANSWER).replace("▁", " ").strip()
 CHAT_TEMPLATE = (
     "{% for message in messages %}<|{{ message['role'] }}|>\n{{ message['content'] }}\n{% endfor %}"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ..kg_llm_replies import TaleReplies
-from ..llm_server import LLMServer
+from ..llm_server import LLMServer, cite_of
 from .test_ask import ask_json
 
 pytestmark = pytest.mark.e2e
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def graph(neo4j_server):
     """The sample, its tales extracted by the recorded LLM replies and its wiki by the infobox
-    extractor, as the README's knowledge-graph section does it (once per module)."""
+    extractor, as the docs' knowledge-graph page does it (once per module)."""
     from click.testing import CliRunner
 
     from graphrag_cypher.cli.main import cli
@@ -121,9 +121,9 @@ def test_relation_question_answers_from_the_typed_path(kg, run_cli):
     assert out["route"] == "relation" and out["paths"][0]["kind"] == "typed"
     steps = [(r["start"], r["type"], r["end"]) for p in out["paths"] for r in p["relationships"]]
     assert ("T1::E1", "DEFEATS", "T1::E4") in steps
-    # it cites the story the path's nodes came from, with the path's own node ids
+    # it cites the story the path's nodes came from (its only source, D1), with the path's node ids
     assert [c["document_id"] for c in out["citations"]] == ["story:sample:T1"]
-    assert out["answer"].startswith("In the graph: Reynold defeats Brannock [T1::E1, T1::E4].")
+    assert out["answer"].startswith("In the graph: Reynold defeats Brannock [D1::E1, D1::E4].")
     assert all(e["document_id"] == "story:sample:T1" for e in out["evidence"])
     shown = run_cli("ask", "How are Reynold and Brannock related?", "--explain")
     assert shown.exit_code == 0
@@ -134,12 +134,17 @@ def test_relation_question_answers_from_the_typed_path(kg, run_cli):
 
 
 def test_relation_context_and_node_citations_with_an_llm(kg, run_cli):
-    server = LLMServer(
-        lambda body: (
-            "Reynold tricked the giant into throwing the boulder away [T1::E1]; "
-            "the giant was his enemy [T1::E99] [T2::E4] [T1]."
+    fox: list[str] = []
+
+    def reply(body):
+        # D9 was not given (fewer sources); E1 and E4 are the tale's own entities (T1::E1, T1::E4)
+        fox.append(cite := cite_of(body, "The Fox Who Moved the Boulder"))
+        return (
+            f"Reynold tricked the giant into throwing the boulder away [{cite}::E1]; "
+            f"the giant was his enemy [{cite}::E99] [D9::E4] [{cite}]."
         )
-    )
+
+    server = LLMServer(reply)
     try:
         env = {"OPENAI_BASE_URL": server.url, "GRAPHRAG_LLM_MODEL": "m"}
         out = ask_json(run_cli, "How are Reynold and Brannock related?", env=env)
@@ -148,17 +153,18 @@ def test_relation_context_and_node_citations_with_an_llm(kg, run_cli):
     finally:
         server.close()
     assert re.search(r"^NODES$", prompt, re.MULTILINE) and re.search(r"^RELATIONSHIPS$", prompt, re.MULTILINE)
-    assert "  T1::E1 -[DEFEATS]-> T1::E4: " in prompt and "  T1::E4 Brannock (CREATURE)" in prompt
-    # node ids are checked whole: T1::E99 and T2::E4 were not given, though T1 was
-    assert out["dropped_citations"] == ["T1::E99", "T2::E4"]
+    cite = fox[0]
+    assert f"  {cite}::E1 -[DEFEATS]-> {cite}::E4: " in prompt and f"  {cite}::E4 Brannock (CREATURE)" in prompt
+    # node ids are checked whole: E99 and D9::E4 were not given, though the tale's id was
+    assert out["dropped_citations"] == [f"{cite}::E99", "D9::E4"]
     assert out["answer"] == (
-        "Reynold tricked the giant into throwing the boulder away [T1::E1]; the giant was his enemy [T1]."
+        f"Reynold tricked the giant into throwing the boulder away [{cite}::E1]; the giant was his enemy [{cite}]."
     )
     assert shown.stdout.startswith(
         "Reynold tricked the giant into throwing the boulder away "
         "[The Fox Who Moved the Boulder]; the giant was his enemy [The Fox Who Moved the Boulder]."
     )
-    assert "E99" not in shown.stdout and "T2::E4" not in shown.stdout
+    assert "E99" not in shown.stdout and "D9::E4" not in shown.stdout
 
 
 def test_chat_follow_up_carries_names_once_and_finds_the_second_hop(kg):
@@ -172,7 +178,7 @@ def test_chat_follow_up_carries_names_once_and_finds_the_second_hop(kg):
     assert result.exit_code == 0, result.output
     assert "(And who stole it (the silver lantern)?)" in result.stderr
     trace = result.stdout.split("Retrieval trace")[-1]
-    assert "found by" in trace and "[T5] story:sample:T5::" in trace
+    assert "found by" in trace and re.search(r"\[D\d+\] story:sample:T5::", trace)
     second = result.stdout.split("Sources:")[1]  # the second turn's answer
     assert "stole the silver lantern. [The Troll Who Stole the Light]" in second
 

@@ -66,8 +66,8 @@ def test_ask_json_names_the_local_model_and_its_device_and_checks_its_citations(
     assert llm["backend"] == f"llama.cpp {llama_cpp.__version__}"
     assert llm["device"] == expected_device(llama_cpp) and llm["device_reason"]
     assert llm["gpu_layers"] == (0 if llm["device"] == "cpu" else -1)
-    # the model's answer went through the citation check: T2 (The Silver Lantern) kept, Z9 dropped
-    assert out["answer"].startswith("Old Maren made the silver lantern [T2]."), out["answer"]
+    # the model's answer went through the citation check: D1 (The Silver Lantern) kept, Z9 dropped
+    assert out["answer"].startswith("Old Maren made the silver lantern [D1]."), out["answer"]
     assert out["dropped_citations"] == ["Z9"] and "[Z9]" not in out["answer"]
     assert [c["title"] for c in out["citations"]] == ["The Silver Lantern"]
     assert "[The Silver Lantern]" in out["answer_with_titles"]
@@ -155,7 +155,7 @@ def test_a_json_schema_is_enforced_by_a_grammar(tiny_model, monkeypatch):
     settings = load_settings({"GRAPHRAG_LLM_MODEL": f"local:{tiny_model}"})
     messages = [{"role": "user", "content": "QUESTION: Who made the silver lantern?\n\nPASSAGES:\n[P1] A lantern."}]
     plain = llm.complete(settings, messages)
-    assert plain.strip() == tiny_gguf.ANSWER_TEXT == "Old Maren made the silver lantern [T2]. Also see [Z9]."
+    assert plain.strip() == tiny_gguf.ANSWER_TEXT == "Old Maren made the silver lantern [D1]. Also see [Z9]."
     judged = json.loads(llm.complete(settings, messages, {"type": "json_schema", "json_schema": JUDGE_SCHEMA}))
     assert set(judged) == {"verdicts"} and isinstance(judged["verdicts"], list)
     extractor = LLM(settings, load_schema("folktale"))

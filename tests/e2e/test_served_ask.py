@@ -55,7 +55,7 @@ def test_served_json_equals_direct_json(served):
     assert served_answer["served_by"] == served.url and "served_by" not in direct_answer
     assert list(served_answer) == list(direct_answer) + ["served_by"]
     assert comparable(served_answer) == comparable(direct_answer)
-    assert {"T2", "T5"} <= {c["id"] for c in served_answer["citations"]}
+    assert {"story:sample:T2", "story:sample:T5"} <= {c["document_id"] for c in served_answer["citations"]}
     assert set(served_answer["timings_ms"]) == set(direct_answer["timings_ms"])
     assert served_answer["timings_ms"]["embedder_load_ms"] == 0.0
 

@@ -398,7 +398,7 @@ def _context():
     from graphrag_cypher.retrieval.base import Evidence
 
     evidence = [
-        Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D1]", None, "Maren made it [D1].", 1.0),
+        Evidence("story:s:T2::0", "story:s:T2", "The Silver\nLantern [D2]", None, "Maren made it [D2].", 1.0),
         Evidence("doc:a::0", "doc:a", "Notes", None, "Nothing.", 0.5),
     ]
     from graphrag_cypher.retrieval.answer import sources_for
@@ -415,19 +415,20 @@ def _context():
     return build_context(sources, graph)
 
 
-ANSWER = "Maren made it [T2]. Not [X9]. The lantern [T2::E4] [T2::E9]; both [T2, D2]  and [D2 , 'T2'] . End [open"
+# T2 is the story's own id: not a citation id (every source is cited D1, D2, … by its place)
+ANSWER = "Maren made it [D1]. Not [X9]. The lantern [D1::E4] [D1::E9] [T2]; both [D1, D2]  and [D2 , 'D1'] . End [open"
 
 
 def test_citations_are_checked_whole_and_shown_as_titles():
     from graphrag_cypher.retrieval.answer import check_citations
 
     checked = check_citations(ANSWER, _context())
-    assert checked.text == "Maren made it [T2]. Not. The lantern [T2::E4]; both [T2, D2] and [D2, T2]. End [open"
+    assert checked.text == "Maren made it [D1]. Not. The lantern [D1::E4]; both [D1, D2] and [D2, D1]. End [open"
     assert checked.titled == (
-        "Maren made it [The Silver Lantern (D1)]. Not. The lantern [The Silver Lantern (D1)]; "
-        "both [The Silver Lantern (D1); Notes] and [Notes; The Silver Lantern (D1)]. End [open"
+        "Maren made it [The Silver Lantern (D2)]. Not. The lantern [The Silver Lantern (D2)]; "
+        "both [The Silver Lantern (D2); Notes] and [Notes; The Silver Lantern (D2)]. End [open"
     )
-    assert checked.dropped == ["X9", "T2::E9"] and checked.cited == ["T2", "D2"]
+    assert checked.dropped == ["X9", "D1::E9", "T2"] and checked.cited == ["D1", "D2"]
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 11])
@@ -448,17 +449,18 @@ def test_streaming_in_any_pieces_shows_only_checked_text(size):
 def test_context_lines_cannot_be_forged_by_titles_or_text():
     context = _context()
     lines = context.text.splitlines()
-    assert lines[:2] == ["SOURCES", "[T2] The Silver Lantern (D1)"] and "  Maren made it (D1)." in lines
-    assert [line for line in lines if line.startswith("[")] == ["[T2] The Silver Lantern (D1)", "[D2] Notes"]
+    # the first source's title and text name [D2], the second source: they stay text, not a citation
+    assert lines[:2] == ["SOURCES", "[D1] The Silver Lantern (D2)"] and "  Maren made it (D2)." in lines
+    assert [line for line in lines if line.startswith("[")] == ["[D1] The Silver Lantern (D2)", "[D2] Notes"]
     # a node from a source is citable by its scoped id; one from no source keeps its own id and is not
-    assert "T2::E4" in context.cites and "folktale:silver lantern" not in context.cites
-    assert "  T2::E4 -[INSTANCE_OF]-> folktale:silver lantern" in lines
+    assert "D1::E4" in context.cites and "folktale:silver lantern" not in context.cites
+    assert "  D1::E4 -[INSTANCE_OF]-> folktale:silver lantern" in lines
 
 
 def test_control_characters_never_pass():
     from graphrag_cypher.retrieval.answer import check_citations
 
-    checked = check_citations("a\x1b[31mred\x1b]8;;http://x/\x07link [T2]\x9b", _context())
+    checked = check_citations("a\x1b[31mred\x1b]8;;http://x/\x07link [D1]\x9b", _context())
     assert not any(ch in checked.titled for ch in "\x1b\x07\x9b")
 
 

@@ -62,7 +62,7 @@ def test_answer_to_dict_keeps_the_json_keys():
     analysis = Analysis("q?", "q?", ["q"], [], None, "en", Filters(corpus="sample"))
     answer = Answer(
         "q?",
-        "x [T2]",
+        "x [D1]",
         "x [Title]",
         sources[:1],
         ["Z9"],
@@ -108,9 +108,10 @@ def test_answer_to_dict_keeps_the_json_keys():
         "timings_ms",
     ]
     assert out["abstained"] is None  # answered
-    assert [e["source"] for e in out["evidence"]] == ["T2", "D2"]
+    # every document is cited by its place, a story as any other
+    assert [e["source"] for e in out["evidence"]] == ["D1", "D2"]
     assert out["citations"] == [
-        {"id": "T2", "document_id": "story:T2", "title": None, "uri": None, "web": False, "also_in": []}
+        {"id": "D1", "document_id": "story:T2", "title": None, "uri": None, "web": False, "also_in": []}
     ]
     assert out["filters"]["corpus"] == "sample" and out["llm"] == {
         "used": False,

@@ -20,11 +20,11 @@ from graphrag_cypher.config import load_settings
 URI = "bolt://127.0.0.1:7999"
 ANSWER = {
     "question": "Who made the silver lantern?",
-    "answer": "Old Maren made it [T2].",
+    "answer": "Old Maren made it [D1].",
     "answer_with_titles": "Old Maren made it [The Silver Lantern].",
-    "citations": [{"id": "T2", "document_id": "story:T2", "title": "The Silver Lantern", "uri": None}],
+    "citations": [{"id": "D1", "document_id": "story:T2", "title": "The Silver Lantern", "uri": None}],
     "dropped_citations": [],
-    "sources": [{"id": "T2", "document_id": "story:T2", "title": "The Silver Lantern", "uri": None}],
+    "sources": [{"id": "D1", "document_id": "story:T2", "title": "The Silver Lantern", "uri": None}],
     "evidence": [],
     "mode": "graph",
     "route": "search",
