@@ -1,8 +1,8 @@
-// graphrag's page: ask, watch the answer stream, open cited passages, draw the evidence graph.
+// graphrag's page: ask, watch the answer stream, open cited passages, draw the evidence graph
+// (with Cytoscape.js and its fCoSE layout, vendored under vendor/), read the corpus's themes.
 // Everything that comes from documents is written with textContent (never innerHTML).
 "use strict";
 
-const SVG = "http://www.w3.org/2000/svg";
 const HISTORY_KEY = "graphrag.history";
 const KEY_KEY = "graphrag.key";
 const PALETTE = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"];
@@ -71,13 +71,14 @@ async function ask(said) {
   });
   if (!response.ok) { turn.appendChild(el("div", "error", await failure(response))); return; }
   const answered = (data) => {
+    turn.dataset.answer = data.answer_id;
     if (data.question !== said) rewritten.textContent = "(" + data.question + ")";
     showAnswer(turn, answer, data);
     history.push({question: data.question, answer: data.answer,
                   entities: (data.entities || []).map((e) => e.matched || e.name).filter(Boolean),
                   time: (data.filters || {}).time_expression || null});
     saveHistory(history);
-    drawAnswerGraph(data.answer_id);
+    drawAnswerGraph(data);
   };
   // a server (or a proxy) that answers with the whole JSON object instead of a stream
   if (!(response.headers.get("content-type") || "").includes("text/event-stream")) {
@@ -252,14 +253,22 @@ function showCommunities(turn, result) {
   turn.appendChild(box);
 }
 
-function communityList(communities) {
+// `largest` (the themes panel): each community also gets a bar as long as its share of the largest
+function communityList(communities, largest) {
   const list = el("ul", "communities");
   for (const c of communities) {
     const item = el("li", c.used === false ? "unused" : "used");
     item.dataset.id = c.id;
+    if (largest) {
+      const bar = el("span", "size-bar");
+      bar.style.width = Math.max(2, Math.round(100 * (c.size || 0) / largest)) + "px";  // CSSOM: allowed by the CSP
+      bar.title = c.size + " members";
+      item.appendChild(bar);
+    }
     item.appendChild(communityButton(c));
     const count = (n, noun) => (n === undefined || n === null ? null : n + " " + noun + (n === 1 ? "" : "s"));
-    const size = [count(c.documents, "document"), count(c.chunks, "chunk")].filter(Boolean).join(", ");
+    const size = [count(largest ? c.size : null, "member"), count(c.documents, "document"), count(c.chunks, "chunk")]
+      .filter(Boolean).join(", ");
     if (size) item.appendChild(document.createTextNode(" (" + size + ")"));
     if (c.phrases && c.phrases.length) item.appendChild(el("span", "phrases", " " + c.phrases.slice(0, 6).join(", ")));
     if (c.why) item.appendChild(el("div", "why", (c.used === false ? "not used: " : "") + c.why));
@@ -285,11 +294,41 @@ async function openCommunity(id) {
   if (!response.ok) { $("passage-title").textContent = id; box.appendChild(el("p", "error", await failure(response))); return; }
   const c = await response.json();
   $("passage-title").textContent = (c.title || c.id) + " (level " + c.level + ", " + c.size + " members)";
+  box.appendChild(communityMembers(c));
   if (c.phrases && c.phrases.length) box.appendChild(el("p", "phrases", "Phrases: " + c.phrases.join(", ")));
-  if (c.topEntities && c.topEntities.length) box.appendChild(el("p", "entities", "Entities: " + c.topEntities.join(", ")));
+  if ((c.sentences || []).length) box.appendChild(el("h3", null, "Representative sentences"));
   for (const sentence of c.sentences || []) box.appendChild(el("p", "passage", sentence));
   if (c.llmReport) box.appendChild(el("p", "passage llm-report", c.llmReport));
   $("passage").scrollIntoView({block: "nearest"});
+}
+
+// A community's members: how many of each kind, its most mentioned entities and its main
+// documents, each a button that draws its neighbourhood in the graph.
+const MAX_SHOWN_MEMBERS = 12;
+
+function communityMembers(c) {
+  const box = el("div", "members");
+  box.appendChild(el("h3", null, "Members"));
+  box.appendChild(el("p", "hint", c.entities + " entities and " + c.chunks + " chunks, from " + c.documents + " documents"));
+  const names = c.topEntities || [], ids = c.topEntityIds || [];
+  const groups = [["Entities", names.map((name, i) => [ids[i], name])], ["Documents", (c.documentIds || []).map((d) => [d, d])]];
+  for (const [heading, members] of groups) {
+    if (!members.length) continue;
+    const line = el("p", "member-list");
+    line.appendChild(el("span", "member-kind", heading + ": "));
+    for (const [id, name] of members.slice(0, MAX_SHOWN_MEMBERS)) {
+      if (!id) { line.appendChild(el("span", "member", name)); continue; }
+      const button = el("button", "member", name);
+      button.type = "button";
+      button.dataset.id = id;
+      button.title = "draw its neighbours in the evidence graph";
+      button.addEventListener("click", () => drawNeighbourhood(id));
+      line.appendChild(button);
+    }
+    if (members.length > MAX_SHOWN_MEMBERS) line.appendChild(el("span", "hint", " and " + (members.length - MAX_SHOWN_MEMBERS) + " more"));
+    box.appendChild(line);
+  }
+  return box;
 }
 
 // the mode list comes from the server's registry (GET /modes), so a new mode needs no page change
@@ -316,7 +355,8 @@ async function loadThemes() {
   const found = await response.json();
   if (!found.state) { box.appendChild(el("div", "hint", "No communities yet: run graphrag communities build.")); return; }
   box.appendChild(el("div", "hint", found.communities.length + " top-level communities, built " + found.state.builtAt));
-  box.appendChild(communityList(found.communities));
+  const largest = Math.max(1, ...found.communities.map((c) => c.size || 0));
+  box.appendChild(communityList(found.communities, largest));
 }
 
 function openPassage(source, result) {
@@ -361,116 +401,171 @@ async function learn(line) {
   for (const line of job.summary.errors || []) turn.appendChild(el("div", "error", line.item + ": " + line.error));
 }
 
-// --- the graph: a small force layout drawn as SVG -----------------------------------------
-const view = {nodes: new Map(), edges: new Map(), colours: new Map()};
+// --- the evidence graph: Cytoscape.js (vendor/) draws it, its fCoSE extension lays it out ----
+// Labels are drawn on the canvas (text, never markup). A node's colour is its type's; a node the
+// answer stands on (a row, a cited document or one of its chunks) is ringed; a click draws its
+// neighbours; the wheel or the buttons zoom, a drag pans. fCoSE, not the built-in CoSE: with the
+// labels counted in the nodes' sizes it left no two labels overlapping on the demo answers, where
+// CoSE left one or two pairs in most runs.
+const LAYOUT = {
+  name: "fcose",
+  quality: "default",
+  randomize: true,
+  animate: false,
+  fit: false,  // fitted after, with a zoom cap: two nodes are not drawn at four times their size
+  nodeDimensionsIncludeLabels: true,  // a label takes room: the forces keep labels apart, not only dots
+  idealEdgeLength: () => 70,  // room for the relationship type on the edge
+  packComponents: true,  // the pieces of a disconnected answer side by side, not strewn
+};
+const FIT_PADDING = 24;
+const FIT_MAX_ZOOM = 1.5;
+const graph = {cy: null, colours: new Map(), marked: new Set(), markedAs: ""};
 
-function colour(label) {
-  if (!view.colours.has(label)) view.colours.set(label, PALETTE[view.colours.size % PALETTE.length]);
-  return view.colours.get(label);
+const GRAPH_STYLE = [
+  {selector: "node", style: {
+    "background-color": "data(colour)", "width": 14, "height": 14,
+    "label": "data(name)", "font-size": 11, "color": "#1d2330",
+    "text-valign": "bottom", "text-halign": "center", "text-margin-y": 3,
+    "text-wrap": "ellipsis", "text-max-width": "150px",
+    "text-background-color": "#fcfcfd", "text-background-opacity": 0.85, "text-background-padding": "1px",
+  }},
+  {selector: "node.marked", style: {"border-width": 3, "border-color": "#1d2330", "font-weight": "bold"}},
+  {selector: "node:selected", style: {"border-width": 3, "border-color": "#d4145a"}},
+  {selector: "edge", style: {
+    "width": 1.2, "line-color": "#b4bac6", "curve-style": "bezier",
+    "target-arrow-shape": "triangle", "target-arrow-color": "#b4bac6", "arrow-scale": 0.8,
+    "label": "data(type)", "font-size": 8, "color": "#6b7385", "text-rotation": "autorotate",
+    "text-background-color": "#fcfcfd", "text-background-opacity": 0.9, "text-background-padding": "1px",
+  }},
+];
+
+function colour(type) {
+  if (!graph.colours.has(type)) graph.colours.set(type, PALETTE[graph.colours.size % PALETTE.length]);
+  return graph.colours.get(type);
 }
 
-function merge(graph, around) {
-  const base = around ? view.nodes.get(around) : null;
-  const fresh = graph.nodes.filter((n) => !view.nodes.has(n.id));
-  fresh.forEach((n, i) => {  // new nodes start on a ring around their origin, each in its own place
-    const a = 2 * Math.PI * i / Math.max(fresh.length, 1);
-    const r = base ? 70 : 170;
-    view.nodes.set(n.id, Object.assign({}, n, {
-      x: (base ? base.x : 400) + Math.cos(a) * r, y: (base ? base.y : 240) + Math.sin(a) * r}));
+function startGraph() {
+  cytoscape.use(cytoscapeFcose);
+  graph.cy = cytoscape({
+    container: $("graph"), style: GRAPH_STYLE, minZoom: 0.15, maxZoom: 4,
+    boxSelectionEnabled: false, autoungrabify: false,
   });
-  for (const e of graph.edges) view.edges.set(e.source + "|" + e.type + "|" + e.target, e);
+  window.__graph = graph.cy;  // the browser tests read the drawing from it (label boxes, zoom)
+  graph.cy.on("tap", "node", (event) => {
+    const node = event.target;
+    showNode(node);
+    expand(node.id());
+  });
+  $("graph-zoom-in").addEventListener("click", () => zoomBy(1.25));
+  $("graph-zoom-out").addEventListener("click", () => zoomBy(0.8));
+  $("graph-fit").addEventListener("click", fitGraph);
 }
 
-function layout(steps) {
-  const nodes = [...view.nodes.values()];
-  const edges = [...view.edges.values()].filter((e) => view.nodes.has(e.source) && view.nodes.has(e.target));
-  for (let s = 0; s < steps; s++) {
-    const cool = 1 - s / steps;
-    for (const a of nodes) { a.dx = (400 - a.x) * 0.02; a.dy = (240 - a.y) * 0.02; }
-    for (let i = 0; i < nodes.length; i++) {
-      for (let j = i + 1; j < nodes.length; j++) {
-        const a = nodes[i], b = nodes[j];
-        let dx = a.x - b.x, dy = a.y - b.y;
-        if (dx === 0 && dy === 0) { dx = (i - j) * 0.1; dy = 0.1; }
-        const d = Math.sqrt(dx * dx + dy * dy);
-        const f = 4000 / Math.max(d * d, 100);
-        a.dx += dx / d * f; a.dy += dy / d * f; b.dx -= dx / d * f; b.dy -= dy / d * f;
-      }
-    }
-    for (const e of edges) {
-      const a = view.nodes.get(e.source), b = view.nodes.get(e.target);
-      const dx = b.x - a.x, dy = b.y - a.y;
-      const d = Math.max(Math.sqrt(dx * dx + dy * dy), 1);
-      const f = (d - 80) * 0.04;
-      a.dx += dx / d * f; a.dy += dy / d * f; b.dx -= dx / d * f; b.dy -= dy / d * f;
-    }
-    for (const a of nodes) {
-      const step = 25 * cool + 1;
-      a.x = Math.min(770, Math.max(20, a.x + Math.max(-step, Math.min(step, a.dx))));
-      a.y = Math.min(465, Math.max(15, a.y + Math.max(-step, Math.min(step, a.dy))));
-    }
-  }
-  return edges;
+function zoomBy(factor) {
+  const cy = graph.cy;
+  cy.zoom({level: cy.zoom() * factor, renderedPosition: {x: cy.width() / 2, y: cy.height() / 2}});
 }
 
-function draw() {
-  const svg = $("graph");
-  const edges = layout(200);
-  while (svg.firstChild) svg.removeChild(svg.firstChild);
-  for (const e of edges) {
-    const a = view.nodes.get(e.source), b = view.nodes.get(e.target);
-    const line = document.createElementNS(SVG, "line");
-    line.setAttribute("x1", a.x); line.setAttribute("y1", a.y); line.setAttribute("x2", b.x); line.setAttribute("y2", b.y);
-    line.setAttribute("stroke", "#a8afbd"); line.setAttribute("class", "edge");
-    const title = document.createElementNS(SVG, "title");
-    title.textContent = e.type;
-    line.appendChild(title);
-    svg.appendChild(line);
+function fitGraph() {
+  const cy = graph.cy;
+  cy.fit(undefined, FIT_PADDING);
+  if (cy.zoom() > FIT_MAX_ZOOM) { cy.zoom(FIT_MAX_ZOOM); cy.center(); }
+}
+
+// The nodes the answer stands on: its rows, its cited documents and their chunks in the evidence.
+function answerMarks(result) {
+  const marks = new Set((result.rows || []).map((r) => r.id));
+  const cited = new Set((result.citations || []).map((c) => c.document_id));
+  for (const id of cited) marks.add(id);
+  for (const ev of result.evidence || []) if (cited.has(ev.document_id)) marks.add(ev.chunk_id);
+  return marks;
+}
+
+function elements(found) {
+  const nodes = found.nodes.map((n) => ({group: "nodes", data: {
+    id: n.id, type: n.label, name: String(n.name || n.id), colour: colour(n.label)}}));
+  const edges = found.edges.map((e) => ({group: "edges", data: {
+    id: e.source + "|" + e.type + "|" + e.target, source: e.source, target: e.target, type: e.type}}));
+  return {nodes, edges};
+}
+
+// Adds what is not drawn yet; new nodes around `around` start on the library's circle layout
+// there, then the force layout runs from where everything is (the old nodes stay near their place).
+function addToGraph(found, around) {
+  const cy = graph.cy;
+  const {nodes, edges} = elements(found);
+  const fresh = cy.add(nodes.filter((n) => cy.getElementById(n.data.id).empty()));
+  cy.add(edges.filter((e) => cy.getElementById(e.data.id).empty()
+    && !cy.getElementById(e.data.source).empty() && !cy.getElementById(e.data.target).empty()));
+  cy.nodes().forEach((n) => { n.toggleClass("marked", graph.marked.has(n.id())); });
+  const origin = around ? cy.getElementById(around) : cy.collection();
+  if (origin.nonempty() && fresh.nonempty()) {
+    const at = origin.position();
+    fresh.layout({name: "circle", fit: false, animate: false,
+                  boundingBox: {x1: at.x - 60, y1: at.y - 60, w: 120, h: 120}}).run();
+    cy.layout(Object.assign({}, LAYOUT, {randomize: false})).run();
+  } else {
+    cy.layout(LAYOUT).run();
   }
-  for (const n of view.nodes.values()) {
-    const g = document.createElementNS(SVG, "g");
-    g.setAttribute("class", "node");
-    g.dataset.id = n.id;
-    const circle = document.createElementNS(SVG, "circle");
-    circle.setAttribute("cx", n.x); circle.setAttribute("cy", n.y); circle.setAttribute("r", 7);
-    circle.setAttribute("fill", colour(n.label));
-    const label = document.createElementNS(SVG, "text");
-    label.setAttribute("x", n.x + 9); label.setAttribute("y", n.y + 4);
-    const name = String(n.name || n.id);
-    label.textContent = name.length > 28 ? name.slice(0, 27) + "…" : name;
-    const title = document.createElementNS(SVG, "title");
-    title.textContent = n.label + ": " + name;
-    g.append(circle, label, title);
-    g.addEventListener("click", () => expand(n.id));
-    svg.appendChild(g);
-  }
+  fitGraph();
+  drawLegend();
+}
+
+function drawLegend() {
   const legend = $("legend");
   legend.textContent = "";
-  for (const [label, fill] of view.colours) {
-    const item = el("span");
-    const dot = document.createElementNS(SVG, "svg");
-    dot.setAttribute("width", "10"); dot.setAttribute("height", "10");
-    const c = document.createElementNS(SVG, "circle");
-    c.setAttribute("cx", 5); c.setAttribute("cy", 5); c.setAttribute("r", 5); c.setAttribute("fill", fill);
-    dot.appendChild(c);
-    item.append(dot, document.createTextNode(" " + label));
+  const types = new Set(graph.cy.nodes().map((n) => n.data("type")));
+  for (const [type, fill] of graph.colours) {
+    if (!types.has(type)) continue;
+    const item = el("li", null);
+    item.dataset.type = type;
+    const swatch = el("span", "swatch");
+    swatch.style.backgroundColor = fill;  // a CSSOM property, not markup: the CSP allows it
+    item.append(swatch, document.createTextNode(type));
+    legend.appendChild(item);
+  }
+  if (graph.cy.nodes(".marked").nonempty()) {
+    const item = el("li", "marked");
+    item.append(el("span", "swatch ring"), document.createTextNode(graph.markedAs));
     legend.appendChild(item);
   }
 }
 
-async function drawAnswerGraph(answerId) {
-  const response = await fetch("/graph?answer=" + encodeURIComponent(answerId), {headers: headers()});
+function showNode(node) {
+  const box = $("graph-node");
+  box.textContent = "";
+  box.append(el("strong", null, node.data("type") + ": "), document.createTextNode(node.data("name")));
+  box.appendChild(el("span", "hint", " (" + node.id() + ")"));
+}
+
+async function drawAnswerGraph(result) {
+  const response = await fetch("/graph?answer=" + encodeURIComponent(result.answer_id), {headers: headers()});
   if (!response.ok) return;
-  view.nodes.clear(); view.edges.clear();
-  merge(await response.json(), null);
-  draw();
+  const found = await response.json();
+  graph.cy.elements().remove();
+  graph.marked = answerMarks(result);
+  graph.markedAs = "the answer's rows and cited passages";
+  $("graph-node").textContent = "";
+  addToGraph(found, null);
+  $("graph").dataset.answer = result.answer_id;  // which answer the drawing is of
+}
+
+// One node and its neighbours, drawn afresh (a community's member, from the themes panel).
+async function drawNeighbourhood(id) {
+  graph.cy.elements().remove();
+  delete $("graph").dataset.answer;
+  graph.marked = new Set([id]);
+  graph.markedAs = "the community's member";
+  await expand(id);
+  const node = graph.cy.getElementById(id);
+  if (node.nonempty()) showNode(node);
+  $("graph-panel").scrollIntoView({block: "nearest"});
 }
 
 async function expand(id) {
   const response = await fetch("/graph?limit=15&id=" + encodeURIComponent(id), {headers: headers()});
   if (!response.ok) return;
-  merge(await response.json(), id);
-  draw();
+  addToGraph(await response.json(), id);
 }
 
 // --- wiring -------------------------------------------------------------------------------
@@ -482,6 +577,7 @@ document.addEventListener("DOMContentLoaded", () => {
     box.append(el("div", "said", turn.question), el("div", "answer", turn.answer));
     $("conversation").appendChild(box);
   }
+  startGraph();
   loadModes().catch(() => {});
   $("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
   $("themes").addEventListener("toggle", () => { if ($("themes").open) loadThemes(); });

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from fastapi import APIRouter
@@ -31,10 +32,19 @@ def router(state: State) -> APIRouter:
 
     @routes.get("/static/{name}")
     def static(name: str):
-        suffix = Path(name).suffix
-        target = page.joinpath(name)
-        if suffix not in TYPES or "/" in name or not target.is_file():
-            raise ApiError(404, f"no such file: {name}")
-        return Response(target.read_bytes(), media_type=TYPES[suffix], headers=SECURITY_HEADERS)
+        return _file(page, name)
+
+    @routes.get("/static/vendor/{name}")
+    def vendor(name: str):
+        """The graph library the page draws with (Cytoscape.js), served from the package: no CDN."""
+        return _file(page.joinpath("vendor"), name)
 
     return routes
+
+
+def _file(folder: Traversable, name: str) -> Response:
+    suffix = Path(name).suffix
+    target = folder.joinpath(name)
+    if suffix not in TYPES or "/" in name or not target.is_file():
+        raise ApiError(404, f"no such file: {name}")
+    return Response(target.read_bytes(), media_type=TYPES[suffix], headers=SECURITY_HEADERS)

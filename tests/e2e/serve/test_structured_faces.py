@@ -11,7 +11,7 @@ import pytest
 from ...conftest import REPO, load_sample_graph
 from ...llm_server import LLMServer
 from .conftest import KEY, llm_reply, sse_events, start_server, stop_server
-from .test_page import OUTPUT, page, until  # noqa: F401  (the browser fixture, on this module's server)
+from .test_page import OUTPUT, drawn, page, until  # noqa: F401  (the browser fixture, on this module's server)
 
 pytestmark = pytest.mark.e2e
 FIXTURE = REPO / "tests" / "fixtures" / "structured"
@@ -192,8 +192,8 @@ def test_the_page_shows_the_rows_their_citations_and_the_count(served, page):  #
     shown = trace.locator("pre").inner_text().splitlines()
     assert shown == [line.strip() for line in expected[HOUSE]["trace"]["explain"]] and len(shown) > 3
     # the evidence graph: the house and its members, joined by the relation
-    until(page, lambda: page.locator("#graph g.node").count() == len(rows) + 1)
-    assert page.locator("#graph line.edge").count() == len(rows)
+    until(page, lambda: len(drawn(page)["ids"]) == len(rows) + 1)
+    assert len(drawn(page)["edges"]) == len(rows)
     # a record's citation opens the panel with where it comes from
     buttons.first.click()
     page.wait_for_selector("#passage:not([hidden])")
@@ -222,7 +222,7 @@ def test_the_page_shows_the_rows_their_citations_and_the_count(served, page):  #
     # a document's citation opens its passage; the graph draws the matching chunks and their tales
     cites.first.click()
     until(page, lambda: "witch" in page.inner_text("#passage-text").lower())
-    until(page, lambda: page.locator("#graph g.node").count() >= 2 * len(expected[COUNT]["rows"]))
+    until(page, lambda: len(drawn(page)["ids"]) >= 2 * len(expected[COUNT]["rows"]))
     OUTPUT.mkdir(exist_ok=True)
     shot = OUTPUT / "serve-page-structured.png"
     page.screenshot(path=str(shot), full_page=True)
