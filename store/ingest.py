@@ -72,10 +72,7 @@ class LoadOptions:
     prune: bool = False
     topics: tuple[str, ...] = ()
     embed_batch: int = 1024  # chunks embedded before their documents are written
-    # texts per embedding call within a batch: where progress is told and a stop is seen. None: the
-    # embedder's own unit, so a call fills what it runs at once (a model's batch, an endpoint's
-    # batch x concurrent requests), at least 64
-    embed_step: int | None = None
+    embed_step: int = 64  # chunks per embedding call within a batch: where progress is told and a stop is seen
     # a local model's texts are sent sorted by length within windows of this many (document order
     # between windows): calls of like-length texts pad little; a stop drops at most one window
     embed_window: int = 512
@@ -405,13 +402,6 @@ class _Writer(threading.Thread):
 _END: Any = object()
 
 
-def embed_unit(embedder) -> int:
-    """How many texts one embedding call should carry to keep the embedder busy: a local model's
-    batch (a GPU's is larger), an endpoint's batch times its concurrent requests; at least 64."""
-    batch = getattr(embedder, "batch_size", None) or 64
-    return max(64, int(batch) * max(1, int(getattr(embedder, "concurrency", 1) or 1)))
-
-
 class Loader:
     """Turns a stream of ParsedDocument | ItemError into graph writes."""
 
@@ -652,7 +642,7 @@ class Loader:
         # keeps them (and any of its window that is complete)
         order = self._schedule(list(todo), texts)
         failed: dict[str, str] = {}  # document id → why the embedder refused it
-        step = max(1, self.options.embed_step or embed_unit(self.embedder))
+        step = max(1, self.options.embed_step)
         self.stats.embedding_done, self.stats.embedding_total = 0, len(order)
         self.stats.phase = "embedding"
         for start in range(0, len(order), step):
