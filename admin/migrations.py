@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from graphrag_cypher.audit import audited
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import MigrationError
 
@@ -300,6 +301,24 @@ def apply(
         before = plan(graph, migrations, values)
         refuse_changed(before)
         return {"applied": [], "pending": [m.to_dict() for m in before.pending], "dry_run": True}
+    with audited(graph, "schema") as audit:
+        applied = _apply(graph, migrations, values, lock_timeout, on_apply)
+        audit.ids("applied", [m["file"] for m in applied])
+        audit.add({"migrations": {"applied": len(applied)}})
+        audit.only_if(bool(applied))
+    if wait:
+        await_indexes(graph, index_timeout)
+    return {"applied": applied, "pending": []}
+
+
+def _apply(
+    graph: Graph,
+    migrations: list[Migration],
+    values: dict[str, str],
+    lock_timeout: float,
+    on_apply: Callable[[Migration], None] | None,
+) -> list[dict]:
+    """Apply the pending `migrations` under the lock; what it applied."""
     refuse_changed(plan(graph, migrations, values))
     _bootstrap(graph)
     applied: list[dict] = []
@@ -333,9 +352,7 @@ def apply(
                 appliedBy=lock.owner,
             )
             applied.append(migration.to_dict())
-    if wait:
-        await_indexes(graph, index_timeout)
-    return {"applied": applied, "pending": []}
+    return applied
 
 
 def await_indexes(graph: Graph, seconds: int = 300) -> None:

@@ -228,6 +228,7 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
     import tempfile
 
     from graphrag_cypher.admin import migrations, neo4j_local
+    from graphrag_cypher.audit import Audit, record
     from graphrag_cypher.db import connect
     from graphrag_cypher.errors import GraphragError
     from graphrag_cypher.linkers.bulk_derived import derived_for, read_info
@@ -287,6 +288,8 @@ def import_cmd(folders, overwrite, no_link, timeout, home, bolt_port, http_port,
         mark = time.monotonic()
         applied = migrations.apply(graph, config.placeholders(), wait=False)
         timings["schema_s"] = round(time.monotonic() - mark, 1)
+        # the imported database starts a new audit: its first record is the import itself
+        record(graph, Audit("import", changed={"counts": dict(plan.counts), "folders": [str(f) for f in folders]}))
         # every index populates at once over the imported store; the vector index takes longest
         mark = time.monotonic()
         _await_indexes(graph, vector=False)

@@ -89,5 +89,14 @@ def cypher(query: str | None, file: Path | None, params: tuple[str, ...], write:
 @with_graph
 def _run(text: str, values: dict, write: bool, *, graph):
     from graphrag_cypher.admin.readonly import run_statement
+    from graphrag_cypher.audit import audited
 
-    return run_statement(graph, text, values, write)
+    if not write:
+        return run_statement(graph, text, values, write)
+    with audited(graph, "cypher") as audit:  # a write by hand is recorded with its statement
+        audit.add({"statement": text[:500]})
+        columns, rows, counters = run_statement(graph, text, values, write)
+        audit.add(
+            {"counters": {k: v for k, v in counters.items() if isinstance(v, int) and not isinstance(v, bool) and v}}
+        )
+    return columns, rows, counters

@@ -68,6 +68,9 @@ def cli() -> None:
       graphrag apply-schema
       graphrag doctor
     """
+    from graphrag_cypher import telemetry
+
+    telemetry.setup()  # spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing otherwise
 
 
 # Each command's module is imported when that command runs (or `--help` lists it): a served
@@ -94,6 +97,8 @@ LAZY_COMMANDS = {
     "serve": "serve:serve",
     "mcp": "serve:mcp",
     "forget": "forget:forget",
+    "audit": "audit:audit",
     "export": "bulk:export_group",
     "import": "bulk:import_cmd",
+    "keys": "keys:keys_group",
 }

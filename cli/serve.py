@@ -103,10 +103,27 @@ def _options(**kw):
     help="Largest upload request (all files), in bytes.",
 )
 @click.option("--mcp-writes", is_flag=True, help="Offer the MCP `learn` tool (it needs the API key like every write).")
+@click.option(
+    "--open-reads",
+    is_flag=True,
+    help="With keys stored (graphrag keys add): let requests without a key read every corpus, as a public "
+    "demo; writes still need a --write key. Said at start.",
+)
 @server_options
 @with_graph(config=True)
 def serve(
-    graph, config, host, port, cors_origins, max_body, max_upload, mcp_writes, allowed_paths, crawl_allow_local, no_llm
+    graph,
+    config,
+    host,
+    port,
+    cors_origins,
+    max_body,
+    max_upload,
+    mcp_writes,
+    open_reads,
+    allowed_paths,
+    crawl_allow_local,
+    no_llm,
 ) -> None:
     """Serve the graph over HTTP: chat with streamed cited answers, the web page,
     an OpenAI-compatible endpoint, MCP and learning jobs.
@@ -120,9 +137,13 @@ def serve(
 
     It listens on 127.0.0.1 unless told otherwise; any other host needs GRAPHRAG_API_KEY,
     which every request must then send as "Authorization: Bearer <key>". Writes (crawl,
-    uploads, forget, cancelling a job, MCP learn) always need the key, which must be at
-    least 16 characters with no surrounding whitespace. Learning jobs run one at a time;
+    uploads, forget, cancelling a job, MCP learn) always need a key; GRAPHRAG_API_KEY must be
+    at least 16 characters with no surrounding whitespace. Learning jobs run one at a time;
     GET /jobs shows the line and each job's progress.
+
+    Keys made with `graphrag keys add` are scoped to corpora and rights (read, write,
+    admin), with limits of requests per minute and jobs; GRAPHRAG_API_KEY is the admin key.
+    Once any key exists every request needs one, reads too (--open-reads: reads stay open).
 
     While it runs it leaves .graphrag/serve.json (mode 0600: its URL, pid, Neo4j URI and
     database) in this folder, so `graphrag ask` run here sends its questions to it.
@@ -157,6 +178,8 @@ def serve(
         max_upload=max_upload,
         use_llm=not no_llm,
         mcp_writes=mcp_writes,
+        open_reads=open_reads,
+        keys_stored=_keys_stored(graph),
         extra={"instance": instance},
     )
     for line in warnings(options):
@@ -170,8 +193,7 @@ def serve(
     bound = sock.getsockname()[1]
     url = served.local_url(host, bound)
     click.echo(
-        f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{bound}/ "
-        f"(writes {'on' if options.writes_enabled else 'off: set GRAPHRAG_API_KEY'})",
+        f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{bound}/ ({_access(options)})",
         err=True,
     )
     # `graphrag ask` from this folder finds the server here (and checks it is this one)
@@ -187,6 +209,26 @@ def serve(
         server.run(sockets=[sock])
     finally:
         served.remove_state(state, instance)
+
+
+def _keys_stored(graph) -> bool:
+    """Whether `graphrag keys add` made a key; False when Neo4j does not answer yet (the server
+    starts anyway and its guard asks again every few seconds, before which nothing is readable)."""
+    from graphrag_cypher import apikeys
+
+    try:
+        return apikeys.any_key(graph)
+    except Exception:  # Neo4j down at start: /health says so; the guard checks again once it answers
+        return False
+
+
+def _access(options) -> str:
+    """Who may do what, for the line printed at start."""
+    if not options.writes_enabled:
+        return "writes off: set GRAPHRAG_API_KEY or make a key with `graphrag keys add`"
+    if options.open_reads:
+        return "keys required for writes; reads open to anyone (--open-reads)"
+    return "a key required for every request" + ("" if options.keys_stored else " (GRAPHRAG_API_KEY)")
 
 
 def _crawl_allow_local(flag: bool) -> None:

@@ -30,6 +30,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from . import telemetry
 from .config import Settings
 from .errors import GraphragError, Neo4jUnavailable
 
@@ -123,6 +124,11 @@ def _quiet_driver_logs() -> None:
 # a page of documents) is answered or refused within the configured timeout.
 WRITE_RETRY_SECONDS = 15.0
 READ_RETRY_DELAY = 0.5
+
+
+def _named(graph, name: str, /, **params: Any) -> dict:
+    """A named query's span attributes: the file it runs (never its parameters)."""
+    return {"db.system.name": "neo4j", "db.query.name": name}
 
 
 class Graph:
@@ -230,6 +236,7 @@ class Graph:
                 retried = True
                 time.sleep(READ_RETRY_DELAY)
 
+    @telemetry.traced("neo4j.read", _named)
     def read(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a read transaction; rows as dicts."""
         return self.read_text(query(name), **params)
@@ -240,6 +247,7 @@ class Graph:
 
         return self._read(work)
 
+    @telemetry.traced("neo4j.read", _named)
     def read_row(self, name: str, /, **params: Any) -> dict:
         """The one row of the named query, its values as the driver gives them: for queries that
         return large parallel lists, which `read`'s ``Record.data()`` would walk item by item
@@ -247,6 +255,7 @@ class Graph:
         text = query(name)
         return self._read(lambda tx: dict(tx.run(text, params).single(strict=True).items()))
 
+    @telemetry.traced("neo4j.write", _named)
     def write(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a write transaction; rows as dicts."""
         text = query(name)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from . import telemetry
 from .errors import GraphragError
 from .errors import LLMError as LLMError  # defined in errors (local_llm raises them too); named here
 from .errors import LLMRequestRefused as LLMRequestRefused
@@ -72,16 +73,28 @@ def mapped_errors(settings) -> Iterator[None]:
 
 def stream(settings, messages: list[dict], on_token: Callable[[str], None] | None = None) -> str:
     """A streamed chat completion at temperature 0; each token goes to `on_token`; the whole text is returned."""
-    if settings.local_model_path is not None:
-        from . import local_llm
+    with telemetry.span("graphrag.llm", **_span_attrs(settings, messages), streamed=True) as traced:
+        if settings.local_model_path is not None:
+            from . import local_llm
 
-        return local_llm.stream(settings, messages, on_token)
+            return local_llm.stream(settings, messages, on_token)
+        return _streamed(settings, messages, on_token, traced)
+
+
+def _span_attrs(settings, messages: list[dict]) -> dict:
+    """What an LLM call's span says of it: the model and how many messages (never their text)."""
+    return {"gen_ai.operation.name": "chat", "gen_ai.request.model": settings.llm_label, "messages": len(messages)}
+
+
+def _streamed(settings, messages: list[dict], on_token: Callable[[str], None] | None, traced) -> str:
     with mapped_errors(settings):
         events = client(settings).chat.completions.create(
             model=settings.llm_model, messages=messages, stream=True, temperature=0
         )
         parts = []
         for event in events:
+            if getattr(event, "usage", None) is not None:  # sent by endpoints that report a stream's usage
+                telemetry.llm_usage(traced, settings.llm_model, event.usage)
             if not event.choices:
                 continue
             token = event.choices[0].delta.content or ""
@@ -94,16 +107,18 @@ def stream(settings, messages: list[dict], on_token: Callable[[str], None] | Non
 
 def complete(settings, messages: list[dict], response_format: dict | None = None, llm_client: Any = None) -> str:
     """A non-streamed chat completion at temperature 0 (`response_format` as the endpoint takes it)."""
-    if settings.local_model_path is not None:
-        from . import local_llm
+    with telemetry.span("graphrag.llm", **_span_attrs(settings, messages), streamed=False) as traced:
+        if settings.local_model_path is not None:
+            from . import local_llm
 
-        return local_llm.complete(settings, messages, response_format)
-    kwargs: dict[str, Any] = {"model": settings.llm_model, "messages": messages, "temperature": 0}
-    if response_format:
-        kwargs["response_format"] = response_format
-    with mapped_errors(settings):
-        reply = (llm_client or client(settings)).chat.completions.create(**kwargs)
-        return reply.choices[0].message.content or ""
+            return local_llm.complete(settings, messages, response_format)
+        kwargs: dict[str, Any] = {"model": settings.llm_model, "messages": messages, "temperature": 0}
+        if response_format:
+            kwargs["response_format"] = response_format
+        with mapped_errors(settings):
+            reply = (llm_client or client(settings)).chat.completions.create(**kwargs)
+            telemetry.llm_usage(traced, settings.llm_model, getattr(reply, "usage", None))
+            return reply.choices[0].message.content or ""
 
 
 def prepare(settings) -> float:

@@ -258,9 +258,16 @@ def run(graph, mapping: Mapping, path: Path) -> dict:
 
     records, errors = read_records(path, mapping.data.get("records"))
     extraction = extract(mapping, records, f"records:{path.name}")
-    stats = store.write(graph, extraction, mapping.schema.labels)
-    store.record_schema(graph, mapping.schema)
-    result = store.summary(extraction, stats)
+    from graphrag_cypher.audit import audited
+
+    with audited(graph, "load") as audit:
+        stats = store.write(graph, extraction, mapping.schema.labels)
+        store.record_schema(graph, mapping.schema)
+        result = store.summary(extraction, stats)
+        audit.add({"loaders": {"records": 1}, "records": {"read": len(records), "failed": len(errors)}})
+        audit.add(
+            {"nodes": {"created": stats.nodes_created}, "relationships": {"created": stats.relationships_created}}
+        )
     result.update(
         records=len(records), schema=mapping.schema.name, mapping=mapping.where, failed=len(errors), errors=errors
     )

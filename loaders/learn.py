@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphrag_cypher.audit import audited
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError
 from graphrag_cypher.store.ingest import LoadOptions, LoadStats, common_root, load
@@ -196,11 +197,23 @@ def learn_items(
     them: the graph is then the one a load of just those documents leaves. `extract` (the
     entity extractor GRAPHRAG_EXTRACT names, see `graphrag_cypher.kg.auto`) then reads the
     documents created or updated."""
-    stats = load(graph, embedder, options, items, on_error=on_error, on_progress=on_progress, should_stop=should_stop)
-    changed = stats.created or stats.updated or stats.pruned_documents
-    phrases = relink(graph) if relink is not None and changed else None
-    extraction = extract(graph, stats.changed_ids) if extract is not None and stats.changed_ids else None
+    with audited(graph, "upload" if options.loader == "upload" else "learn", options.corpus) as audit:
+        stats = load(
+            graph, embedder, options, items, on_error=on_error, on_progress=on_progress, should_stop=should_stop
+        )
+        changed = stats.created or stats.updated or stats.pruned_documents
+        phrases = relink(graph) if relink is not None and changed else None
+        audit.add(_links(phrases))
+        extraction = extract(graph, stats.changed_ids) if extract is not None and stats.changed_ids else None
     return LearnResult(stats, phrases, extraction)
+
+
+def _links(phrases) -> dict:
+    """The phrase links a relink made and removed, for the audit record."""
+    if phrases is None:
+        return {}
+    found = phrases.to_dict() if hasattr(phrases, "to_dict") else dict(phrases)
+    return {"links": {"created": found.get("links_created") or 0, "removed": found.get("links_removed") or 0}}
 
 
 def learn_topics(
@@ -252,6 +265,19 @@ def learn_topics(
     for url, (doc, found_by) in pages.items():
         groups.setdefault(tuple(dict.fromkeys((*stored.get(url, ()), *found_by))), []).append(doc)
     corpus = options.corpus or getattr(getattr(web, "config", None), "corpus", None)
+    with audited(graph, "learn", corpus) as audit:
+        stats = _learn_groups(graph, embedder, groups, options, corpus, on_error, on_progress)
+        changed = stats.created or stats.updated
+        phrases = relink(graph) if relink is not None and changed else None
+        audit.add(_links(phrases))
+        extraction = extract(graph, stats.changed_ids) if extract is not None and stats.changed_ids else None
+    failed = sum(1 for t in report if t["error"])
+    web_summary = {"provider": web.name, "corpus": corpus, "topics": report, "pages": len(pages), "failed": failed}
+    return LearnResult(stats, phrases, extraction, web_summary)
+
+
+def _learn_groups(graph, embedder, groups: dict, options: LoadOptions, corpus, on_error, on_progress) -> LoadStats:
+    """Load each group of pages with the topics that found them; their counts added up."""
     stats = LoadStats()
     for group_topics, docs in groups.items():
         grouped = dataclasses.replace(
@@ -262,12 +288,7 @@ def learn_topics(
             topics=tuple(dict.fromkeys((*group_topics, *options.topics))),
         )
         _add(stats, load(graph, embedder, grouped, docs, on_error=on_error, on_progress=on_progress))
-    changed = stats.created or stats.updated
-    phrases = relink(graph) if relink is not None and changed else None
-    extraction = extract(graph, stats.changed_ids) if extract is not None and stats.changed_ids else None
-    failed = sum(1 for t in report if t["error"])
-    web_summary = {"provider": web.name, "corpus": corpus, "topics": report, "pages": len(pages), "failed": failed}
-    return LearnResult(stats, phrases, extraction, web_summary)
+    return stats
 
 
 def _add(total: LoadStats, part: LoadStats) -> None:

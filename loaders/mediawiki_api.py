@@ -478,9 +478,14 @@ class SyncRun:
     def prune(self, options) -> dict:
         """Delete documents this wiki's earlier loads made whose pages are gone (only after a
         complete run: a resumed or limited run has not seen every page)."""
+        from graphrag_cypher.audit import audited
         from graphrag_cypher.store.ingest import prune_documents
 
-        return prune_documents(self.graph, options.source_root, options.corpus, self.listed_ids)  # type: ignore[arg-type]
+        with audited(self.graph, "load", options.corpus) as audit:
+            pruned = prune_documents(self.graph, options.source_root, options.corpus, self.listed_ids)  # type: ignore[arg-type]
+            audit.add({"loaders": {"mediawiki-api": 1}, "documents": {"deleted": pruned["documents"]}})
+            audit.add({"chunks": {"deleted": pruned["chunks"] or 0}})
+        return pruned
 
     def _save(self, cont: str | None, **props) -> None:
         self.graph.write(  # type: ignore[attr-defined]

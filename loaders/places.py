@@ -51,7 +51,18 @@ def write_places(
     reported, the rest still loads. Idempotent: unchanged places are left alone.
 
     Raises :class:`~graphrag_cypher.store.ingest.LoadInterrupted` when Neo4j goes away mid-load."""
+    from graphrag_cypher.audit import audited
+
     stats = PlaceStats()
+    with audited(graph, "load") as audit:
+        try:
+            return _write_places(graph, rows, batch, on_error, on_progress, stats)
+        finally:
+            audit.add({"loaders": {"places": 1}})
+            audit.add({"places": {"created": stats.created, "updated": stats.updated, "failed": stats.failed}})
+
+
+def _write_places(graph: Graph, rows, batch: int, on_error, on_progress, stats: PlaceStats) -> PlaceStats:
     pending: list[dict] = []
 
     def flush() -> None:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import telemetry
+
 # MENTIONS rules that mean "this chunk is about the entity" rather than "names it in passing".
 ABOUT_RULES = {"own-title"}
 
@@ -236,6 +238,7 @@ def one_per_content(graph, rank: Callable[[int], list[Evidence]], k: int, filter
     return kept[:k]
 
 
+@telemetry.traced("graphrag.retrieve.copies", lambda graph, ranked, filters: {"chunks": len(ranked)})
 def _copies(graph, ranked: list[Evidence], filters: Filters) -> dict[str, dict]:
     """chunk_copies.cypher's rows by chunk id: those the ranking read with its rows, else asked."""
     if all(ev.copies is not None for ev in ranked):

@@ -10,6 +10,7 @@ import math
 import re
 from functools import lru_cache
 
+from .. import telemetry
 from ..text import fold
 from .base import ABOUT_RULES, MAX_COPIES, Analysis, Evidence, copy_spare, fetch_size, fulltext_query
 from .hybrid import HybridRetriever
@@ -88,10 +89,19 @@ class GraphRetriever(Retriever):
         w = {**self.weights, "linkSeeds": min(self.weights["linkSeeds"], k // 2 + 2)}
         if has_graph_procedure(self.graph):
             return self._rank_in_neo4j(analysis, k, w, spare, copies)
-        seeds = HybridRetriever(self.graph, self.embedder, w, self.timings).rank(analysis, max(k, w["graphCandidates"]))
+        with telemetry.span("graphrag.retrieve.seeds"):
+            seeds = HybridRetriever(self.graph, self.embedder, w, self.timings).rank(
+                analysis, max(k, w["graphCandidates"])
+            )
         if not seeds:
             return seeds
         embedding = self.embedding(analysis)
+        with telemetry.span("graphrag.retrieve.neighbours", seeds=len(seeds)):
+            return self._followed(analysis, embedding, seeds, w)[: k + spare]
+
+    def _followed(self, analysis: Analysis, embedding: list[float], seeds: list[Evidence], w: dict) -> list[Evidence]:
+        """The seeds (the passages about the question's entities after the first), each followed by
+        the neighbours it leads to, strongest first."""
         params = analysis.filters.params()
         order = seeds[:1] + self._about_entities(analysis, embedding, seeds[0]) + seeds[1:]
         sequence: list[Evidence] = []
@@ -148,11 +158,12 @@ class GraphRetriever(Retriever):
                         dict(row, score=seed.score), [f"linked by {', '.join(row['via'])} from {seed.chunk_id}"]
                     )
                 )
-        return ranked[: k + spare]
+        return ranked
 
     def ranked(self, analysis: Analysis, n: int) -> list[Evidence]:
         return self.rank(analysis, n, spare=copy_spare(n), copies=True)
 
+    @telemetry.traced("graphrag.retrieve.seeds_and_neighbours", lambda self, *args: {"plugin": True})
     def _rank_in_neo4j(self, analysis: Analysis, k: int, weights: dict, spare: int, copies: bool) -> list[Evidence]:
         """The same ranking by one call of `graphrag.retrieve.graph` (with the rows' copies, one round trip)."""
         rows = graph_via_procedure(

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from graphrag_cypher.retrieval.web import WebFound, WebTrace, learn_pages, learned_nothing, web_question
 
-from .. import llm
+from .. import llm, telemetry
 from ..chinese import Conversion, StreamConverter, choose
 from ..config import question_too_long
 from ..errors import GraphragError
@@ -167,12 +167,21 @@ def ask(
         raise GraphragError('the question is empty: ask something, e.g. graphrag ask "Who made the silver lantern?"')
     if too_long := question_too_long(question):
         raise GraphragError(too_long)
-    asked = _analysed(graph, embedder, settings, question, options)
-    asked.history, asked.on_token, asked.reranker, asked.web = history, on_token, reranker, web
+    with telemetry.span("graphrag.ask", **telemetry.question_attrs(question), k=options.k) as traced:
+        asked = _analysed(graph, embedder, settings, question, options)
+        asked.history, asked.on_token, asked.reranker, asked.web = history, on_token, reranker, web
+        return _told(traced, _routed(asked))
+
+
+def _routed(asked: Asked) -> Answer:
+    """Each route in ``routes.ROUTES`` offered the question in turn (each in its span); the first
+    that answers hands its evidence to the shared tail."""
     declined: list[RouteTrace] = []
     for route in ROUTES:
-        claim = route.claim(asked)
-        found = claim if isinstance(claim, Decline) else route.answer(asked, claim)
+        with telemetry.span("graphrag.route", route=route.name) as traced:
+            claim = route.claim(asked)
+            found = claim if isinstance(claim, Decline) else route.answer(asked, claim)
+            telemetry.annotate(traced, answered=isinstance(found, Found))
         if isinstance(found, Found):
             return _finish(asked, route.name, found, declined)
         if found.trace is not None:
@@ -180,6 +189,20 @@ def ask(
     raise AssertionError("the search route answers every question")
 
 
+def _told(traced, answer: Answer) -> Answer:
+    """The answer's route, mode and counts on the ask's span; its latency by route and mode."""
+    seconds = answer.timings_ms.get("total_ms", 0.0) / 1000
+    counts = {"evidence": len(answer.evidence), "sources": len(answer.sources), "llm": answer.llm.used}
+    telemetry.answered(traced, answer.route, answer.mode, seconds, abstained=answer.abstained is not None, **counts)
+    return answer
+
+
+def _analysis_attrs(asked: Asked) -> dict:
+    analysis = asked.analysis
+    return {"entities": len(analysis.entities), "keywords": len(analysis.keywords), "language": analysis.language}
+
+
+@telemetry.traced("graphrag.analysis", result=_analysis_attrs)
 def _analysed(graph, embedder, settings, question: str, options: AskOptions) -> Asked:
     """The question analysed (entities, keywords, language, dates), with --about resolved first."""
     started = time.perf_counter()
@@ -277,6 +300,7 @@ def _finish(asked: Asked, route: str, found: Found, declined: list[RouteTrace]) 
     )
 
 
+@telemetry.traced("graphrag.gate", lambda asked, evidence: {"candidates": len(evidence), "judge": asked.options.judge})
 def _gate(asked: Asked, evidence: list[Evidence]):
     """The score gate and the relevance judge over the evidence (gate.py)."""
     started = time.perf_counter()
@@ -296,6 +320,7 @@ def _gate(asked: Asked, evidence: list[Evidence]):
     return kept
 
 
+@telemetry.traced("graphrag.answer", lambda asked, found, sources, context, said: {"sources": len(sources)})
 def _write(asked: Asked, found: Found, sources, context: Context, said: str | None):
     """(checked answer, whether the LLM wrote it, the note): `said` when the graph holds no answer,
     else the answer written into the citation check, streamed to on_token with an LLM; without

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from graphrag_cypher import telemetry
 from graphrag_cypher.errors import GraphragError
 
 from .base import Evidence
@@ -156,6 +157,7 @@ class RerankTrace:
         }
 
 
+@telemetry.traced("graphrag.rerank", lambda reranker, question, candidates, k: {"candidates": len(candidates), "k": k})
 def rerank(reranker: Reranker, question: str, candidates: list[Evidence], k: int) -> tuple[list[Evidence], RerankTrace]:
     """The `k` candidates the reranker scores highest (ties keep the mode's order); each keeps its
     mode's trace in `via` plus "rerank", and its score becomes the reranker's."""

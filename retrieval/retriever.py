@@ -16,6 +16,7 @@ import neo4j
 from neo4j_graphrag.retrievers.base import Retriever as GraphragRetriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
+from .. import telemetry
 from .about import resolve_about
 from .base import WEIGHTS, Analysis, Evidence, one_per_content
 from .question.analyzer import QuestionAnalyzer
@@ -45,6 +46,11 @@ class Retriever(GraphragRetriever):
     def rank(self, analysis: Analysis, k: int) -> list[Evidence]:
         """The best `k` chunks for an analysed question, best first, filters held."""
 
+    @telemetry.traced(
+        "graphrag.retrieve",
+        lambda self, analysis, k=5: {"mode": self.name, "k": k},
+        lambda found: {"found": len(found)},
+    )
     def retrieve(self, analysis: Analysis, k: int = 5) -> list[Evidence]:
         """The mode's best `k` chunks, one per content hash (copies listed as `also_in`)."""
         started = time.perf_counter()
@@ -61,7 +67,8 @@ class Retriever(GraphragRetriever):
         """The question's vector, computed once per analysis (graph and ppr modes reuse it)."""
         if analysis.embedding is None:
             started = time.perf_counter()
-            analysis.embedding = self.embedder.embed_query(analysis.search_text)
+            with telemetry.span("graphrag.retrieve.embedding", model=getattr(self.embedder, "name", None)):
+                analysis.embedding = self.embedder.embed_query(analysis.search_text)
             self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
         return analysis.embedding
 

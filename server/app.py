@@ -10,19 +10,20 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
-from graphrag_cypher import __version__
+from graphrag_cypher import __version__, telemetry
 
-from . import engine, openai_api
+from . import engine, metrics, openai_api
 from .common import ApiError, State, error_response
 from .errors import one_line, status_for
 from .guard import Guard
 from .mcp_tools import build_mcp
 from .options import ServerOptions
-from .routes import chat, communities, documents, health, jobs, modes, page
+from .routes import audit, chat, communities, documents, health, jobs, modes, page
 from .routes import graph as graph_view  # `graph` is the driver create_app is given
 
 
 def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> FastAPI:
+    telemetry.setup()  # spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
     if graph is None:
         from graphrag_cypher.db import connect
 
@@ -102,9 +103,11 @@ def create_app(settings, options: ServerOptions, graph=None, embedder=None) -> F
         app.add_exception_handler(known, _failed)
     app.add_exception_handler(Exception, _failed)
 
-    for module in (page, health, modes, chat, graph_view, communities, documents, jobs, openai_api):
+    for module in (page, health, modes, chat, graph_view, communities, documents, jobs, audit, openai_api):
         app.include_router(module.router(state))
+    app.include_router(metrics.router())
     app.add_middleware(Guard, options=options)
+    app.add_middleware(metrics.Measured, routes=app.router.routes)  # outside the guard: refusals count too
     if options.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

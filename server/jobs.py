@@ -16,7 +16,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from graphrag_cypher import telemetry
 from graphrag_cypher.errors import GraphragError
+from graphrag_cypher.principal import Principal, acting_as, current
 
 MAX_KEPT = 200  # finished jobs remembered; the oldest are forgotten first
 MAX_ERRORS = 100  # error lines kept per job
@@ -62,11 +64,15 @@ class Jobs:
         total: int | None = None,
     ) -> dict:
         """Queue `work(progress, error, should_stop)`; its result is the job's summary. `total`:
-        how many items it has, when known (files of an upload). Raises QueueFull."""
+        how many items it has, when known (files of an upload). The job runs as the principal that
+        submitted it (its key: named in the job, seen by the audit). Raises QueueFull."""
         self.check_room()
+        work = telemetry.traced_job(kind, work)  # counted for /metrics, a span under the request's
+        principal = current()  # a worker thread does not inherit the request's context: carried here
         job: dict[str, Any] = {
             "id": uuid.uuid4().hex[:16],
             "kind": kind,
+            "key": principal.name,
             "source": describe,
             "state": "queued",
             "created": time.time(),
@@ -102,7 +108,8 @@ class Jobs:
                 job["state"], job["started"] = "running", time.time()
             progress({"items": {"read": 0, "done": 0}, "phase": "starting"})  # e.g. the embedding model loads
             try:
-                summary = work(progress, error, stop.is_set)
+                with acting_as(principal):
+                    summary = work(progress, error, stop.is_set)
                 job["summary"] = summary
                 job["state"] = "cancelled" if summary.get("cancelled") else "done"
             except Exception as exc:  # a job's failure is its report, never the server's
@@ -127,6 +134,17 @@ class Jobs:
         self._futures[job["id"]] = self._pool.submit(run)
         return self.get(job["id"]) or self._view(job, [])
 
+    def active_of(self, key: str) -> int:
+        """How many jobs the key named `key` has queued or running."""
+        with self._lock:
+            return sum(1 for j in self._jobs.values() if j["key"] == key and j["state"] in ACTIVE)
+
+    @staticmethod
+    def _visible(job: dict, who: Principal | None = None) -> bool:
+        """A key scoped to corpora sees (and cancels) its own jobs only; others see every job."""
+        who = who or current()
+        return who.corpora is None or job["key"] == who.name
+
     def cancel(self, job_id: str) -> dict | None:
         """Cancel a job: a queued one now (state `cancelled`, nothing written), a running one
         at its next document or embedding call (`cancel_requested`; it ends `cancelled` with a
@@ -135,7 +153,7 @@ class Jobs:
 
         with self._lock:
             job = self._jobs.get(job_id)
-            if job is None:
+            if job is None or not self._visible(job):
                 return None
             stop, done, clean = self._controls[job_id]
             if job["state"] not in ACTIVE:
@@ -162,13 +180,14 @@ class Jobs:
     def get(self, job_id: str) -> dict | None:
         with self._lock:
             job = self._jobs.get(job_id)
-            return self._view(job, self._line()) if job else None
+            return self._view(job, self._line()) if job and self._visible(job) else None
 
     def all(self) -> list[dict]:
         """Every job remembered, oldest first, each with its place in the line."""
         with self._lock:
             line = self._line()
-            return [self._view(job, line) for job in self._jobs.values()]
+            who = current()
+            return [self._view(job, line) for job in self._jobs.values() if self._visible(job, who)]
 
     def _line(self) -> list[str]:
         """Ids of the jobs not over: the running one first, then the queued in the order they run."""

@@ -22,11 +22,16 @@ class ServerOptions:
     max_upload: int = 20_000_000  # bytes of one upload request (all files)
     use_llm: bool = True
     mcp_writes: bool = False  # the MCP `learn` tool (also needs the key over HTTP)
+    open_reads: bool = False  # with keys stored: reads need no key (a public demo); writes still do
+    # whether `graphrag keys add` made a key: then every request needs one (seen at start, and by
+    # the guard every few seconds)
+    keys_stored: bool = False
     extra: dict = field(default_factory=dict)
 
     @property
     def writes_enabled(self) -> bool:
-        return bool(self.api_key)
+        """Whether any request can write: with GRAPHRAG_API_KEY, or keys stored (a --write key)."""
+        return bool(self.api_key) or self.keys_stored
 
 
 def is_loopback(host: str) -> bool:
@@ -57,8 +62,8 @@ def check_options(options: ServerOptions) -> None:
         )
     if not is_loopback(options.host) and not options.api_key:
         raise GraphragError(
-            f"--host {options.host} is reachable from other machines: set {API_KEY_ENV} (a bearer "
-            "key every request must send), or serve on 127.0.0.1"
+            f"--host {options.host} is reachable from other machines: set {API_KEY_ENV} (the admin "
+            "bearer key; keys from `graphrag keys add` then work too), or serve on 127.0.0.1"
         )
     wildcard = next((o for o in options.cors_origins if o.strip().lower() in ANY_ORIGIN), None)
     if wildcard is not None and not options.api_key:
@@ -70,10 +75,18 @@ def check_options(options: ServerOptions) -> None:
 
 def warnings(options: ServerOptions) -> list[str]:
     """What is allowed but worth a line at start."""
+    lines = []
+    if options.open_reads and not options.writes_enabled:
+        lines.append("note: --open-reads changes nothing here: no key is stored and GRAPHRAG_API_KEY is not set")
+    elif options.open_reads:
+        lines.append(
+            "warning: --open-reads: anyone who reaches this server reads every corpus without a key "
+            "(writes still need a --write key)"
+        )
     wildcard = next((o for o in options.cors_origins if o.strip().lower() in ANY_ORIGIN), None)
-    if wildcard is None:
-        return []
-    return [
-        f"warning: --cors-origin '{wildcard}' lets every website's pages call this server; they still "
-        f"need {API_KEY_ENV}, so never put the key in a page"
-    ]
+    if wildcard is not None:
+        lines.append(
+            f"warning: --cors-origin '{wildcard}' lets every website's pages call this server; they still "
+            f"need {API_KEY_ENV}, so never put the key in a page"
+        )
+    return lines

@@ -4,6 +4,7 @@ the whole answer, each event's data JSON with ASCII escapes."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import re
 
@@ -42,7 +43,8 @@ async def run_streaming(state: State, question: str, options: AskOptions, histor
             loop.call_soon_threadsafe(queue.put_nowait, ("error", exc))
 
     # a client that goes away does not stop the answer: it finishes in its thread and is dropped
-    loop.run_in_executor(None, work)
+    # in this request's context: its key (scope, audit) and its trace reach the worker thread
+    loop.run_in_executor(None, contextvars.copy_context().run, work)
     while True:
         kind, value = await queue.get()
         if kind == "token":

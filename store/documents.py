@@ -7,6 +7,7 @@ transaction, so `graphrag sanity` finds no orphans afterwards.
 
 from __future__ import annotations
 
+from graphrag_cypher.audit import audited
 from graphrag_cypher.errors import GraphragError
 
 MAX_LIST = 500
@@ -29,15 +30,21 @@ def get_document(graph, document_id: str, max_chunks: int = MAX_CHUNKS) -> dict:
 
 
 def forget(graph, document_id: str) -> dict:
-    """Delete the document and everything only it gave a source to; counts of what went."""
-    steps = graph.write_steps(
-        ("phrases/release_documents", {"ids": [document_id]}),
-        ("authors/release_documents", {"ids": [document_id]}),  # its authors no other document has go
-        ("documents/forget", {"id": document_id}),
-    )
-    rows = steps[-1]
-    if not rows:
-        raise DocumentNotFound(f"no document with id {document_id!r}: nothing forgotten")
-    counts = {k: rows[0][k] for k in ("documents", "chunks", "phrases", "entities")}
-    counts["entities"] += steps[1][0]["persons"]
+    """Delete the document and everything only it gave a source to; counts of what went. One
+    audit record (operation `forget`, with the id), also when there was no such document."""
+    with audited(graph, "forget") as audit:
+        found, _, persons, rows = graph.write_steps(
+            ("audit/document_corpus", {"id": document_id}),
+            ("phrases/release_documents", {"ids": [document_id]}),
+            ("authors/release_documents", {"ids": [document_id]}),  # its authors no other document has go
+            ("documents/forget", {"id": document_id}),
+        )
+        if not rows:
+            raise DocumentNotFound(f"no document with id {document_id!r}: nothing forgotten")
+        audit.corpus(found[0]["corpus"] if found else None)
+        counts = {k: rows[0][k] for k in ("documents", "chunks", "phrases", "entities")}
+        counts["entities"] += persons[0]["persons"]
+        audit.ids("forgotten", [document_id])
+        audit.add({"documents": {"deleted": counts["documents"]}, "chunks": {"deleted": counts["chunks"]}})
+        audit.add({"entities": {"deleted": counts["entities"]}})
     return {"document_id": document_id, **counts}

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphrag_cypher import telemetry
 from graphrag_cypher.budget import MAX_KEY_CHARS, ParseBudget, cut_text, refused_reason, refused_write
 from graphrag_cypher.db import Graph
 from graphrag_cypher.errors import GraphragError, Neo4jUnavailable
@@ -126,6 +127,20 @@ class LoadStats:
             {"done": self.embedding_done, "total": self.embedding_total} if self.embedding_total else None
         )
         return result
+
+    def audited(self, loader: str) -> dict:
+        """What the load changed, for its audit record."""
+        return {
+            "loaders": {loader: 1},
+            "documents": {
+                "created": self.created,
+                "updated": self.updated,
+                "unchanged": self.unchanged,
+                "failed": self.failed,
+                "deleted": self.pruned_documents,
+            },
+            "chunks": {"created": self.chunks_created, "deleted": self.chunks_deleted, "embedded": self.embedded},
+        }
 
     def to_dict(self) -> dict:
         result: dict[str, Any] = {
@@ -311,6 +326,7 @@ class _Writer(threading.Thread):
         self.graph, self.stats, self.on_written, self.on_refused = graph, stats, on_written, on_refused
         self.batches: queue.Queue = queue.Queue(maxsize=16)
         self.error: BaseException | None = None
+        self._trace_parent = telemetry.context_now()  # its writes are traced under the load's span
 
     def run(self) -> None:
         from graphrag_cypher.db import query
@@ -344,6 +360,7 @@ class _Writer(threading.Thread):
             finally:
                 self.batches.task_done()
 
+    @telemetry.traced("graphrag.load.write", lambda self, work, batch: {"documents": len(batch)})
     def _write(self, work: Callable, batch: list[dict]) -> None:
         """`work` on the batch in one transaction; when Neo4j refuses it, on each document alone."""
         from neo4j.exceptions import Neo4jError
@@ -423,7 +440,24 @@ class Loader:
         # be on its way to the graph when this one looks for vectors there
         self.recent: OrderedDict[str, list[float]] = OrderedDict()
 
+    @telemetry.traced(
+        "graphrag.load", lambda self, items: {"loader": self.options.loader, "corpus": self.options.corpus}
+    )
     def run(self, items: Iterable) -> LoadStats:
+        """Load `items`; the load is one audit record (operation `learn` or `upload` for those
+        loaders, else `load`), with what it changed, even when it fails."""
+        from graphrag_cypher.audit import audited
+
+        operation = self.options.loader if self.options.loader in ("learn", "upload") else "load"
+        with audited(self.graph, operation, self.options.corpus) as audit:
+            try:
+                return self._run(items)
+            finally:
+                audit.add(self.stats.audited(self.options.loader))
+                s = self.stats
+                audit.only_if(bool(s.created or s.updated or s.failed or s.pruned_documents or s.chunks_deleted))
+
+    def _run(self, items: Iterable) -> LoadStats:
         from graphrag_cypher.model import ItemError
 
         writer = _Writer(self.graph, self.stats, lambda docs, chunks: self.on_progress(self.stats), self._error)
@@ -494,6 +528,7 @@ class Loader:
         return self.stats
 
     # -- steps ----------------------------------------------------------------------------
+    @telemetry.traced("graphrag.load.batch", lambda self, docs, writer: {"documents": len(docs)})
     def _flush(self, docs: list, writer: _Writer) -> None:
         started = time.perf_counter()
         stored = {
@@ -596,6 +631,7 @@ class Loader:
     # how many vectors `recent` keeps: a few batches' worth (a vector of 384 floats is ~12 KB)
     RECENT_VECTORS = 4096
 
+    @telemetry.traced("graphrag.load.embed", lambda self, rows: {"documents": len(rows)})
     def _embed(self, rows: list[dict]) -> set[str]:
         """Give every chunk of `rows` its vector; returns the ids of the documents the embedder
         refused (each reported as failed): the caller leaves them out."""
@@ -828,7 +864,25 @@ def embed_pending(
 ) -> int:
     """(Re)embed the chunks that have no vector or one from another model, `batch` chunks per
     embedding call and write transaction; returns how many were embedded. Interrupted, it
-    keeps every finished batch and the next run goes on from there."""
+    keeps every finished batch and the next run goes on from there. One audit record (operation
+    `embed`) when it embedded anything or failed."""
+    from graphrag_cypher.audit import audited
+
+    done = [0]
+
+    def progress(total: int) -> None:
+        done[0] = total
+        on_progress(total)
+
+    with audited(graph, "embed") as audit:
+        try:
+            return _embed_pending(graph, embedder, batch, progress)
+        finally:
+            audit.add({"chunks": {"embedded": done[0]}, "model": embedder.name})
+            audit.only_if(done[0] > 0)
+
+
+def _embed_pending(graph: Graph, embedder, batch: int, on_progress: Callable[[int], None]) -> int:
     check_vector_index(graph, embedder)
     total = 0
     while True:

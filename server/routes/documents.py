@@ -15,10 +15,12 @@ from pathlib import Path
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel, Field
 
+from graphrag_cypher.audit import audited
 from graphrag_cypher.store import documents
 
 from .. import engine
 from ..common import ApiError, State, allowed_path
+from ..guard import route_corpus
 from ..jobs import QueueFull
 
 MAX_SKIP = 1_000_000_000  # GET /documents?skip=: Neo4j's SKIP takes a 64-bit integer
@@ -70,7 +72,7 @@ def router(state: State) -> APIRouter:
         ),
     ):
         state.check_room()
-        corpus = (corpus or "").strip() or None
+        corpus = route_corpus(corpus, write=True)  # a scoped key's own corpus (checked, or its only one)
         folder = engine.upload_folder()
         names: list[str] = []
         try:
@@ -140,19 +142,20 @@ def router(state: State) -> APIRouter:
                     yield from engine.crawl_items(urls, crawl=body.crawl, max_pages=body.max_pages, delay=body.delay)
 
             root = " ".join([str(p) for p in resolved] + sorted(urls))
-            return engine.learn(
-                state.graph,
-                state.document_embedder(),
-                items(),
-                loader="learn",
-                source_root=root,
-                corpus=body.corpus,
-                topics=topics,
-                on_progress=progress,
-                on_error=error,
-                should_stop=should_stop,
-                settings=state.settings,
-            )
+            with audited(state.graph, "crawl", body.corpus):  # the learn it runs adds its counts
+                return engine.learn(
+                    state.graph,
+                    state.document_embedder(),
+                    items(),
+                    loader="learn",
+                    source_root=root,
+                    corpus=body.corpus,
+                    topics=topics,
+                    on_progress=progress,
+                    on_error=error,
+                    should_stop=should_stop,
+                    settings=state.settings,
+                )
 
         try:
             return state.jobs.submit("crawl", " ".join([*map(str, resolved), *urls]), work)
@@ -167,17 +170,18 @@ def router(state: State) -> APIRouter:
         state.check_room()
 
         def work(progress, error, should_stop):
-            return engine.learn_topics(
-                state.graph,
-                state.document_embedder(),
-                topics,
-                per_topic=body.per_topic,
-                corpus=body.corpus,
-                on_progress=progress,
-                on_error=error,
-                should_stop=should_stop,
-                settings=state.settings,
-            )
+            with audited(state.graph, "crawl", body.corpus):
+                return engine.learn_topics(
+                    state.graph,
+                    state.document_embedder(),
+                    topics,
+                    per_topic=body.per_topic,
+                    corpus=body.corpus,
+                    on_progress=progress,
+                    on_error=error,
+                    should_stop=should_stop,
+                    settings=state.settings,
+                )
 
         try:
             return state.jobs.submit("learn", ", ".join(topics), work)

@@ -96,7 +96,7 @@ def test_edited_applied_migration_is_refused_and_never_rerun(neo4j, run_cli, tmp
     assert run_cli("apply-schema", "--migrations-dir", str(folder)).exit_code == 0
     edited = folder / "V0002__Lookup_indexes.cypher"
     edited.write_text(edited.read_text() + "\nCREATE INDEX sneaky IF NOT EXISTS FOR (d:Document) ON (d.sneaky);\n")
-    (folder / "V0009__New.cypher").write_text("CREATE INDEX newer IF NOT EXISTS FOR (d:Document) ON (d.newer);\n")
+    (folder / "V0099__New.cypher").write_text("CREATE INDEX newer IF NOT EXISTS FOR (d:Document) ON (d.newer);\n")
 
     result = run_cli("apply-schema", "--migrations-dir", str(folder))
     assert result.exit_code == 1

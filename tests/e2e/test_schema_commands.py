@@ -29,7 +29,7 @@ def test_validate_names_each_changed_missing_and_malformed_file(neo4j, run_cli, 
     edited.write_text(edited.read_text() + "\nCREATE INDEX sneaky IF NOT EXISTS FOR (d:Document) ON (d.sneaky);\n")
     (folder / "V0003__Fulltext_indexes.cypher").unlink()
     (folder / "V7_bad name.cypher").write_text("RETURN 1;\n")
-    (folder / "V0010__Empty.cypher").write_text("// nothing here\n")
+    (folder / "V0099__Empty.cypher").write_text("// nothing here\n")
 
     result = run_cli("schema", "validate", "--migrations-dir", str(folder))
     assert result.exit_code == 1
@@ -45,7 +45,7 @@ def test_validate_names_each_changed_missing_and_malformed_file(neo4j, run_cli, 
         ("changed", "V0002__Lookup_indexes.cypher"),
         ("missing", "V0003__Fulltext_indexes.cypher"),
         ("malformed", "V7_bad name.cypher"),
-        ("empty", "V0010__Empty.cypher"),
+        ("empty", "V0099__Empty.cypher"),
     }
 
 
@@ -56,11 +56,12 @@ def test_clean_refuses_without_yes_and_then_removes_everything(schema, run_cli):
     }
     before_constraints = {r["name"] for r in rows(schema, "SHOW CONSTRAINTS YIELD name RETURN name")}
     migrations = rows(schema, "MATCH (m:__Migration) RETURN count(m) AS n")[0]["n"]
-    assert before_indexes and before_constraints and migrations
+    audits = rows(schema, "MATCH (a:__Audit) RETURN count(a) AS n")[0]["n"]
+    assert before_indexes and before_constraints and migrations and audits == 1  # the apply-schema
 
     refused = run_cli("schema", "clean")
     assert refused.exit_code == 1 and "--yes" in refused.output and len(refused.output.strip().splitlines()) == 1
-    assert rows(schema, "MATCH (n) RETURN count(n) AS n")[0]["n"] == migrations + 2, "nothing was removed"
+    assert rows(schema, "MATCH (n) RETURN count(n) AS n")[0]["n"] == migrations + audits + 2, "nothing was removed"
 
     result = run_cli("schema", "clean", "--yes")
     assert result.exit_code == 0, result.output
@@ -71,7 +72,8 @@ def test_clean_refuses_without_yes_and_then_removes_everything(schema, run_cli):
     dropped_indexes = {line.removeprefix("dropped index ") for line in lines if line.startswith("dropped index ")}
     assert dropped_indexes and dropped_indexes <= before_indexes
     assert (
-        lines[-1] == f"deleted {migrations + 2} node(s) and 1 relationship(s), {migrations} of them migration records"
+        lines[-1]
+        == f"deleted {migrations + audits + 2} node(s) and 1 relationship(s), {migrations} of them migration records"
     )
     assert rows(schema, "MATCH (n) RETURN count(n) AS n")[0]["n"] == 0
     assert rows(schema, "SHOW CONSTRAINTS YIELD name RETURN name") == []
