@@ -13,10 +13,10 @@ from urllib.parse import urlparse
 
 import pytest
 
+from ..browser import browser_context
 from ..conftest import load_sample_graph
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
-INSTALL = "apt-get install -y chromium && .venv/bin/python -m pip install playwright"
 ROOT = Path(__file__).resolve().parents[2]
 OUTPUT = ROOT / "tests" / "output"  # ignored by git
 DOCS_IMG = ROOT / "docs" / "img"
@@ -33,10 +33,6 @@ PATHS = (
     "MATCH p=(:Document)<-[:FROM_DOCUMENT]-(:Chunk)-[:HAS_PHRASE]->(:Phrase)<-[:HAS_PHRASE]-(:Chunk)"
     "-[:FROM_DOCUMENT]->(:Document) RETURN p LIMIT 25"
 )
-
-
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -69,15 +65,7 @@ def _local_only(route) -> None:
 @pytest.fixture(scope="module")
 def browser_page(browser_url, neo4j_server):
     """Browser, connected to the session's Neo4j as neo4j with the session's password."""
-    executable = chromium()
-    if executable is None:
-        pytest.skip(f"no chromium on this machine: {INSTALL}")
-    sync_api = pytest.importorskip("playwright.sync_api", reason=f"playwright is not installed: {INSTALL}")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-        )
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+    with browser_context(1400, 900) as context:
         context.route("**/*", _local_only)
         page = context.new_page()
         page.goto(browser_url, timeout=120_000)
@@ -89,8 +77,6 @@ def browser_page(browser_url, neo4j_server):
         page.wait_for_selector('input[data-testid="boltaddress"]', state="detached", timeout=120_000)
         dismiss_usage_banner(page)
         yield page
-        context.close()
-        browser.close()
 
 
 def dismiss_usage_banner(page) -> None:

@@ -6,9 +6,9 @@ import json
 import anyio
 import pytest
 
+from ...browser import browser_context
 from ..test_ask_copies import COPY, QUESTION, load_sample_with_a_copy
 from .conftest import KEY, llm_reply, sse_events, start_server, stop_server
-from .test_page import chromium
 
 pytestmark = pytest.mark.e2e
 
@@ -72,25 +72,15 @@ def test_mcp_ask_and_search_name_the_copy(served):
 
 @pytest.mark.browser
 def test_the_page_lists_the_copy_beside_its_source(served):
-    executable = chromium()
-    if executable is None:
-        pytest.skip("no chromium on this machine")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-        )
-        try:
-            page = browser.new_page()
-            page.goto(served.url + "/")
-            page.click("#settings summary")
-            page.fill("#key", KEY)
-            page.dispatch_event("#key", "change")
-            page.fill("#question", QUESTION)
-            page.click("#send")
-            page.wait_for_selector(".turn ul.sources .also-in", timeout=120_000)
-            text = page.locator(".turn ul.sources li").filter(has_text="also in").first.inner_text()
-        finally:
-            browser.close()
+    with browser_context(1280, 720) as context:
+        page = context.new_page()
+        page.goto(served.url + "/")
+        page.click("#settings summary")
+        page.fill("#key", KEY)
+        page.dispatch_event("#key", "change")
+        page.fill("#question", QUESTION)
+        page.click("#send")
+        page.wait_for_selector(".turn ul.sources .also-in", timeout=120_000)
+        text = page.locator(".turn ul.sources li").filter(has_text="also in").first.inner_text()
     assert text.startswith("Ephesus: A Greek and Roman City on the Aegean also in: Ephesus: A Greek and Roman City")
     assert "(file:" in text

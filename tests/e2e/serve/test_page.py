@@ -1,32 +1,19 @@
 """The page in a real browser: Debian's headless Chromium driven by Playwright's Python package."""
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from ...browser import browser_context
 from .conftest import KEY, MARKUP
 
 pytestmark = pytest.mark.e2e
-INSTALL = "apt-get install -y chromium && .venv/bin/python -m pip install playwright"
 OUTPUT = Path(__file__).resolve().parents[2] / "output"  # tests/output/, ignored by git
-
-
-def chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture
 def page(served):
-    executable = chromium()
-    if executable is None:
-        pytest.skip(f"no chromium on this machine: {INSTALL}")
-    sync_api = pytest.importorskip("playwright.sync_api", reason=f"playwright is not installed: {INSTALL}")
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=executable, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
-        )
-        context = browser.new_context(viewport={"width": 1100, "height": 1300})
+    with browser_context(1100, 1300) as context:
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -36,8 +23,6 @@ def page(served):
         page.dispatch_event("#key", "change")
         yield page
         assert not errors, errors
-        context.close()
-        browser.close()
 
 
 def until(page, condition, seconds: float = 60) -> None:
