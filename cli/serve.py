@@ -196,6 +196,7 @@ def serve(
         f"graphrag serving on http://{host if ':' not in host else f'[{host}]'}:{bound}/ ({_access(options)})",
         err=True,
     )
+    click.echo(f"graphrag serve: {_traces()}", err=True)
     # `graphrag ask` from this folder finds the server here (and checks it is this one)
     state = served.write_state(url, config, __version__, instance)
 
@@ -229,6 +230,25 @@ def _access(options) -> str:
     if options.open_reads:
         return "keys required for writes; reads open to anyone (--open-reads)"
     return "a key required for every request" + ("" if options.keys_stored else " (GRAPHRAG_API_KEY)")
+
+
+def _traces() -> str:
+    """Whether spans leave this process, for the line printed at start (never the endpoint's
+    credentials: only its scheme, host and port)."""
+    from urllib.parse import urlsplit
+
+    from graphrag_cypher.telemetry import ENDPOINT_ENVS
+
+    name = next((n for n in reversed(ENDPOINT_ENVS) if (os.environ.get(n) or "").strip()), None)
+    if name is None:
+        return (
+            "traces off (set OTEL_EXPORTER_OTLP_ENDPOINT to export spans over OTLP); metrics at /metrics for admin keys"
+        )
+    parts = urlsplit(os.environ[name].strip())
+    where = (
+        f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}" if parts.hostname else "(unparsed)"
+    )
+    return f"traces exported over OTLP to {where} ({name}); metrics at /metrics for admin keys"
 
 
 def _crawl_allow_local(flag: bool) -> None:

@@ -14,6 +14,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
+from .audit import audited
 from .errors import GraphragError
 from .principal import Principal
 
@@ -90,11 +91,15 @@ def add(graph, name: str, corpora, level: str, rpm: int | None = None, jobs: int
     rpm = limits.rpm if rpm is None else rpm
     jobs = limits.jobs if jobs is None else jobs
     key = new_key()
-    rows = graph.write(
-        "keys/add", name=name, hash=digest(key), corpora=scope, rights=list(LEVELS[level]), rpm=rpm, jobs=jobs
-    )
-    if not rows:
-        raise GraphragError(f"a key named {name!r} exists already (revoked ones keep their name): choose another")
+    with audited(graph, "keys") as entry:  # the key's name and scope, never the key
+        for corpus in scope or ():
+            entry.corpus(corpus)
+        rows = graph.write(
+            "keys/add", name=name, hash=digest(key), corpora=scope, rights=list(LEVELS[level]), rpm=rpm, jobs=jobs
+        )
+        if not rows:
+            raise GraphragError(f"a key named {name!r} exists already (revoked ones keep their name): choose another")
+        entry.add({"added": name, "rights": list(LEVELS[level]), "scoped": scope is not None})
     return {"key": key, "name": name, "corpora": scope, "rights": list(LEVELS[level]), "rpm": rpm, "jobs": jobs}
 
 
@@ -104,9 +109,11 @@ def listed(graph) -> list[dict]:
 
 
 def revoke(graph, name: str) -> dict:
-    rows = graph.write("keys/revoke", name=name)
-    if not rows:
-        raise GraphragError(f"no key named {name!r}: `graphrag keys list` shows them")
+    with audited(graph, "keys") as entry:
+        rows = graph.write("keys/revoke", name=name)
+        if not rows:
+            raise GraphragError(f"no key named {name!r}: `graphrag keys list` shows them")
+        entry.add({"revoked": name})
     return {"name": name, "revoked": True, "was_revoked": bool(rows[0]["was_revoked"])}
 
 

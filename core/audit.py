@@ -28,7 +28,7 @@ log = logging.getLogger("graphrag.audit")
 
 MAX_IDS = 100  # document ids kept per record (forgotten ones); the rest are counted
 MAX_LIST = 1000  # records one read returns at most
-OPERATIONS = ("load", "learn", "upload", "crawl", "forget", "embed", "schema", "import", "cypher")
+OPERATIONS = ("load", "learn", "upload", "crawl", "forget", "embed", "schema", "import", "cypher", "keys")
 
 
 @dataclass

@@ -33,6 +33,7 @@ from typing import Any
 from . import telemetry
 from .config import Settings
 from .errors import GraphragError, Neo4jUnavailable
+from .principal import current as current_principal
 
 # --- named Cypher statements: cypher/queries/<area>/<name>.cypher, loaded as query("area/name") ---
 
@@ -242,6 +243,8 @@ class Graph:
         return self.read_text(query(name), **params)
 
     def read_text(self, text: str, /, **params: Any) -> list[dict]:
+        params = scoped(params)
+
         def work(tx):
             return [record.data() for record in tx.run(text, params)]
 
@@ -252,7 +255,7 @@ class Graph:
         """The one row of the named query, its values as the driver gives them: for queries that
         return large parallel lists, which `read`'s ``Record.data()`` would walk item by item
         looking for nodes to convert (a fifth of a second on the names of 41k places)."""
-        text = query(name)
+        text, params = query(name), scoped(params)
         return self._read(lambda tx: dict(tx.run(text, params).single(strict=True).items()))
 
     @telemetry.traced("neo4j.write", _named)
@@ -290,6 +293,16 @@ class Graph:
         """An auto-commit statement (schema changes cannot share a transaction with writes)."""
         with self.session() as session:
             return [record.data() for record in session.run(text, params)]
+
+
+def scoped(params: dict[str, Any]) -> dict[str, Any]:
+    """A read's parameters with `$scope`: the corpora of the key it runs for (a list), or null for
+    every corpus (the CLI, an admin or unscoped key). Every query that can reach another corpus's
+    nodes filters on it in the query itself; the caller never has to remember to pass it."""
+    if "scope" in params:
+        return params
+    corpora = current_principal().corpora
+    return {**params, "scope": list(corpora) if corpora is not None else None}
 
 
 def connect(settings: Settings) -> Graph:

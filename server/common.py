@@ -61,8 +61,10 @@ class State:
 
     def remember(self, result: dict) -> str:
         """An id for the answer; GET /graph?answer=<id> draws its evidence while it is remembered."""
+        from graphrag_cypher.principal import current
+
         answer_id = uuid.uuid4().hex[:16]
-        self.answers.put(answer_id, result)
+        self.answers.put(answer_id, result, owner=current().name)
         return answer_id
 
     async def readiness(self):
@@ -89,8 +91,13 @@ class State:
             raise Neo4jUnavailable(f"Neo4j at {self.settings.neo4j_uri} did not answer within {wait:g} s") from None
 
     def answer(self, answer_id: str) -> dict:
-        """What GET /graph reads of a remembered answer; ApiError 404 saying why when there is none."""
-        found = self.answers.get(answer_id)
+        """What GET /graph reads of a remembered answer; ApiError 404 saying why when there is none.
+        An answer is drawn only for the key that asked it (or an admin key): another key is told
+        what an unknown id is told."""
+        from graphrag_cypher.principal import current
+
+        who = current()
+        found = self.answers.get(answer_id, owner=None if who.can("admin") else who.name)
         if found is not None:
             return found
         size = self.answers.too_big(answer_id)
@@ -140,8 +147,9 @@ class AnswerCache:
         self._too_big: OrderedDict[str, int] = OrderedDict()  # answer id -> its size
         self._lock = threading.Lock()
 
-    def put(self, answer_id: str, result: dict) -> bool:
-        """Remember the answer; False when it is bigger than the whole budget (then it is not)."""
+    def put(self, answer_id: str, result: dict, owner: str | None = None) -> bool:
+        """Remember the answer (and the name of the key that asked it); False when it is bigger
+        than the whole budget (then it is not)."""
         kept = drawn_fields(result)
         kept["evidence"] = [{"chunk_id": ev["chunk_id"]} for ev in result.get("evidence") or [] if "chunk_id" in ev]
         kept.update(asked_fields(result))  # the confidence cut draws what the question asks for
@@ -152,17 +160,18 @@ class AnswerCache:
                 while len(self._too_big) > TOO_BIG_REMEMBERED:
                     self._too_big.popitem(last=False)
                 return False
-            self._answers[answer_id] = (kept, size)
+            self._answers[answer_id] = (kept, size, owner)
             self.used += size
             while self.used > self.budget:
-                _, (_, gone) = self._answers.popitem(last=False)
+                _, (_, gone, _) = self._answers.popitem(last=False)
                 self.used -= gone
             return True
 
-    def get(self, answer_id: str) -> dict | None:
+    def get(self, answer_id: str, owner: str | None = None) -> dict | None:
+        """The answer remembered as `answer_id`; with `owner`, only if that key asked it."""
         with self._lock:
             found = self._answers.get(answer_id)
-            return found[0] if found is not None else None
+            return found[0] if found is not None and (owner is None or found[2] == owner) else None
 
     def too_big(self, answer_id: str) -> int | None:
         """The size of an answer that was too big to remember, or None."""

@@ -143,9 +143,14 @@ MAX_COMMUNITIES = 200
 def communities(graph, level: int | None = 0, corpus: str | None = None, limit: int = 50) -> dict:
     """The communities `graphrag communities build` wrote (cypher/queries/communities/list.cypher),
     the largest of each level first, and the state of the last build (None: none ran)."""
+    from graphrag_cypher.principal import current
+
     state = graph.read("communities/state")
     rows = graph.read("communities/list", level=level, corpus=corpus, limit=max(1, min(int(limit), MAX_COMMUNITIES)))
-    return {"state": _community_state(state[0]) if state else None, "communities": rows}
+    found = _community_state(state[0]) if state else None
+    if found is not None and current().corpora is not None:
+        found["counts"] = None  # how many communities the whole graph has is not a scoped key's to know
+    return {"state": found, "communities": rows}
 
 
 def community(graph, community_id: str) -> dict | None:

@@ -204,8 +204,13 @@ def build_mcp(state, writes: bool = False):
 
     @server.tool(annotations=read_only)
     async def schema() -> dict:
-        """What the graph holds: node labels and relationship types with their counts."""
-        rows = await call(state.graph.read, "sanity/counts")
+        """What the graph holds: node labels and relationship types with their counts (for a key
+        scoped to corpora, what its corpora hold)."""
+        from graphrag_cypher.principal import current
+
+        # a key scoped to corpora is told what its corpora hold, not what the whole graph does
+        scoped = current().corpora is not None
+        rows = await call(state.graph.read, "keys/scope_counts" if scoped else "sanity/counts")
         row = rows[0] if rows else {"labels": {}, "relationships": {}}
         return {"labels": row["labels"], "relationships": row["relationships"]}
 

@@ -139,6 +139,19 @@ class StructuredRoute:
     def _text_to_cypher(self, asked: Asked, why: str) -> Found | Decline:
         """The LLM's one read-only statement for a question the templates did not cover; a refused
         or failed statement leaves the question to the search route, with the one line saying why."""
+        from graphrag_cypher.principal import current
+
+        if current().corpora is not None:
+            # a statement the model writes can MATCH any node of any corpus: no rewrite of it is
+            # proven to stay inside the key's corpora, so a scoped key is answered from its passages
+            return self._decline(
+                {
+                    "family": None,
+                    "method": "text2cypher",
+                    "reason": f"{why}; text-to-Cypher is off for a key scoped to corpora "
+                    "(a written statement could read any corpus)",
+                }
+            )
         started = time.perf_counter()
         try:
             found = structure.text_to_cypher(asked.graph, asked.settings, asked.text, asked.analysis.language)

@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # commands that write, and the operation of their record (through which choke point)
 AUDITED_COMMANDS = {
     "apply-schema": "schema",  # admin.migrations.apply
+    "keys add": "keys",  # apikeys.add: the key's name, rights and corpora, never the key
+    "keys revoke": "keys",  # apikeys.revoke
     "embed": "embed",  # store.ingest.embed_pending
     "forget": "forget",  # store.documents.forget
     "learn": "learn",  # loaders.learn.learn_items / learn_topics
@@ -57,8 +59,8 @@ DERIVED = {
     "resolve",
 }
 # administration not recorded: `schema clean` empties the database, the audit with it (a reset
-# for tests); `schema unlock` releases a stale migration lock; keys are their own record
-NOT_RECORDED = {"schema clean", "schema unlock", "keys add", "keys revoke"}
+# for tests); `schema unlock` releases a stale migration lock
+NOT_RECORDED = {"schema clean", "schema unlock"}
 READ_ONLY = {
     "audit",
     "communities show",

@@ -3,10 +3,13 @@
 // the typed relations among those entities. An entity below $minConfidence (NER's guesses of a
 // type it is seldom right about; a confidence that is no number, or none, counts as 1.0) is left
 // out unless the question asks for it: its id is one of $askedIds or its type one of $askedTypes.
-// params: $chunkIds, $limit, $minConfidence, $askedIds, $askedTypes
+// params: $chunkIds, $limit, $minConfidence, $askedIds, $askedTypes, $scope
+// $scope: the corpora of the key asking (null: every corpus): chunks of other corpora are not drawn, nor a
+// relation that was not read from one of its chunks or documents.
 // returns: nodes, edges
 UNWIND $chunkIds AS chunkId
 MATCH (c:Chunk {id: chunkId})-[:FROM_DOCUMENT]->(d:Document)
+WHERE $scope IS NULL OR d.corpus IN $scope
 WITH collect(DISTINCT c) AS chunks, collect(DISTINCT d) AS docs,
      collect(DISTINCT {source: c.id, target: d.id, type: 'FROM_DOCUMENT'}) AS fromDoc
 CALL (chunks) {
@@ -29,6 +32,9 @@ CALL (entities) {
   UNWIND entities AS e
   MATCH (e)-[r]->(x:__Entity__)
   WHERE x IN entities AND NOT type(r) IN ['MENTIONS', 'CO_OCCURS']
+    AND ($scope IS NULL OR type(r) = 'INSTANCE_OF'
+        OR EXISTS { MATCH (sc:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sc.id = r.chunkId AND sd.corpus IN $scope }
+        OR EXISTS { MATCH (sd:Document) WHERE sd.id = r.documentId AND sd.corpus IN $scope })
   RETURN collect({source: e.id, target: x.id, type: type(r)}) AS relations
 }
 WITH docs + chunks + entities + authors AS nodes, fromDoc + mentions + authored + relations AS edges

@@ -1,10 +1,13 @@
 // For each community `$ids`, its in-scope member chunks nearest the community's embedding
 // (cosine; chunks without a vector last, then in document order), the best one per document,
 // `$per` documents per community: where a theme's representative sentence is chosen from.
-// params: $ids, $per, $corpus, $labels, $exclude, $from, $to
+// params: $ids, $per, $corpus, $labels, $exclude, $from, $to, $scope
+// $scope: the corpora of the key asking (null: every corpus): a community with members of any other corpus
+// is not read.
 // returns: communityId, chunkId, documentId, title, uri, text, similarity
 UNWIND $ids AS cid
 MATCH (m:Community {id: cid})
+WHERE ($scope IS NULL OR (size(coalesce(m.corpora, [])) > 0 AND all(x IN m.corpora WHERE x IN $scope)))
 CALL (m) {
   MATCH (c:Chunk)-[:IN_COMMUNITY]->(m)
   MATCH (c)-[:FROM_DOCUMENT]->(d:Document)

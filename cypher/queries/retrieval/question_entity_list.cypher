@@ -3,10 +3,20 @@
 // accent-folded by the index's analyzer; the caller keeps only names that occur in the question
 // on word boundaries), best first, each name offered, the entity's own name first. One list in
 // one record: the driver hands a hundred rows over in a fraction of the time.
-// params: $query, $limit
+// params: $query, $limit, $scope
+// $scope: the corpora of the key asking (null: every corpus); an entity no chunk or document of
+// them names is not found.
 // returns: rows (a list of {id, name, names, type, labels, documentId, score}, best first)
-CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: $limit}) YIELD node AS e, score
+CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: CASE WHEN $scope IS NULL THEN $limit ELSE $limit * 5 END})
+YIELD node AS e, score
 WITH e, score
+WHERE ($scope IS NULL
+   OR EXISTS { (e)<-[:MENTIONS]-(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope }
+   OR EXISTS { (e)-[:FROM_CHUNK]->(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope }
+   OR EXISTS { (e)<-[:DESCRIBES]-(sd:Document) WHERE sd.corpus IN $scope }
+   OR EXISTS { MATCH (sd:Document) WHERE sd.id = e.documentId AND sd.corpus IN $scope }
+   OR EXISTS { (e)<-[:INSTANCE_OF]-(:__Entity__)<-[:MENTIONS]-(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope })
+WITH e, score LIMIT $limit
 ORDER BY score DESC
 RETURN collect({
   id: e.id,

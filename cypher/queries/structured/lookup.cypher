@@ -4,12 +4,29 @@
 // `$out` true: the entity is the relation's source (x)-[:TYPE]->(y); false: (y)-[:TYPE]->(x).
 // `$inverse` names the type that reads the same edge the other way (CHILD_OF / PARENT_OF);
 // a `$symmetric` type is read both ways. `$labels` (or null) keeps far ends of those labels.
-// params: $ids, $type, $inverse, $symmetric, $out, $labels, $limit
+// params: $ids, $type, $inverse, $symmetric, $out, $labels, $limit, $scope
+// $scope: the corpora of the key asking (null: every corpus): only entities they name, and relations read
+// from their chunks or documents.
 // returns: id, name, labels, relation, outgoing, record, property, recordSource, chunkId, documentId, title, uri, text, entityId, entityName
 UNWIND $ids AS xid
 MATCH (x:__Entity__ {id: xid})
+WHERE ($scope IS NULL
+   OR EXISTS { (x)<-[:MENTIONS]-(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope }
+   OR EXISTS { (x)-[:FROM_CHUNK]->(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope }
+   OR EXISTS { (x)<-[:DESCRIBES]-(sd:Document) WHERE sd.corpus IN $scope }
+   OR EXISTS { MATCH (sd:Document) WHERE sd.id = x.documentId AND sd.corpus IN $scope }
+   OR EXISTS { (x)<-[:INSTANCE_OF]-(:__Entity__)<-[:MENTIONS]-(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope })
 MATCH (x)-[r]-(y:__Entity__)
 WHERE y <> x
+  AND ($scope IS NULL
+       OR EXISTS { (y)<-[:MENTIONS]-(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope }
+       OR EXISTS { (y)-[:FROM_CHUNK]->(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope }
+       OR EXISTS { (y)<-[:DESCRIBES]-(sd:Document) WHERE sd.corpus IN $scope }
+       OR EXISTS { MATCH (sd:Document) WHERE sd.id = y.documentId AND sd.corpus IN $scope }
+       OR EXISTS { (y)<-[:INSTANCE_OF]-(:__Entity__)<-[:MENTIONS]-(:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sd.corpus IN $scope })
+  AND ($scope IS NULL OR type(r) = 'INSTANCE_OF'
+       OR EXISTS { MATCH (sc:Chunk)-[:FROM_DOCUMENT]->(sd:Document) WHERE sc.id = r.chunkId AND sd.corpus IN $scope }
+       OR EXISTS { MATCH (sd:Document) WHERE sd.id = r.documentId AND sd.corpus IN $scope })
   AND ((type(r) = $type AND ($symmetric OR (startNode(r) = x) = $out))
        OR (type(r) = $inverse AND (startNode(r) = x) <> $out))
   AND ($labels IS NULL OR any(l IN labels(y) WHERE l IN $labels))
