@@ -65,6 +65,13 @@ BETA = {
         "Jorun Kestrel saw him ride north towards Ghent, and Hendrika Mossberg never bought amber again.\n"
     ),
 }
+GAMMA = {  # the second corpus of a key of two: its reads go through the corpora filter alone
+    "gamma-notes.txt": (
+        "Notes from the Leie\n\n"
+        "Ilse Brandvold drew the bridges of Ghent for the guild of painters. She sold her drawings at the "
+        "oil fair, where the lamp sellers of Veyra bought three of them.\n"
+    ),
+}
 SHARED = "Ghent"  # the place both corpora mention: expansion from it must stay in the key's corpus
 # rare words of beta's text (with its capitalised words): none is in alpha, a question or a prompt
 PLANTED = {"amber", "beeswax", "brooches", "samphire", "florins", "saddlebags", "ledger", "jeweller", "apprentice"}
@@ -77,9 +84,9 @@ def words(text: str) -> set[str]:
 
 
 def build(env: dict, folder: Path) -> None:
-    """The two corpora loaded into the server's Neo4j, their entities (spaCy NER), shared phrases,
-    titles and communities: what the faces read."""
-    for corpus, files in (("alpha", ALPHA), ("beta", BETA)):
+    """The corpora loaded into the server's Neo4j (alpha, beta, and gamma for a key of two corpora),
+    their entities (spaCy NER), shared phrases, titles and communities: what the faces read."""
+    for corpus, files in (("alpha", ALPHA), ("beta", BETA), ("gamma", GAMMA)):
         target = folder / corpus
         target.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
@@ -99,15 +106,24 @@ def graphrag(env: dict, *args: str, capture: bool = False) -> str:
     return done.stdout
 
 
-def add_key(env: dict, name: str, corpus: str) -> str:
-    made = json.loads(graphrag(env, "keys", "add", name, "--corpus", corpus, "--read", "--rpm", "0", "--json"))
+def add_key(env: dict, name: str, *corpora: str) -> str:
+    scope = [arg for corpus in corpora for arg in ("--corpus", corpus)]
+    made = json.loads(graphrag(env, "keys", "add", name, *scope, "--read", "--rpm", "0", "--json"))
     return made["key"]
+
+
+KEYS = {"alpha": ("alpha",), "alpha+gamma": ("alpha", "gamma"), "beta": ("beta",)}  # key name -> its corpora
+
+
+def add_keys(env: dict) -> dict[str, str]:
+    """A read key for each of KEYS, by name."""
+    return {name: add_key(env, f"{name.replace('+', '-')}-reader", *corpora) for name, corpora in KEYS.items()}
 
 
 def markers(graph) -> dict[str, str]:
     """What of `beta` must not reach a key of `alpha`: marker -> what it is."""
     found: dict[str, str] = {}
-    alpha_words = words(" ".join(ALPHA.values()))
+    alpha_words = words(" ".join(ALPHA.values()) + " ".join(GAMMA.values()))
     # capitalised words inside a sentence (a sentence's first word is capitalised anyway)
     sentences = re.split(r"[.!?]\s+|\n+", " ".join(BETA.values()))
     names = {w.lower() for s in sentences for w in re.findall(r"(?<=\s)[A-Z][a-z]{3,}", s)}
@@ -370,11 +386,44 @@ def summary(results: list[dict]) -> dict[str, dict]:
     return by_face
 
 
+def timed(url: str, keys: dict[str, str], admin: str, rounds: int) -> dict:
+    """p50 of the same asks (no LLM) with alpha's scoped key and with the admin key naming corpus
+    alpha (unscoped: no $scope), side by side, alternating, after one warm-up round each."""
+    import statistics
+
+    import httpx
+
+    questions = [f"Who travelled to {SHARED}?", "Who kept the lamps of Veyra?", "What did Pieter Vandamme sell?"]
+    clients = {
+        "scoped": (httpx.Client(base_url=url, headers={"Authorization": f"Bearer {keys['alpha']}"}, timeout=180), {}),
+        "unscoped": (
+            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {admin}"}, timeout=180),
+            {"corpus": "alpha"},
+        ),
+    }
+    times: dict[str, list[float]] = {name: [] for name in clients}
+    for round_ in range(rounds + 1):
+        for q in questions:
+            for mode in ("graph", "hybrid"):
+                for name, (http, extra) in clients.items():
+                    started = time.perf_counter()
+                    response = http.post("/chat", json={"question": q, "mode": mode, "use_llm": False, **extra})
+                    response.raise_for_status()
+                    if round_:  # the first round warms both up
+                        times[name].append((time.perf_counter() - started) * 1000)
+    for http, _ in clients.values():
+        http.close()
+    p50 = {name: round(statistics.median(values), 1) for name, values in times.items()}
+    return {"asks": len(times["scoped"]), "p50_ms": p50, "ratio": round(p50["scoped"] / p50["unscoped"], 3)}
+
+
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--llm/--no-llm", default=True, help="Answer with the bench's echoing LLM (its prompt is searched).")
-def main(as_json: bool, llm: bool) -> None:
-    """Leaks of corpus beta to a key of corpus alpha on every read face of `graphrag serve`."""
+@click.option("--rounds", default=10, show_default=True, help="Rounds of the scoped/unscoped timing (6 asks each).")
+def main(as_json: bool, llm: bool, rounds: int) -> None:
+    """Leaks of corpus beta to a key of alpha (and to a key of alpha and gamma) on every read face of
+    `graphrag serve`, and the p50 of an ask with a scoped key against an unscoped one."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from bench.common import bench_neo4j, free_port, graphrag_env
 
@@ -382,32 +431,64 @@ def main(as_json: bool, llm: bool) -> None:
         env = graphrag_env(settings)
         t0 = time.monotonic()
         build(env, Path(tmp))
-        keys = {"alpha": add_key(env, "alpha-reader", "alpha"), "beta": add_key(env, "beta-reader", "beta")}
+        keys = add_keys(env)
         found, ids = markers(graph), beta_ids(graph)
         server = serve(env, Path(tmp), free_port(), llm)
         try:
-            report = run_probes(server["url"], keys["alpha"], keys["beta"], found, ids, server.get("llm"))
+            reports = {
+                name: run_probes(server["url"], keys[name], keys["beta"], found, ids, server.get("llm"))
+                for name in ("alpha", "alpha+gamma")
+            }
+            timing = timed(server["url"], keys, server["admin"], rounds) if rounds else None
         finally:
             server["process"].terminate()
             server["process"].wait(timeout=30)
             if server.get("llm"):
                 server["llm"].close()
-        report.update(
-            markers=len(found), ids=ids, seconds=round(time.monotonic() - t0, 1), by_face=summary(report["results"])
-        )
+        report = {
+            "markers": len(found),
+            "ids": ids,
+            "seconds": round(time.monotonic() - t0, 1),
+            "keys": {name: {"by_face": summary(r["results"]), "results": r["results"]} for name, r in reports.items()},
+            "timing": timing,
+        }
         if as_json:
             print(json.dumps(report, indent=2, default=str))
             return
-        print(f"{len(report['results'])} probes, {len(found)} markers of beta, {report['seconds']} s")
-        print(f"{'face':30} {'probes':>6} {'leaks':>6} {'alpha':>6} {'refused':>8}")
-        for face, row in report["by_face"].items():
-            print(f"{face:30} {row['probes']:>6} {row['leaks']:>6} {row['alpha']:>6} {row['refused']:>8}")
-        total = {k: sum(row[k] for row in report["by_face"].values()) for k in ("leaks", "alpha", "refused")}
-        print(f"{'total':30} {len(report['results']):>6} {total['leaks']:>6} {total['alpha']:>6} {total['refused']:>8}")
-        print("alpha: answers that show alpha's names; refused: 4xx, or an MCP tool error (no leak, no answer)")
-        for r in report["results"]:
+        print_report(report)
+
+
+def print_report(report: dict) -> None:
+    names = list(report["keys"])
+    probes = sum(len(k["results"]) for k in report["keys"].values())
+    print(f"{probes} probes with {len(names)} keys, {report['markers']} markers of beta, {report['seconds']} s")
+    head = "".join(f" {'leaks ' + n:>18} {'alpha':>6} {'refused':>8}" for n in names)
+    print(f"{'face':30} {'probes':>6}{head}")
+    faces = dict.fromkeys(f for k in report["keys"].values() for f in k["by_face"])
+    for face in faces:
+        rows = [
+            report["keys"][n]["by_face"].get(face, {"probes": 0, "leaks": 0, "alpha": 0, "refused": 0}) for n in names
+        ]
+        cells = "".join(f" {r['leaks']:>18} {r['alpha']:>6} {r['refused']:>8}" for r in rows)
+        print(f"{face:30} {rows[0]['probes']:>6}{cells}")
+    totals = ""
+    for n in names:
+        by = report["keys"][n]["by_face"].values()
+        totals += (
+            f" {sum(r['leaks'] for r in by):>18} {sum(r['alpha'] for r in by):>6} {sum(r['refused'] for r in by):>8}"
+        )
+    print(f"{'total':30} {len(report['keys'][names[0]]['results']):>6}{totals}")
+    print("alpha: answers that show alpha's names; refused: 4xx, or an MCP tool error (no leak, no answer)")
+    for n in names:
+        for r in report["keys"][n]["results"]:
             if r["leaks"]:
-                print(f"  leak on {r['face']} ({r['status']}): {', '.join(r['leaks'][:6])}")
+                print(f"  leak to key {n} on {r['face']} ({r['status']}): {', '.join(r['leaks'][:6])}")
+    if report["timing"]:
+        t = report["timing"]
+        print(
+            f"ask p50 over {t['asks']} asks each (graph and hybrid, no LLM): scoped key {t['p50_ms']['scoped']} ms, "
+            f"unscoped (admin key, corpus alpha) {t['p50_ms']['unscoped']} ms: ratio {t['ratio']}"
+        )
 
 
 def echo_prompt(body: dict) -> str:

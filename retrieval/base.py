@@ -185,9 +185,12 @@ ABOUT_FETCH = 1000
 def fetch_size(k: int, filters: Filters) -> int:
     """How many index hits to ask for: filters apply after the index lookup, so more when filtering
     (and many more with `about`: SearchProcedure.fetchSize computes the same)."""
+    from graphrag_cypher.principal import current
+
     if filters.about:
         return max(ABOUT_FETCH, k * 100)
-    return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to) else 10))
+    scoped = current().corpora is not None  # a key's corpora filter the hits as a corpus does
+    return max(50, k * (20 if (filters.corpus or filters.date_from or filters.date_to or scoped) else 10))
 
 
 # Documents named as "also in" per chunk, and how many times a ranking is widened to refill the top k

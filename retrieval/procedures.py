@@ -42,7 +42,18 @@ def has_graph_procedure(graph) -> bool:
 
 
 def _filters(corpus: str | None, date_from: str | None, date_to: str | None, about: list[str] | None = None) -> dict:
-    return {"corpus": corpus, "from": date_from, "to": date_to, "about": list(about) if about else None}
+    """The document filters of a procedure's config; `corpora`, the corpora of the key a question
+    is asked for, only for a key scoped to corpora (a plugin built before scopes refuses the key)."""
+    from graphrag_cypher.principal import current
+
+    scope = current().corpora
+    return {
+        "corpus": corpus,
+        "from": date_from,
+        "to": date_to,
+        "about": list(about) if about else None,
+        **({"corpora": list(scope)} if scope is not None else {}),
+    }
 
 
 def _procedure_config(config: dict) -> dict:

@@ -143,7 +143,7 @@ class AnswerCache:
     def __init__(self, budget: int):
         self.budget = budget
         self.used = 0
-        self._answers: OrderedDict[str, tuple[dict, int]] = OrderedDict()
+        self._answers: OrderedDict[str, tuple[dict, int, str | None]] = OrderedDict()  # kept, size, owner
         self._too_big: OrderedDict[str, int] = OrderedDict()  # answer id -> its size
         self._lock = threading.Lock()
 

@@ -56,8 +56,10 @@ class Refused(Exception):
 
 def scoped_corpus(corpus: str | None, write: bool = False, principal: Principal | None = None) -> str | None:
     """The corpus a request of `principal` (the current one) acts on: the one it names, if its key
-    may; else its key's only corpus; an unscoped principal's choice unchanged. Refused: a corpus
-    outside the key (403), or none named by a key of several corpora (422: the filters take one)."""
+    may; else its key's only corpus; an unscoped principal's choice unchanged. A read of a key of
+    several corpora that names none is None: every query filters to the key's corpora (`$scope`).
+    Refused: a corpus outside the key (403), or a write of a key of several corpora that names
+    none (422: a write goes into one)."""
     who = principal or current()
     corpus = (corpus or "").strip() or None
     if who.corpora is None:
@@ -72,7 +74,11 @@ def scoped_corpus(corpus: str | None, write: bool = False, principal: Principal 
         return corpus
     if len(who.corpora) == 1:
         return who.corpora[0]
-    raise Refused(422, f"key {who.name!r} holds corpora {', '.join(who.corpora)}: name one with `corpus`")
+    if not write:
+        return None  # read in all of the key's corpora: the queries filter on $scope
+    raise Refused(
+        422, f"key {who.name!r} holds corpora {', '.join(who.corpora)}: name the one to write to with `corpus`"
+    )
 
 
 def route_corpus(corpus: str | None, write: bool = False) -> str | None:
@@ -254,11 +260,13 @@ class Guard:
             )
 
     def _scoped_query(self, scope, principal: Principal) -> bytes:
-        """The query string with `corpus` checked against the key, or its only corpus put in."""
+        """The query string with `corpus` checked against the key, or its only corpus put in (none
+        for a key of several corpora: the query filters to them)."""
         pairs = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)]
         named = next((v for k, v in pairs if k == "corpus"), None)
         corpus = scoped_corpus(named, principal=principal)
-        return urlencode([(k, v) for k, v in pairs if k != "corpus"] + [("corpus", corpus or "")]).encode()
+        kept = [(k, v) for k, v in pairs if k != "corpus"]
+        return urlencode(kept + ([("corpus", corpus)] if corpus is not None else [])).encode()
 
     async def _checked_body(self, scope, receive, principal: Principal, limit: int):
         """For a scoped or read-only key: the JSON body read (within the size limit), its corpus

@@ -30,6 +30,7 @@ def test_a_scoped_key_gets_its_corpus_or_a_refusal():
     everyone = Principal("admin", None, frozenset({"admin"}))
     assert scoped_corpus(None, principal=one) == "a" and scoped_corpus(" a ", principal=one) == "a"
     assert scoped_corpus("b", principal=two) == "b" and scoped_corpus(None, principal=everyone) is None
+    assert scoped_corpus(None, principal=two) is None  # a read in every corpus of the key: $scope filters
     with pytest.raises(Refused) as refused:
         scoped_corpus("b", principal=one)
     assert refused.value.status == 403 and refused.value.message == "key 'team-a' may not read corpus 'b': it holds a"

@@ -3,12 +3,12 @@
 // word boundaries) counted in each chunk with apoc.text.regexGroups. Overlapping chunks may
 // count a mention twice. One row per document, most mentions first; its `$per` chunks with
 // the most mentions.
-// params: $query, $pattern, $fetch, $per, $corpus, $labels, $exclude, $from, $to, $about
+// params: $query, $pattern, $fetch, $per, $corpus, $labels, $exclude, $from, $to, $about, $scope
 // returns: documentId, title, uri, mentions, matchingChunks, chunks ({id, text, index, mentions})
 CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $fetch}) YIELD node AS c
 WITH c WHERE c.text IS NOT NULL
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
-WHERE ($corpus IS NULL OR d.corpus = $corpus)
+WHERE ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
   AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
   AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)

@@ -12,7 +12,7 @@ CALL (m) {
   MATCH (c:Chunk)-[:IN_COMMUNITY]->(m)
   MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
   WHERE c.text IS NOT NULL
-    AND ($corpus IS NULL OR d.corpus = $corpus)
+    AND ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
     AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
     AND none(l IN labels(d) WHERE l IN $exclude)
     AND ($from IS NULL OR d.date >= $from)

@@ -5,7 +5,7 @@
 // is not read.
 // returns: id, level, title, phrases, size, chunks, documents, inScopeChunks, inScopeDocuments
 MATCH (d:Document)<-[:FROM_DOCUMENT]-(c:Chunk)-[:IN_COMMUNITY]->(m:Community)
-WHERE ($corpus IS NULL OR d.corpus = $corpus)
+WHERE ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
   AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
   AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)

@@ -1,13 +1,14 @@
 // How much of the corpus each entity is: the chunks that MENTION it, in scope (a corpus, or all),
 // and its typed relations, for choosing among entities of one name (`ask --about`, a question's
 // entities, a lookup's entity); `canonical` is the entity it is an INSTANCE_OF, else itself.
-// params: $ids, $corpus
+// params: $ids, $corpus, $scope
 // returns: id, name, type, labels, chunks, relations, canonical
 UNWIND $ids AS entityId
 MATCH (e:__Entity__ {id: entityId})
 CALL (e) {
   MATCH (c:Chunk)-[:MENTIONS]->(e)
-  WHERE $corpus IS NULL OR EXISTS { (c)-[:FROM_DOCUMENT]->(d:Document) WHERE d.corpus = $corpus }
+  WHERE ($corpus IS NULL OR EXISTS { (c)-[:FROM_DOCUMENT]->(d:Document) WHERE d.corpus = $corpus })
+    AND ($scope IS NULL OR EXISTS { (c)-[:FROM_DOCUMENT]->(d:Document) WHERE d.corpus IN $scope })
   RETURN count(DISTINCT c) AS chunks
 }
 CALL (e) {

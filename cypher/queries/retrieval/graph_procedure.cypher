@@ -4,7 +4,7 @@
 // terms, corpus, from, to and the graph mode's weights. $maxCopies (or null: not read): each row
 // also names the other documents in scope holding a chunk of the same content hash, as
 // chunk_copies.cypher does, so copies are settled in the same round trip.
-// params: $embedding, $query, $config, $maxCopies
+// params: $embedding, $query, $config, $maxCopies, $scope
 // returns: chunkId, documentId, title, uri, text, score, via, contentHash, copies (null without $maxCopies)
 CALL graphrag.retrieve.graph($embedding, $query, $config)
 YIELD chunkId, documentId, title, uri, text, score, via
@@ -15,7 +15,7 @@ OPTIONAL CALL (chunkId, documentId, corpus, from, to) {
   CALL (c, documentId, corpus, from, to) {
     MATCH (other:Chunk {contentHash: c.contentHash})-[:FROM_DOCUMENT]->(od:Document)
     WHERE other <> c AND od.id <> documentId
-      AND (corpus IS NULL OR od.corpus = corpus)
+      AND (corpus IS NULL OR od.corpus = corpus) AND ($scope IS NULL OR od.corpus IN $scope)
       AND (from IS NULL OR od.date >= from)
       AND (to IS NULL OR od.date <= to)
     WITH od, min(other.id) AS copyId

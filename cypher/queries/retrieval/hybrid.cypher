@@ -7,7 +7,7 @@
 // order (so the list is the same on every run, and graphrag.retrieve.graph's seeds are these).
 // $maxCopies (or null: not read): each row also names the other documents in scope holding a chunk of
 // the same content hash, as chunk_copies.cypher does, so copies are settled without another query.
-// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $about, $vectorWeight, $fulltextWeight, $rrfK, $maxCopies
+// params: $embedding, $query, $k, $fetch, $corpus, $from, $to, $about, $vectorWeight, $fulltextWeight, $rrfK, $maxCopies, $scope
 // returns: chunkId, documentId, title, uri, text, score, via, contentHash, copies (null without $maxCopies)
 CALL () {
   CALL () {
@@ -23,7 +23,7 @@ CALL () {
     RETURN c, score ORDER BY score DESC, c.id
   }
   MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
-  WHERE ($corpus IS NULL OR d.corpus = $corpus)
+  WHERE ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
     AND ($from IS NULL OR d.date >= $from)
     AND ($to IS NULL OR d.date <= $to)
   WITH c ORDER BY score DESC
@@ -34,7 +34,7 @@ CALL () {
   WITH $query AS query WHERE query <> ''  // a question without a word to search for: vectors only
   CALL db.index.fulltext.queryNodes('chunk_text', query, {limit: $fetch}) YIELD node AS c, score
   MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
-  WHERE ($corpus IS NULL OR d.corpus = $corpus)
+  WHERE ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
     AND ($from IS NULL OR d.date >= $from)
     AND ($to IS NULL OR d.date <= $to)
     AND ($about IS NULL OR EXISTS { (c)-[:MENTIONS]->(named:__Entity__) WHERE named.id IN $about })
@@ -52,7 +52,7 @@ OPTIONAL CALL (c, d) {
   WITH c, d WHERE $maxCopies IS NOT NULL
   MATCH (other:Chunk {contentHash: c.contentHash})-[:FROM_DOCUMENT]->(od:Document)
   WHERE other <> c AND od <> d
-    AND ($corpus IS NULL OR od.corpus = $corpus)
+    AND ($corpus IS NULL OR od.corpus = $corpus) AND ($scope IS NULL OR od.corpus IN $scope)
     AND ($from IS NULL OR od.date >= $from)
     AND ($to IS NULL OR od.date <= $to)
   WITH od, min(other.id) AS copyId

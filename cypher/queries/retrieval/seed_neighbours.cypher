@@ -14,7 +14,7 @@
 // from the question (its strength is at most its cosine with the question over |q - (q.s) s| plus
 // its small link weight), so it would not have been among the strongest.
 // vector.similarity.cosine is (1 + cos) / 2, so cosines are taken back to [-1, 1] first.
-// params: $seedIds, $embedding, $maxPhraseChunks, $phraseChunksShare, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $leadPool, $leadHits, $perSeed, $corpus, $from, $to, $about
+// params: $seedIds, $embedding, $maxPhraseChunks, $phraseChunksShare, $phraseCap, $aboutRules, $aboutWeight, $linkWeight, $leadPool, $leadHits, $perSeed, $corpus, $from, $to, $about, $scope
 // returns: seedId, chunkId, documentId, title, uri, text, similarity, seedSimilarity, weight, strength, via
 CALL () {
   MATCH (c:Chunk)
@@ -43,7 +43,7 @@ CALL (s, phraseLimit) {
 WITH hits, seedId, s, sd, n, sum(w) AS phrases, sum(t) AS topics, collect(DISTINCT via) AS vias
 MATCH (n)-[:FROM_DOCUMENT]->(d:Document)
 WHERE d <> sd
-  AND ($corpus IS NULL OR d.corpus = $corpus)
+  AND ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
   AND ($about IS NULL OR EXISTS { (n)-[:MENTIONS]->(named:__Entity__) WHERE named.id IN $about })

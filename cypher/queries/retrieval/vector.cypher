@@ -5,7 +5,7 @@
 // they are few, where the index covers every chunk. A null $about costs nothing.
 // Run it in Neo4j Browser: :param embedding => [...384 floats]; :param k => 5; :param fetch => 50;
 // :param corpus => null; :param from => null; :param to => null; :param about => null
-// params: $embedding, $k, $fetch, $corpus, $from, $to, $about
+// params: $embedding, $k, $fetch, $corpus, $from, $to, $about, $scope
 // returns: chunkId, documentId, title, uri, text, score
 CALL () {
   WITH $about AS about WHERE about IS NULL
@@ -20,7 +20,7 @@ CALL () {
   RETURN c, score
 }
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
-WHERE ($corpus IS NULL OR d.corpus = $corpus)
+WHERE ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)
 RETURN c.id AS chunkId, d.id AS documentId, d.title AS title, d.uri AS uri, c.text AS text, score

@@ -1,10 +1,10 @@
 // The documents the persons $ids authored, in the filters' scope, each with its first chunk
 // (what cites it) and the author it was found through; one row per document.
-// params: $ids, $corpus, $exclude, $from, $to
+// params: $ids, $corpus, $exclude, $from, $to, $scope
 // returns: documentId, title, uri, date, chunks, chunkId, text, authors
 UNWIND $ids AS pid
 MATCH (p:Person {id: pid})-[:AUTHORED]->(d:Document)
-WHERE ($corpus IS NULL OR d.corpus = $corpus)
+WHERE ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
   AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)
   AND ($to IS NULL OR d.date <= $to)

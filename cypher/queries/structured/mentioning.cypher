@@ -1,7 +1,7 @@
 // Every document of the scope that mentions a term: chunks whose text holds it on word
 // boundaries (a full-text shortlist over the whole corpus, then `$pattern`, a case-insensitive
 // regular expression), and chunks linked to the entities `$ids` by MENTIONS. One row per document.
-// params: $query (escaped by the caller; '' finds no text), $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch, $about (ids: only chunks that MENTION one)
+// params: $query (escaped by the caller; '' finds no text), $pattern, $ids, $corpus, $labels, $exclude, $from, $to, $fetch, $about (ids: only chunks that MENTION one), $scope
 // returns: documentId, title, uri, date, chunks, chunkId, text, via
 CALL (*) {
   WITH $query AS query WHERE query <> ''  // a term with no searchable word: links only
@@ -15,7 +15,7 @@ CALL (*) {
 }
 MATCH (c)-[:FROM_DOCUMENT]->(d:Document)
 WHERE ($about IS NULL OR EXISTS { (c)-[:MENTIONS]->(a:__Entity__) WHERE a.id IN $about })
-  AND ($corpus IS NULL OR d.corpus = $corpus)
+  AND ($corpus IS NULL OR d.corpus = $corpus) AND ($scope IS NULL OR d.corpus IN $scope)
   AND ($labels IS NULL OR any(l IN labels(d) WHERE l IN $labels))
   AND none(l IN labels(d) WHERE l IN $exclude)
   AND ($from IS NULL OR d.date >= $from)

@@ -24,7 +24,7 @@ def world():
     with bench_neo4j() as (settings, graph), tempfile.TemporaryDirectory() as tmp:
         env = graphrag_env(settings)
         leaks.build(env, Path(tmp))
-        keys = {"alpha": leaks.add_key(env, "alpha-reader", "alpha"), "beta": leaks.add_key(env, "beta-reader", "beta")}
+        keys = leaks.add_keys(env)  # alpha, alpha+gamma (two corpora: the corpora filter alone), beta
         server = leaks.serve(env, Path(tmp), free_port(), llm=True)
         try:
             yield {
@@ -58,11 +58,12 @@ def client(world, who: str) -> httpx.Client:
     return httpx.Client(base_url=world["url"], headers={"Authorization": f"Bearer {key}"}, timeout=180)
 
 
-def test_no_probe_of_alpha_key_shows_anything_of_beta(world):
+@pytest.mark.parametrize("key", ["alpha", "alpha+gamma"])
+def test_no_probe_of_a_key_of_other_corpora_shows_anything_of_beta(world, key):
     assert len(world["markers"]) >= 30  # beta's ids, titles, names and words are known
     assert world["ids"]["entity"] and world["ids"]["shared"] and world["ids"]["community"]
     report = leaks.run_probes(
-        world["url"], world["keys"]["alpha"], world["keys"]["beta"], world["markers"], world["ids"], world["llm"]
+        world["url"], world["keys"][key], world["keys"]["beta"], world["markers"], world["ids"], world["llm"]
     )
     leaked = [(r["face"], r["leaks"]) for r in report["results"] if r["leaks"]]
     assert leaked == []

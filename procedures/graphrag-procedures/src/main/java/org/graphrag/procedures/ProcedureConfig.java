@@ -90,6 +90,7 @@ final class ProcedureConfig {
         NEIGHBOURS.put("vectorIndex", TEXT);
         NEIGHBOURS.put("leadsPerSeed", whole(0, 1000));
         NEIGHBOURS.put("corpus", TEXT);
+        NEIGHBOURS.put("corpora", TEXTS);
         NEIGHBOURS.put("from", DATE);
         NEIGHBOURS.put("to", DATE);
         NEIGHBOURS.put("about", TEXT_OR_TEXTS);

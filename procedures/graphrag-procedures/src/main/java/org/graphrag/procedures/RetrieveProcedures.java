@@ -110,6 +110,8 @@ public class RetrieveProcedures {
         Set<Node> hits = Set.of();
         final long perSeed;
         final String corpus;
+        /** The corpora of the server key a question is asked for (null: every corpus); none of them: nothing. */
+        final Set<String> corpora;
         final String from;
         final String to;
         /** Entity ids: only chunks that MENTION one of them count (null: every chunk). */
@@ -126,6 +128,7 @@ public class RetrieveProcedures {
             leadHits = number(config, "leadHits", 300).longValue();
             perSeed = number(config, "perSeed", number(config, "leadsPerSeed", 20)).longValue();
             corpus = (String) config.get("corpus");
+            corpora = config.get("corpora") instanceof List<?> ? new HashSet<>(strings(config, "corpora", List.of())) : null;
             from = (String) config.get("from");
             to = (String) config.get("to");
             about = ids(config.get("about"));
@@ -172,7 +175,7 @@ public class RetrieveProcedures {
         }
 
         boolean filtered() {
-            return corpus != null || from != null || to != null;
+            return corpus != null || corpora != null || from != null || to != null;
         }
 
         /** The retrieval queries' about filter: the chunk MENTIONS one of the entities (always, without one). */
@@ -192,6 +195,9 @@ public class RetrieveProcedures {
         /** The document filters of every retrieval query: corpus, and dates compared as text. */
         boolean keep(Node doc) {
             if (corpus != null && !corpus.equals(doc.getProperty("corpus", null))) {
+                return false;
+            }
+            if (corpora != null && !corpora.contains(doc.getProperty("corpus", null))) {
                 return false;
             }
             Object date = doc.getProperty("date", null);

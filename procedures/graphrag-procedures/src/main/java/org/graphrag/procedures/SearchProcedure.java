@@ -130,7 +130,7 @@ public class SearchProcedure {
                 params.put("rrfK", RetrieveProcedures.number(config, "rrfK", 60));
                 params.put("maxCopies", null);  // copies are not read here
             }
-            try (Result result = tx.execute(cypher(mode), params)) {
+            try (Result result = tx.execute(cypher(mode), unscoped(params))) {
                 result.forEachRemaining(r -> rows.add(row((String) r.get("chunkId"), (String) r.get("documentId"),
                         (String) r.get("title"), (String) r.get("uri"), (String) r.get("text"),
                         ((Number) r.get("score")).doubleValue(), strings(r.get("via")))));
@@ -245,7 +245,7 @@ public class SearchProcedure {
                     .thenComparing(e -> (String) e.get("id"), PyText.ORDER));
             chosen = (String) candidates.get(0).get("id");
         }
-        try (Result result = tx.execute(cypher("about_family"), Map.of("id", chosen))) {
+        try (Result result = tx.execute(cypher("about_family"), unscoped(Map.of("id", chosen)))) {
             return result.hasNext() ? strings(result.next().get("ids")) : List.of(chosen);
         }
     }
@@ -267,7 +267,7 @@ public class SearchProcedure {
         params.put("query", words.isEmpty() ? "" : "\"" + words + "\"");
         params.put("limit", NAME_SHORTLIST);
         java.util.TreeSet<String> ids = new java.util.TreeSet<>(PyText.ORDER);
-        try (Result result = tx.execute(cypher("about_names"), params)) {
+        try (Result result = tx.execute(cypher("about_names"), unscoped(params))) {
             while (result.hasNext()) {
                 Map<String, Object> row = result.next();
                 if (!(row.get("id") instanceof String id)) {
@@ -293,7 +293,7 @@ public class SearchProcedure {
         Map<String, Object> params = new HashMap<>();
         params.put("ids", ids);
         params.put("corpus", corpus);
-        try (Result result = tx.execute(cypher("entity_weights"), params)) {
+        try (Result result = tx.execute(cypher("entity_weights"), unscoped(params))) {
             result.forEachRemaining(r -> rows.add(new HashMap<>(r)));
         }
         return rows;
@@ -321,7 +321,7 @@ public class SearchProcedure {
         }
         String folded = TextFunctions.foldText(text);
         Map<String, Map<String, Object>> found = new LinkedHashMap<>();
-        try (Result result = tx.execute(cypher("question_entities"), Map.of("query", query, "limit", 100L))) {
+        try (Result result = tx.execute(cypher("question_entities"), unscoped(Map.of("query", query, "limit", 100L)))) {
             while (result.hasNext()) {
                 Map<String, Object> row = result.next();
                 List<String> names = new ArrayList<>(new LinkedHashSet<>(strings(row.get("names"))));
@@ -424,6 +424,17 @@ public class SearchProcedure {
         if (word.length() > 0) {
             out.add(word.toString());
         }
+        return out;
+    }
+
+    /**
+     * The parameters of one of the project's retrieval queries with {@code $scope} null: the corpora of
+     * the server key a question is asked for (graphrag serve passes them), where here, in the database,
+     * whoever calls the procedure reads every corpus.
+     */
+    static Map<String, Object> unscoped(Map<String, Object> params) {
+        Map<String, Object> out = new HashMap<>(params);
+        out.putIfAbsent("scope", null);
         return out;
     }
 
