@@ -386,14 +386,33 @@ def summary(results: list[dict]) -> dict[str, dict]:
     return by_face
 
 
-def timed(url: str, keys: dict[str, str], admin: str, rounds: int) -> dict:
+def load_scale(env: dict) -> list[str]:
+    """--scale: MuSiQue's corpus into alpha and HotpotQA's into beta (with their NER entities and
+    shared phrases), so that scope is timed where entities have many chunks; MuSiQue's questions."""
+    from bench.common import data_dir
+
+    qa = data_dir() / "qa"
+    for corpus, name in (("alpha", "musique_train_corpus.json"), ("beta", "hotpotqa_train_corpus.json")):
+        if not (qa / name).is_file():
+            raise SystemExit(f"--scale needs {qa / name} (the shared data's qa/ folder; GRAPHRAG_DATA_DIR)")
+        graphrag(env, "load", "qa-corpus", str(qa / name), "--corpus", corpus)
+        graphrag(env, "extract", "--extractor", "ner", "--corpus", corpus)
+    graphrag(env, "link", "phrases")
+    return [q["question"] for q in json.loads((qa / "musique_train.json").read_text(encoding="utf-8"))]
+
+
+def timed(url: str, keys: dict[str, str], admin: str, rounds: int, questions: list[str] | None = None) -> dict:
     """p50 of the same asks (no LLM) with alpha's scoped key and with the admin key naming corpus
     alpha (unscoped: no $scope), side by side, alternating, after one warm-up round each."""
     import statistics
 
     import httpx
 
-    questions = [f"Who travelled to {SHARED}?", "Who kept the lamps of Veyra?", "What did Pieter Vandamme sell?"]
+    questions = questions or [
+        f"Who travelled to {SHARED}?",
+        "Who kept the lamps of Veyra?",
+        "What did Pieter Vandamme sell?",
+    ]
     clients = {
         "scoped": (httpx.Client(base_url=url, headers={"Authorization": f"Bearer {keys['alpha']}"}, timeout=180), {}),
         "unscoped": (
@@ -420,8 +439,14 @@ def timed(url: str, keys: dict[str, str], admin: str, rounds: int) -> dict:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--llm/--no-llm", default=True, help="Answer with the bench's echoing LLM (its prompt is searched).")
-@click.option("--rounds", default=10, show_default=True, help="Rounds of the scoped/unscoped timing (6 asks each).")
-def main(as_json: bool, llm: bool, rounds: int) -> None:
+@click.option("--rounds", default=10, show_default=True, help="Rounds of the scoped/unscoped timing.")
+@click.option(
+    "--scale",
+    is_flag=True,
+    help="Time scope on MuSiQue's corpus (alpha) beside HotpotQA's (beta), with their NER entities, "
+    "over MuSiQue's questions (one round); the shared data's qa/ folder.",
+)
+def main(as_json: bool, llm: bool, rounds: int, scale: bool) -> None:
     """Leaks of corpus beta to a key of alpha (and to a key of alpha and gamma) on every read face of
     `graphrag serve`, and the p50 of an ask with a scoped key against an unscoped one."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -440,6 +465,9 @@ def main(as_json: bool, llm: bool, rounds: int) -> None:
                 for name in ("alpha", "alpha+gamma")
             }
             timing = timed(server["url"], keys, server["admin"], rounds) if rounds else None
+            if scale:
+                questions = load_scale(env)
+                timing = {"world": timing, "scale": timed(server["url"], keys, server["admin"], 1, questions)}
         finally:
             server["process"].terminate()
             server["process"].wait(timeout=30)
@@ -483,11 +511,12 @@ def print_report(report: dict) -> None:
         for r in report["keys"][n]["results"]:
             if r["leaks"]:
                 print(f"  leak to key {n} on {r['face']} ({r['status']}): {', '.join(r['leaks'][:6])}")
-    if report["timing"]:
-        t = report["timing"]
+    timings = report["timing"] or {}
+    for where, t in timings.items() if "scale" in timings else [("world", timings)] if timings else []:
         print(
-            f"ask p50 over {t['asks']} asks each (graph and hybrid, no LLM): scoped key {t['p50_ms']['scoped']} ms, "
-            f"unscoped (admin key, corpus alpha) {t['p50_ms']['unscoped']} ms: ratio {t['ratio']}"
+            f"ask p50 ({where}) over {t['asks']} asks each (graph and hybrid, no LLM): scoped key "
+            f"{t['p50_ms']['scoped']} ms, unscoped (admin key, corpus alpha) {t['p50_ms']['unscoped']} ms: "
+            f"ratio {t['ratio']}"
         )
 
 

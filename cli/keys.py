@@ -50,9 +50,15 @@ def keys_group() -> None:
 def add(graph, name, corpora, level, rpm, jobs, as_json) -> None:
     """Make a key NAME and print it (once: only its hash is stored).
 
+    A key with --corpus reads only those corpora, in every query the server makes for it:
+    passages, the entities and relations they name, communities, the evidence graph, MCP tools.
+    A key of several corpora reads all of them when a request names none, and names the one it
+    writes to. Text-to-Cypher is off for such a key. Made and revoked keys are in `graphrag audit`.
+
     \b
     Example:
       graphrag keys add team-a --corpus grimm --read
+      graphrag keys add teams --corpus grimm --corpus andersen --read
       curl localhost:8000/chat -H "Authorization: Bearer grk_..." -d '{"question": "Who made the lantern?"}'
     """
     from graphrag_cypher import apikeys

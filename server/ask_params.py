@@ -87,7 +87,7 @@ def make_options(state, settings: dict, refuse) -> AskOptions:
             "learn_web stores web pages, a write: start the server with GRAPHRAG_API_KEY set "
             "and send it as a bearer token"
         )
-    from .guard import Refused, scoped_corpus
+    from .scope import Refused, scoped_corpus
 
     try:  # the door filled in or checked the corpus; checked again where the question is asked
         settings["corpus"] = scoped_corpus(settings.get("corpus"), write=bool(settings.get("learn_web")))

@@ -30,7 +30,7 @@ BAD = [
     ({"corpus": 42}, "config corpus must be text of at most 200 characters, not 42"),
     ({"terms": "silver lantern"}, "config terms must be a list of at most 1000 texts, not 'silver lantern'"),
     ({"entityIds": [1, 2]}, "config entityIds must be a list of at most 1000 texts, not a list of 2"),
-    ({"kk": 3}, "unknown config key 'kk': use about, aboutRules, aboutWeight, corpus, coverWeight"),
+    ({"kk": 3}, "unknown config key 'kk': use about, aboutRules, aboutWeight, corpora, corpus, coverWeight"),
 ]
 
 

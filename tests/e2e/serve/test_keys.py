@@ -234,6 +234,9 @@ def test_requests_per_minute_get_a_429_with_retry_after(keyed):
 
 
 def test_log_lines_name_the_key_never_the_key_itself(keyed):
+    for name in ("reader", "slow"):  # a refusal is logged with the key's name
+        with client(keyed, name) as http:
+            assert http.get("/documents", params={"corpus": "other"}).status_code in (403, 429)
     log = keyed.log.read_text()
     assert "(key reader)" in log and "(key slow)" in log
     for made in keyed.keys.values():
