@@ -426,7 +426,7 @@ def timed(url: str, keys: dict[str, str], admin: str, rounds: int, questions: li
             for mode in ("graph", "hybrid"):
                 for name, (http, extra) in clients.items():
                     started = time.perf_counter()
-                    response = http.post("/chat", json={"question": q, "mode": mode, "use_llm": False, **extra})
+                    response = http.post("/chat", json={"question": q, "mode": mode, "llm": False, **extra})
                     response.raise_for_status()
                     if round_:  # the first round warms both up
                         times[name].append((time.perf_counter() - started) * 1000)

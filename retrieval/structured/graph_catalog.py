@@ -84,13 +84,21 @@ class Catalog:
                 for phrase in getattr(rel, side):
                     yield rel, side, phrase
 
+    def _visible(self) -> list[dict]:
+        """The document scopes the key asking may see: every one, or its corpora's (the catalog is
+        shared by every request; what a scoped key is told is cut here)."""
+        from graphrag_cypher.principal import current
+
+        seen = current().corpora
+        return self.scopes if seen is None else [s for s in self.scopes if s.get("corpus") in seen]
+
     @property
     def corpora(self) -> list[str]:
-        return sorted({s["corpus"] for s in self.scopes if s.get("corpus")})
+        return sorted({s["corpus"] for s in self._visible() if s.get("corpus")})
 
     @property
     def document_labels(self) -> set[str]:
-        return {label for s in self.scopes for label in s["labels"]}
+        return {label for s in self._visible() for label in s["labels"]}
 
 
 # Kept per graph object, and gone with it: keyed by id(), a new connection that reused a dead

@@ -7,6 +7,7 @@ answer). The LLM echoes its whole prompt, so a passage of beta in any context wo
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -122,3 +123,23 @@ def test_communities_and_schema_are_the_keys_own(world):
         )
     # the counts of alpha's corpus alone: its three documents, not the six of the graph
     assert '\\"Document\\":3' in schema.text.replace(" ", "") or '"Document":3' in schema.text.replace(" ", "")
+
+
+def test_what_a_scoped_key_is_told_of_a_missing_term_is_no_sign_of_another_corpus(world):
+    """A word only beta holds and a word no corpus holds get the same abstention for alpha's key:
+    the answer is no oracle of what another corpus mentions."""
+    with client(world, "alpha") as alpha:
+        told = {
+            word: alpha.post("/chat", json={"question": f"What is {word}?", "llm": False}).json()
+            for word in ("Quorrith", "Zembrakt")
+        }
+    seen = {
+        word: (
+            r["abstained"]["by"],
+            r["abstained"]["reason"].replace(word, "WORD"),
+            r["answer"].replace(word, "WORD"),
+            sorted(c["document_id"] for c in r["abstained"]["closest"]),
+        )
+        for word, r in told.items()
+    }
+    assert seen["Quorrith"] == seen["Zembrakt"]
