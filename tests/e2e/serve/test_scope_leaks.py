@@ -7,7 +7,6 @@ answer). The LLM echoes its whole prompt, so a passage of beta in any context wo
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
