@@ -36,12 +36,30 @@ def with_graph(func: Callable[..., Any] | None = None, *, config: bool = False):
             loaded = settings()
             if config:
                 kwargs["config"] = loaded
-            with connect(loaded) as graph:
+            with connect(loaded) as graph, _derived(graph, kwargs):
                 return callback(*args, graph=graph, **kwargs)
 
         return wrapper
 
     return decorate(func) if func is not None else decorate
+
+
+def _derived(graph, kwargs: dict):
+    """The audit record of a derived command (link, communities, extract, resolve): what it wrote,
+    as Neo4j counted it; none for a dry run, nor for any other command (theirs is written where
+    they write)."""
+    from contextlib import nullcontext
+
+    import click
+
+    from graphrag_cypher import audit
+
+    ctx = click.get_current_context(silent=True)
+    command = " ".join(ctx.command_path.split()[1:]) if ctx is not None else ""
+    if command not in audit.DERIVED or kwargs.get("dry_run"):
+        return nullcontext()
+    corpus = kwargs.get("corpus")
+    return audit.derived(graph, command, corpus if isinstance(corpus, str) else None)
 
 
 def with_settings(callback: Callable[..., Any]) -> Callable[..., Any]:

@@ -28,7 +28,22 @@ log = logging.getLogger("graphrag.audit")
 
 MAX_IDS = 100  # document ids kept per record (forgotten ones); the rest are counted
 MAX_LIST = 1000  # records one read returns at most
-OPERATIONS = ("load", "learn", "upload", "crawl", "forget", "embed", "schema", "import", "cypher", "keys")
+OPERATIONS = (
+    "load",
+    "learn",
+    "upload",
+    "crawl",
+    "forget",
+    "embed",
+    "schema",
+    "import",
+    "cypher",
+    "keys",
+    "link",
+    "communities",
+    "extract",
+    "resolve",
+)
 
 
 @dataclass
@@ -41,6 +56,7 @@ class Audit:
     error: str | None = None
     quiet: bool = False  # recorded only when it `wrote` something (or failed)
     wrote: bool = False
+    graph_counts: bool = False  # add Neo4j's counters of each write transaction (derived writes)
 
     def only_if(self, wrote: bool) -> None:
         """Record this write only if something in it wrote (`wrote` true once), or it failed: a
@@ -80,6 +96,55 @@ def _merge(into: dict, counts: dict) -> None:
 
 
 _open: ContextVar[Audit | None] = ContextVar("graphrag_audit", default=None)
+# Neo4j's counters of a write transaction, as a derived write's record keeps them
+COUNTERS = (
+    "nodes_created",
+    "nodes_deleted",
+    "relationships_created",
+    "relationships_deleted",
+    "properties_set",
+    "labels_added",
+    "labels_removed",
+)
+# commands that write only what is derived from documents already audited, and their operation:
+# recorded each time they run (not with --dry-run), with what Neo4j counted their writes changing
+DERIVED = {
+    "link entities": "link",
+    "link phrases": "link",
+    "link places": "link",
+    "link titles": "link",
+    "link wikidata": "link",
+    "communities build": "communities",
+    "communities report": "communities",
+    "extract": "extract",
+    "resolve": "resolve",
+}
+
+
+def counted(counters) -> None:
+    """Add a write transaction's counters (the driver's SummaryCounters) to the record open in
+    this context, when it keeps them (a derived write's)."""
+    entry = _open.get()
+    if entry is None or not entry.graph_counts or counters is None:
+        return
+    changed = {name: getattr(counters, name, 0) for name in COUNTERS if getattr(counters, name, 0)}
+    if changed:
+        entry.add({"graph": changed})
+
+
+@contextmanager
+def derived(graph, command: str, corpus: str | None = None) -> Iterator[Audit | None]:
+    """The record of a derived command (`DERIVED`, by its path, e.g. "link phrases"); other
+    commands run as they are."""
+    operation = DERIVED.get(command)
+    if operation is None:
+        yield None
+        return
+    with audited(graph, operation, corpus) as entry:
+        if entry.operation == operation and not entry.changed:
+            entry.graph_counts = True
+            entry.add({"command": command})
+        yield entry
 
 
 def one_line(exc: BaseException) -> str:

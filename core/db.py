@@ -30,7 +30,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from . import telemetry
+from . import audit, telemetry
 from .config import Settings
 from .errors import GraphragError, Neo4jUnavailable
 from .principal import current as current_principal
@@ -261,21 +261,35 @@ class Graph:
     @telemetry.traced("neo4j.write", _named)
     def write(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a write transaction; rows as dicts."""
-        text = query(name)
+        text, counters = query(name), []
 
         def work(tx):
-            return [record.data() for record in tx.run(text, params)]
+            result = tx.run(text, params)
+            rows = [record.data() for record in result]
+            counters[:] = [result.consume().counters]  # the last try's
+            return rows
 
-        return self._write(work)
+        rows = self._write(work)
+        audit.counted(counters[0] if counters else None)
+        return rows
 
     def write_steps(self, *steps: tuple[str, dict[str, Any]]) -> list[list[dict]]:
         """Run named queries, in order, in one write transaction; each one's rows as dicts."""
-        texts = [(query(name), params) for name, params in steps]
+        texts, counters = [(query(name), params) for name, params in steps], []
 
         def work(tx):
-            return [[record.data() for record in tx.run(text, params)] for text, params in texts]
+            out = []
+            counters.clear()  # the last try's
+            for text, params in texts:
+                result = tx.run(text, params)
+                out.append([record.data() for record in result])
+                counters.append(result.consume().counters)
+            return out
 
-        return self._write(work)
+        rows = self._write(work)
+        for found in counters:
+            audit.counted(found)
+        return rows
 
     def _write(self, work: Callable[[Any], Any]) -> Any:
         """`work(tx)` in a write transaction under the write timeout (the driver retries it)."""

@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .. import audit
 from ..budget import MAX_KEY_CHARS
 from ..db import Graph, query
 
@@ -48,7 +49,9 @@ def run_batched(graph: Graph, name: str, rows: list[dict], stats: WriteStats, ba
             return tx.run(text, rows=part, **params).consume().counters
 
         with graph.session() as session:
-            stats.add(session.execute_write(work))
+            counters = session.execute_write(work)
+        stats.add(counters)
+        audit.counted(counters)
 
 
 @dataclass

@@ -25,6 +25,7 @@ CLI_FACES = {
     "learn": "learn",
     "forget": "forget",
     "cypher --write": "cypher",
+    "link phrases": "link",
 }
 
 
@@ -115,6 +116,15 @@ def test_every_cli_write_face_is_audited_with_its_key_corpus_and_counts(neo4j, r
     assert record["operation"] == "load" and record["changed"]["loaders"] == {"records": 1}
     assert record["changed"]["records"]["read"] == json.loads(records.stdout)["records"] > 0
     done["load records"] = record
+
+    linked = run_cli("link", "phrases", "--json")
+    assert linked.exit_code == 0, linked.output
+    record = audit_json(run_cli)[0]
+    assert (record["operation"], record["changed"]["command"]) == ("link", "link phrases")
+    assert record["changed"]["graph"]["relationships_created"] > 0  # Neo4j's count of what it wrote
+    done["link phrases"] = record
+    assert run_cli("link", "phrases", "--dry-run").exit_code == 0
+    assert audit_json(run_cli)[0] == record, "a dry run writes nothing: no record"
 
     [granary] = [r["id"] for r in rows(neo4j, "MATCH (d:Document) WHERE d.title = 'Granary' RETURN d.id AS id")]
     assert run_cli("forget", granary).exit_code == 0
