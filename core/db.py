@@ -261,7 +261,8 @@ class Graph:
     @telemetry.traced("neo4j.write", _named)
     def write(self, name: str, /, **params: Any) -> list[dict]:
         """Run the named query in a write transaction; rows as dicts."""
-        text, counters = query(name), []
+        text = query(name)
+        counters: list[Any] = []  # the driver's SummaryCounters, for the audit of a derived write
 
         def work(tx):
             result = tx.run(text, params)
@@ -275,7 +276,8 @@ class Graph:
 
     def write_steps(self, *steps: tuple[str, dict[str, Any]]) -> list[list[dict]]:
         """Run named queries, in order, in one write transaction; each one's rows as dicts."""
-        texts, counters = [(query(name), params) for name, params in steps], []
+        texts = [(query(name), params) for name, params in steps]
+        counters: list[Any] = []
 
         def work(tx):
             out = []
