@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -121,21 +122,41 @@ DERIVED = {
 }
 
 
+# what makes a derived write worth a record: a node, relationship or label made or removed (a
+# property set again to the value it had is counted by Neo4j too, so it alone is not a change)
+STRUCTURAL = (
+    "nodes_created",
+    "nodes_deleted",
+    "relationships_created",
+    "relationships_deleted",
+    "labels_added",
+    "labels_removed",
+)
+# the derived command running in this process (a CLI command is one per process): its linkers
+# write from worker threads, which do not see the context's record
+_derived_entry: Audit | None = None
+_count_lock = threading.Lock()
+
+
 def counted(counters) -> None:
     """Add a write transaction's counters (the driver's SummaryCounters) to the record open in
-    this context, when it keeps them (a derived write's)."""
-    entry = _open.get()
+    this context (or the derived command's, from a worker thread), when it keeps them."""
+    entry = _open.get() or _derived_entry
     if entry is None or not entry.graph_counts or counters is None:
         return
     changed = {name: getattr(counters, name, 0) for name in COUNTERS if getattr(counters, name, 0)}
     if changed:
-        entry.add({"graph": changed})
+        with _count_lock:  # the linkers' worker threads count beside the command's own
+            entry.add({"graph": changed})
+            entry.only_if(any(name in changed for name in STRUCTURAL))
 
 
 @contextmanager
 def derived(graph, command: str, corpus: str | None = None) -> Iterator[Audit | None]:
-    """The record of a derived command (`DERIVED`, by its path, e.g. "link phrases"); other
-    commands run as they are."""
+    """The record of a derived command (`DERIVED`, by its path, e.g. "link phrases"), written when
+    its writes made or removed something (or it failed): a second run that changes nothing leaves
+    none. Other commands run as they are."""
+    global _derived_entry
     operation = DERIVED.get(command)
     if operation is None:
         yield None
@@ -143,8 +164,14 @@ def derived(graph, command: str, corpus: str | None = None) -> Iterator[Audit | 
     with audited(graph, operation, corpus) as entry:
         if entry.operation == operation and not entry.changed:
             entry.graph_counts = True
+            entry.only_if(False)
             entry.add({"command": command})
-        yield entry
+            _derived_entry = entry
+        try:
+            yield entry
+        finally:
+            if _derived_entry is entry:
+                _derived_entry = None
 
 
 def one_line(exc: BaseException) -> str:

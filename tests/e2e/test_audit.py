@@ -125,6 +125,8 @@ def test_every_cli_write_face_is_audited_with_its_key_corpus_and_counts(neo4j, r
     done["link phrases"] = record
     assert run_cli("link", "phrases", "--dry-run").exit_code == 0
     assert audit_json(run_cli)[0] == record, "a dry run writes nothing: no record"
+    assert run_cli("link", "phrases").exit_code == 0
+    assert audit_json(run_cli)[0] == record, "a second run that changes nothing: no record"
 
     [granary] = [r["id"] for r in rows(neo4j, "MATCH (d:Document) WHERE d.title = 'Granary' RETURN d.id AS id")]
     assert run_cli("forget", granary).exit_code == 0
