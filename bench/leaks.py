@@ -264,20 +264,7 @@ def probes(beta_ids: dict) -> list[dict]:
         ("community_report", {"community_id": beta_ids["community"]}),
         ("community_report", {"community_id": beta_ids["mixed_community"]}),
     ]
-    for tool, arguments in tools:
-        out.append(
-            {
-                "face": f"MCP {tool}",
-                "method": "POST",
-                "path": "/mcp",
-                "json": {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "tools/call",
-                    "params": {"name": tool, "arguments": arguments},
-                },
-            }
-        )
+    out += [mcp_probe(tool, arguments) for tool, arguments in tools]
     out.append(
         {
             "face": "MCP tools/list",
@@ -287,6 +274,12 @@ def probes(beta_ids: dict) -> list[dict]:
         }
     )
     return out
+
+
+def mcp_probe(tool: str, arguments: dict) -> dict:
+    """The probe of one MCP tool call (JSON-RPC over POST /mcp)."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    return {"face": f"MCP {tool}", "method": "POST", "path": "/mcp", "json": call}
 
 
 def beta_ids(graph) -> dict:

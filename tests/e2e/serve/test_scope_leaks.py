@@ -106,20 +106,7 @@ def test_communities_and_schema_are_the_keys_own(world):
         assert listed["state"]["counts"] is None  # the whole graph's count is not the key's to know
         assert alpha.get(f"/communities/{world['ids']['community']}").status_code == 404
         assert admin.get(f"/communities/{world['ids']['community']}").status_code == 200
-        schema = leaks.send(
-            alpha,
-            {
-                "method": "POST",
-                "path": "/mcp",
-                "json": {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "tools/call",
-                    "params": {"name": "schema", "arguments": {}},
-                },
-            },
-            {},
-        )
+        schema = leaks.send(alpha, leaks.mcp_probe("schema", {}), {})
     # the counts of alpha's corpus alone: its three documents, not the six of the graph
     assert '\\"Document\\":3' in schema.text.replace(" ", "") or '"Document":3' in schema.text.replace(" ", "")
 
