@@ -81,7 +81,7 @@ class ProcedureConfigTest {
                         + "texts, not 5"},
                 {"{about: ['a', 1]}", "config about must be text of at most 200 characters or a list of at most 1000 "
                         + "such texts, not a list of 2"},
-                {"{kk: 5}", "unknown config key 'kk': use about, aboutRules, aboutWeight, corpus"}}) {
+                {"{kk: 5}", "unknown config key 'kk': use about, aboutRules, aboutWeight, corpora, corpus"}}) {
             assertTrue(search(c[0]).contains("graphrag.search: " + c[1]), c[0] + " -> " + search(c[0]));
             if (!c[0].startsWith("{kk")) {
                 assertTrue(graph(c[0]).contains("graphrag.retrieve.graph: " + c[1]), c[0] + " -> " + graph(c[0]));
