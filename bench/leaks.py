@@ -129,28 +129,18 @@ def markers(graph) -> dict[str, str]:
     names = {w.lower() for s in sentences for w in re.findall(r"(?<=\s)[A-Z][a-z]{3,}", s)}
     for word in sorted((names | PLANTED) - alpha_words):
         found[word] = "a name or rare word only beta's text holds"
-    for row in graph.read_text(
-        "MATCH (d:Document {corpus: 'beta'}) OPTIONAL MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d) "
-        "RETURN d.id AS id, d.title AS title, collect(c.id) AS chunks"
-    ):
+    for row in graph.read("bench/leaks_corpus_nodes", corpus="beta"):
         found[row["id"].lower()] = "a document id of beta"
         if row["title"]:
             found[row["title"].lower()] = "a document title of beta"
         for chunk in row["chunks"]:
             found[chunk.lower()] = "a chunk id of beta"
-    for row in graph.read_text(
-        "MATCH (e) WHERE (e:__Entity__ OR e:Phrase OR e:Topic) "
-        "AND EXISTS { (e)<-[]-(:Chunk)-[:FROM_DOCUMENT]->(:Document {corpus: 'beta'}) } "
-        "AND NOT EXISTS { (e)<-[]-(:Chunk)-[:FROM_DOCUMENT]->(d:Document) WHERE d.corpus <> 'beta' } "
-        "RETURN e.id AS id, coalesce(e.name, e.text) AS name"
-    ):
+    for row in graph.read("bench/leaks_corpus_entities", corpus="beta"):
         if row["id"] and len(str(row["id"])) >= 6:
             found[str(row["id"]).lower()] = "an entity id only beta mentions"
         if row["name"] and len(words(row["name"]) - alpha_words) > 0:
             found[str(row["name"]).lower()] = "an entity name only beta mentions"
-    for row in graph.read_text(
-        "MATCH (c:Community) WHERE 'beta' IN c.corpora RETURN c.id AS id, c.title AS title, c.corpora AS corpora"
-    ):
+    for row in graph.read("bench/leaks_corpus_communities", corpus="beta"):
         found[f'"{row["id"]}"'.lower()] = "a community id with beta's members"
         if row["title"] and row["corpora"] == ["beta"]:
             found[row["title"].lower()] = "a community title of beta"
@@ -284,23 +274,7 @@ def mcp_probe(tool: str, arguments: dict) -> dict:
 
 def beta_ids(graph) -> dict:
     """Ids a probe names: a beta document, chunk and entity, the shared place, beta's communities."""
-    one = lambda q: (graph.read_text(q) or [{"id": ""}])[0]["id"]  # noqa: E731
-    return {
-        "document": one("MATCH (d:Document {corpus: 'beta'}) RETURN d.id AS id ORDER BY id LIMIT 1"),
-        "chunk": one(
-            "MATCH (c:Chunk)-[:FROM_DOCUMENT]->(:Document {corpus: 'beta'}) RETURN c.id AS id ORDER BY id LIMIT 1"
-        ),
-        "entity": one(
-            "MATCH (e:__Entity__) WHERE toLower(e.name) CONTAINS 'trevanne' RETURN e.id AS id ORDER BY size(e.name) LIMIT 1"
-        ),
-        "shared": one(f"MATCH (e:__Entity__) WHERE e.name = '{SHARED}' RETURN e.id AS id LIMIT 1"),
-        "community": one(
-            "MATCH (c:Community) WHERE c.corpora = ['beta'] RETURN c.id AS id ORDER BY c.size DESC LIMIT 1"
-        ),
-        "mixed_community": one(
-            "MATCH (c:Community) WHERE 'beta' IN c.corpora AND size(c.corpora) > 1 RETURN c.id AS id ORDER BY c.level LIMIT 1"
-        ),
-    }
+    return graph.read_row("bench/leaks_probe_ids", corpus="beta", name="Trevanne", shared=SHARED)
 
 
 def send(http, probe: dict, answers: dict):

@@ -35,14 +35,11 @@ def world():
                 "markers": leaks.markers(graph),
                 "ids": leaks.beta_ids(graph),
                 "llm": server["llm"],
-                "documents": {
+                "documents": {  # each corpus's document and chunk ids
                     corpus: {
-                        row["id"]
-                        for row in graph.read_text(
-                            "MATCH (d:Document {corpus: $corpus}) OPTIONAL MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d) "
-                            "UNWIND [d.id, c.id] AS id RETURN DISTINCT id",
-                            corpus=corpus,
-                        )
+                        node_id
+                        for row in graph.read("bench/leaks_corpus_nodes", corpus=corpus)
+                        for node_id in [row["id"], *row["chunks"]]
                     }
                     for corpus in ("alpha", "beta")
                 },
