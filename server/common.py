@@ -59,6 +59,21 @@ class State:
                 self._documents_embedder = engine.LockedEmbedder(make_embedder(self.settings))
             return self._documents_embedder
 
+    def learn(self, items, progress, error, should_stop, **options) -> dict:
+        """`engine.learn` of `items` on this server's graph, document embedder and settings, as a
+        job runs it (its progress, error and stop callbacks); `options`: loader, source_root,
+        corpus, topics."""
+        return engine.learn(
+            self.graph,
+            self.document_embedder(),
+            items,
+            on_progress=progress,
+            on_error=error,
+            should_stop=should_stop,
+            settings=self.settings,
+            **options,
+        )
+
     def remember(self, result: dict) -> str:
         """An id for the answer; GET /graph?answer=<id> draws its evidence while it is remembered."""
         from graphrag_cypher.principal import current

@@ -278,17 +278,8 @@ def build_mcp(state, writes: bool = False):
                         should_stop=should_stop,
                         settings=state.settings,
                     )
-                return engine.learn(
-                    state.graph,
-                    state.document_embedder(),
-                    items(),
-                    loader="learn",
-                    source_root=root,
-                    topics=parsed.topics,
-                    on_progress=progress,
-                    on_error=error,
-                    should_stop=should_stop,
-                    settings=state.settings,
+                return state.learn(
+                    items(), progress, error, should_stop, loader="learn", source_root=root, topics=parsed.topics
                 )
 
             def learn():  # a job like POST /crawl's: in the one line of loads, shown by GET /jobs

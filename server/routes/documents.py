@@ -93,18 +93,15 @@ def router(state: State) -> APIRouter:
         def work(progress, error, should_stop):
             uploads = engine.Uploads(state.graph, names, corpus, replace=replace, topics=(topics or "").split(","))
             ids = uploads.resolve()
-            summary = engine.learn(
-                state.graph,
-                state.document_embedder(),
+            summary = state.learn(
                 uploads.checked(engine.upload_items(Path(folder.name), names, ids), ids),
+                progress,
+                error,
+                should_stop,
                 loader="upload",
                 source_root=engine.UPLOAD_SOURCE,
                 corpus=corpus,
                 topics=(topics or "").split(","),
-                on_progress=progress,
-                on_error=error,
-                should_stop=should_stop,
-                settings=state.settings,
             )
             summary["replaced"] = uploads.replaced()
             return summary
@@ -143,18 +140,15 @@ def router(state: State) -> APIRouter:
 
             root = " ".join([str(p) for p in resolved] + sorted(urls))
             with audited(state.graph, "crawl", body.corpus):  # the learn it runs adds its counts
-                return engine.learn(
-                    state.graph,
-                    state.document_embedder(),
+                return state.learn(
                     items(),
+                    progress,
+                    error,
+                    should_stop,
                     loader="learn",
                     source_root=root,
                     corpus=body.corpus,
                     topics=topics,
-                    on_progress=progress,
-                    on_error=error,
-                    should_stop=should_stop,
-                    settings=state.settings,
                 )
 
         try:
