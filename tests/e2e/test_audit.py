@@ -10,11 +10,12 @@ import logging
 
 import pytest
 
-from ..conftest import STRUCTURED
+from ..conftest import STRUCTURED_GRAPH
 from ..reliability.slow_embedder import SlowEmbedder, apply_schema
 
 pytestmark = pytest.mark.e2e
 
+ZH_RECORDS = STRUCTURED_GRAPH[2]  # the structured graph's records load: a mapping and a schema of its own
 # What each CLI write face records (operation); the e2e test below runs every one of them.
 CLI_FACES = {
     "apply-schema": "schema",
@@ -101,16 +102,7 @@ def test_every_cli_write_face_is_audited_with_its_key_corpus_and_counts(neo4j, r
     assert record["changed"]["documents"]["created"] == json.loads(sample.stdout)["documents"]["created"] > 0
     done["load sample"] = record
 
-    records = run_cli(
-        "load",
-        "records",
-        str(STRUCTURED / "zh-companies.json"),
-        "--mapping",
-        str(STRUCTURED / "zh-mapping.yaml"),
-        "--schema",
-        str(STRUCTURED / "zh-schema.yaml"),
-        "--json",
-    )
+    records = run_cli(*ZH_RECORDS, "--json")
     assert records.exit_code == 0, records.output
     record = audit_json(run_cli)[0]
     assert record["operation"] == "load" and record["changed"]["loaders"] == {"records": 1}
