@@ -126,3 +126,42 @@ def test_what_a_scoped_key_is_told_of_a_missing_term_is_no_sign_of_another_corpu
         for word, r in told.items()
     }
     assert seen["Quorrith"] == seen["Zembrakt"]
+
+
+def test_the_page_with_a_scoped_key_shows_nothing_of_beta(world):
+    """The page as a user of alpha's key sees it: an answer about the shared place, its evidence
+    graph, the place clicked open (its neighbours drawn) and the themes view; neither the page's
+    text nor the graph's nodes hold anything of beta, and the answer and graph show alpha."""
+    from ...browser import browser_context
+    from .test_page import OUTPUT, click_node, drawn, until
+
+    with browser_context(1100, 1300) as context:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(world["url"] + "/")
+        page.click("#settings summary")
+        page.fill("#key", world["keys"]["alpha"])
+        page.dispatch_event("#key", "change")
+        page.fill("#question", f"Who travelled to {leaks.SHARED}?")
+        page.click("#send")
+        turn = page.locator(".turn").last
+        until(page, lambda: turn.get_attribute("data-answer"), 240)
+        until(page, lambda: drawn(page)["answer"] == turn.get_attribute("data-answer"))
+        before = drawn(page)["ids"]
+        shared = world["ids"]["shared"]
+        assert shared in before, before  # the place the evidence names is drawn: a click draws its neighbours
+        click_node(page, shared)
+        # the page names the node it drew the neighbours of (all of them may be drawn already)
+        until(page, lambda: page.locator("#graph-node").inner_text().endswith(f"({shared})"))
+        shown = drawn(page)["ids"]
+        page.click("#themes summary")  # the themes view: alpha's communities
+        page.wait_for_selector("#themes-list ul.communities li", timeout=60_000)
+        text = page.locator("body").inner_text()
+        OUTPUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUTPUT / "page-scoped-key.png"), full_page=True)  # to read by eye
+        assert not errors, errors
+    seen = leaks.leaks_in(text + " " + " ".join(shown), f"Who travelled to {leaks.SHARED}?", world["markers"])
+    assert seen == []
+    assert not set(shown) & world["documents"]["beta"]
+    assert set(shown) & world["documents"]["alpha"] and any(n in text.lower() for n in leaks.ALPHA_NAMES)
