@@ -251,6 +251,15 @@ def since_time(text: str | None, now: datetime | None = None) -> str | None:
     return moment.isoformat()
 
 
+def stamp(at) -> str:
+    """A stored time as fixed-width ISO text in UTC with milliseconds (2026-01-31T08:00:00.400Z), so
+    that the text sorts as the times do; Neo4j's own text drops trailing zeros (08:00:00.4Z)."""
+    if isinstance(at, str):
+        return at
+    moment = at.to_native() if hasattr(at, "to_native") else at
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def entries(
     graph, since: str | None = None, key: str | None = None, corpus: str | None = None, limit: int = 100
 ) -> list[dict]:
@@ -264,6 +273,7 @@ def entries(
         limit=max(1, min(int(limit), MAX_LIST)),
     )
     for row in rows:
+        row["at"] = stamp(row["at"])
         try:
             row["changed"] = json.loads(row["changed"]) if row.get("changed") else {}
         except ValueError:

@@ -3,6 +3,8 @@ worst cases of the patterns it runs (long runs of the characters a pattern repea
 that never close) at two sizes, side by side in one process. 4x the text must take under 12x
 the CPU time (linear: about 4x; quadratic: 16x; these inputs took minutes before), and one run
 is stopped after a few CPU seconds (a quadratic pattern would run for hours on the larger size).
+The larger size's best of up to three runs counts: one run slowed by a busy machine is no
+quadratic parse.
 """
 
 from __future__ import annotations
@@ -124,8 +126,13 @@ def test_worst_case_input_is_parsed_in_linear_time(name):
     small, large = make(SMALL), make(LARGE)
     _cpu(func, small, CPU_BUDGET)  # warm-up: imports, caches
     t_small = min(_cpu(func, small, CPU_BUDGET) for _ in range(2))
-    try:
-        t_large = _cpu(func, large, CPU_BUDGET)
-    except _TooSlow:
-        pytest.fail(f"{name}: {LARGE:,} characters not parsed within {CPU_BUDGET:g} CPU seconds")
-    assert t_large < 12 * t_small + 0.05, f"{name}: {t_small:.3f} s for {SMALL:,}, {t_large:.3f} s for {LARGE:,}"
+    bound = 12 * t_small + 0.05
+    t_large = float("inf")
+    for _ in range(3):  # the best of up to three: one run slowed by a busy machine is no quadratic parse
+        try:
+            t_large = min(t_large, _cpu(func, large, CPU_BUDGET))
+        except _TooSlow:
+            pytest.fail(f"{name}: {LARGE:,} characters not parsed within {CPU_BUDGET:g} CPU seconds")
+        if t_large < bound:
+            break
+    assert t_large < bound, f"{name}: {t_small:.3f} s for {SMALL:,}, {t_large:.3f} s for {LARGE:,}"

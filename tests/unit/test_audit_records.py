@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphrag_cypher.audit import MAX_IDS, Audit, audited, since_time
+from graphrag_cypher.audit import MAX_IDS, Audit, audited, since_time, stamp
 from graphrag_cypher.errors import GraphragError
 
 
@@ -49,3 +49,19 @@ def test_since_reads_spans_and_iso_times():
     assert since_time(None) is None and since_time(" ") is None
     with pytest.raises(GraphragError, match="--since 'yesterday': give a span"):
         since_time("yesterday")
+
+
+def test_a_stored_time_is_written_at_fixed_width_so_its_text_sorts_as_the_times_do():
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from neo4j.time import DateTime
+
+    times = [
+        DateTime(2026, 12, 5, 12, 24, 15, 400_000_000, tzinfo=UTC),
+        DateTime(2026, 12, 5, 12, 24, 15, 482_000_000, tzinfo=UTC),
+    ]
+    assert [stamp(t) for t in times] == ["2026-12-05T12:24:15.400Z", "2026-12-05T12:24:15.482Z"]
+    assert sorted(stamp(t) for t in reversed(times)) == [stamp(t) for t in times]
+    assert stamp(DateTime(2026, 12, 5, 12, 0, 0, tzinfo=UTC)) == "2026-12-05T12:00:00.000Z"
+    east = datetime(2026, 12, 5, 13, 0, 0, tzinfo=timezone(timedelta(hours=1)))
+    assert stamp(east) == "2026-12-05T12:00:00.000Z", "in UTC whatever the zone it was stored in"
