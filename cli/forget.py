@@ -15,7 +15,8 @@ from .params import json_option
 @with_graph
 def forget(graph, document_ids, as_json) -> None:
     """Forget documents completely: their chunks, the chunks' mentions and phrase links,
-    phrases that no longer join two chunks and entities left with no source.
+    phrases that no longer join two chunks, the relations the document was the source of (a
+    wiki page's infobox edges, a records file's relations) and entities left with no source.
 
     Every phrase's chunk count is given back in the deleting transaction, and the phrases the
     document's chunks shared are re-linked at once (incrementally: what changed only).
@@ -27,6 +28,7 @@ def forget(graph, document_ids, as_json) -> None:
     Example:
       graphrag forget "file:3f2a9c1b7d4e:notes/harbours.md"
       graphrag forget story:T1 story:T2 --json
+      graphrag forget records:got:characters.json
     """
     from graphrag_cypher.linkers.phrases import link_phrases
     from graphrag_cypher.store.documents import DocumentNotFound
@@ -49,7 +51,8 @@ def forget(graph, document_ids, as_json) -> None:
             click.echo(
                 safe_text(
                     f"forgot {r['document_id']}: {r['chunks']} chunk(s), {r['phrases']} phrase(s), "
-                    f"{r['entities']} entity(ies) left with no source",
+                    + (f"{r['relations']} relation(s) it was the source of, " if r.get("relations") else "")
+                    + f"{r['entities']} entity(ies) left with no source",
                     keep_newlines=False,
                 )
             )

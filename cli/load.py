@@ -979,9 +979,15 @@ class MappingOption(click.Option):
     help="A mapping YAML (path) or a built-in mapping name, e.g. got-characters.",
 )
 @click.option("--schema", "schema_name", default=None, help="Override the mapping's schema (name or YAML path).")
+@click.option(
+    "--corpus",
+    default=None,
+    help="The corpus the records belong to: keys scoped to it read them, others do not (default: none, "
+    "read by keys of every corpus only).",
+)
 @json_option
 @with_graph
-def load_records(graph, path: Path, mapping: str, schema_name: str | None, as_json: bool) -> None:
+def load_records(graph, path: Path, mapping: str, schema_name: str | None, corpus: str | None, as_json: bool) -> None:
     """Structured records (JSON list or JSON Lines) as typed entities and relations.
 
     The mapping says which field names the entity, its type, and which fields become
@@ -990,16 +996,22 @@ def load_records(graph, path: Path, mapping: str, schema_name: str | None, as_js
     JSON Lines file is reported and skipped; a file that cannot be read at all is reported
     in the summary (exit code 3, as for any failed item).
 
+    With --corpus the records belong to that corpus, like the documents of `load files`: a
+    document `records:CORPUS:FILE` stands for the file, describes its entities and is the source
+    of its relations, so a key scoped to the corpus gets structured answers from them, keys of
+    other corpora see nothing of them, and `graphrag forget records:CORPUS:FILE` takes them away.
+
     \b
     Example:
       graphrag load records characters.json --mapping got-characters
+      graphrag load records characters.json --mapping got-characters --corpus got
       graphrag load records people.jsonl --mapping my-mapping.yaml --json
     """
     from graphrag_cypher.kg import records
     from graphrag_cypher.terminal import safe_text
 
     loaded = records.load_mapping(mapping, schema_name)
-    result = records.run(graph, loaded, path)
+    result = records.run(graph, loaded, path, corpus or None)
     if as_json:
         print_json(result)
     else:
@@ -1007,5 +1019,7 @@ def load_records(graph, path: Path, mapping: str, schema_name: str | None, as_js
             info(f"error: {safe_text(str(error['item']))}: {safe_text(str(error['error']))}")
         print_kg_summary(result)
         click.echo(f"records: {result['records']} read, {result['failed']} failed")
+        if result.get("document"):
+            click.echo(f"corpus {safe_text(result['corpus'])}: document {safe_text(result['document'])}")
     if result["failed"]:
         raise SystemExit(EXIT_SOME_FAILED)

@@ -253,14 +253,44 @@ def extract(mapping: Mapping, records: list[dict], source: str) -> Extraction:
     return out
 
 
-def run(graph, mapping: Mapping, path: Path) -> dict:
+def record_document_id(corpus: str, path: Path) -> str:
+    """The id of the document a records file loaded into `corpus` stands for."""
+    return f"records:{corpus}:{path.name}"
+
+
+def in_corpus(extraction: Extraction, document_id: str, source: str) -> None:
+    """Tie what a records file gave to its corpus's document: the document DESCRIBES every entity
+    the file names (without becoming its own page) and is the `documentId` of every relation, so
+    a key scoped to the corpus reads them and `forget` takes them away."""
+    for entity_id in extraction.entities:
+        extraction.describes.append({"documentId": document_id, "entityId": entity_id, "source": source, "own": False})
+    for relation in extraction.relations.values():
+        relation["props"] = {**relation["props"], "documentId": document_id}
+
+
+def run(graph, mapping: Mapping, path: Path, corpus: str | None = None) -> dict:
+    """Load the records at `path` with `mapping`. With `corpus`, they belong to it: a document
+    `records:CORPUS:FILE` stands for the file (see `in_corpus`); without, they belong to no
+    corpus and only keys of every corpus read them."""
     from . import store
 
     records, errors = read_records(path, mapping.data.get("records"))
-    extraction = extract(mapping, records, f"records:{path.name}")
+    source = f"records:{path.name}"
+    extraction = extract(mapping, records, source)
     from graphrag_cypher.audit import audited
 
-    with audited(graph, "load") as audit:
+    document_id = record_document_id(corpus, path) if corpus else None
+    with audited(graph, "load", corpus) as audit:
+        if document_id:
+            graph.write(
+                "kg/record_document",
+                id=document_id,
+                corpus=corpus,
+                title=path.name,
+                uri=path.resolve().as_uri(),
+                records=len(records),
+            )
+            in_corpus(extraction, document_id, source)
         stats = store.write(graph, extraction, mapping.schema.labels)
         store.record_schema(graph, mapping.schema)
         result = store.summary(extraction, stats)
@@ -271,4 +301,6 @@ def run(graph, mapping: Mapping, path: Path) -> dict:
     result.update(
         records=len(records), schema=mapping.schema.name, mapping=mapping.where, failed=len(errors), errors=errors
     )
+    if document_id:
+        result.update(corpus=corpus, document=document_id)
     return result

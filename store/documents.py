@@ -44,6 +44,9 @@ def forget(graph, document_id: str) -> dict:
         audit.corpus(found[0]["corpus"] if found else None)
         counts = {k: rows[0][k] for k in ("documents", "chunks", "phrases", "entities")}
         counts["entities"] += persons[0]["persons"]
+        if rows[0]["relations"]:  # an infobox's edges, a records file's relations
+            counts["relations"] = rows[0]["relations"]
+            audit.add({"relationships": {"deleted": rows[0]["relations"]}})
         audit.ids("forgotten", [document_id])
         audit.add({"documents": {"deleted": counts["documents"]}, "chunks": {"deleted": counts["chunks"]}})
         audit.add({"entities": {"deleted": counts["entities"]}})

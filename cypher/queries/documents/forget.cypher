@@ -6,10 +6,12 @@
 // (they carry their own contentHash) are sources of their own and stay. An entity document
 // (`graphrag entity-docs`) is no source: its chunks keep no entity alive, and forgetting one
 // removes no entity (the next entity-docs run writes it again, or drops it with its entity).
+// The relations between entities it describes whose source it is (`documentId`: an infobox's
+// edges, a records file's relations) go with it, whatever becomes of their ends.
 // A person who authored another document stays (authors/release_documents has dropped this
 // document's AUTHORED edges, and the persons they left with nothing, first).
 // params: $id
-// returns: documents, chunks, phrases, entities
+// returns: documents, chunks, phrases, relations, entities
 MATCH (d:Document {id: $id})
 CALL (d) {
   OPTIONAL MATCH (c:Chunk)-[:FROM_DOCUMENT]->(d)
@@ -29,11 +31,19 @@ CALL (d) {
   OPTIONAL MATCH (d)-[:DESCRIBES]->(e:__Entity__)
   RETURN collect(DISTINCT e) AS described
 }
-WITH d, chunks, phrasesRemoved,
+CALL (d, described) {
+  UNWIND described AS e
+  MATCH (e)-[r]-(:__Entity__)
+  WHERE r.documentId = d.id
+  WITH DISTINCT r
+  DELETE r
+  RETURN count(r) AS relationsRemoved
+}
+WITH d, chunks, phrasesRemoved, relationsRemoved,
      [e IN mentioned + described WHERE e.contentHash IS NULL AND NOT d:EntityDocument] AS candidates
 FOREACH (c IN chunks | DETACH DELETE c)
 DETACH DELETE d
-WITH size(chunks) AS chunkCount, phrasesRemoved, candidates
+WITH size(chunks) AS chunkCount, phrasesRemoved, relationsRemoved, candidates
 CALL (candidates) {
   UNWIND candidates AS e
   WITH DISTINCT e
@@ -42,4 +52,5 @@ CALL (candidates) {
   DETACH DELETE e
   RETURN count(e) AS entitiesRemoved
 }
-RETURN 1 AS documents, chunkCount AS chunks, phrasesRemoved AS phrases, entitiesRemoved AS entities
+RETURN 1 AS documents, chunkCount AS chunks, phrasesRemoved AS phrases, relationsRemoved AS relations,
+       entitiesRemoved AS entities
