@@ -45,9 +45,16 @@ def communities_group() -> None:
     is_flag=True,
     help="Do not embed the report of a community none of whose chunks has an embedding.",
 )
+@click.option(
+    "--by-corpus/--whole",
+    "by_corpus",
+    default=None,
+    help="Find each corpus's communities apart (no theme joins two corpora, so a key scoped to a corpus "
+    "sees every theme of it), or over the whole graph. Default: as the last build did (--whole at first).",
+)
 @json_option
 @with_graph(config=True)
-def communities_build(graph, config, llm_reports, parallel, no_embed, as_json) -> None:
+def communities_build(graph, config, llm_reports, parallel, no_embed, by_corpus, as_json) -> None:
     """Find the communities of the graph and write them with their reports.
 
     Idempotent: a community is identified by its members, so a second build on an unchanged
@@ -55,10 +62,16 @@ def communities_build(graph, config, llm_reports, parallel, no_embed, as_json) -
     are written again (those that no longer exist are deleted). The GDS projection is dropped
     after every run. Needs Open GDS in Neo4j (`graphrag neo4j start` ships it).
 
+    On a server shared by teams, --by-corpus finds each corpus's communities apart: a theme
+    over the whole graph can join chunks of two corpora (a place both name), and a key scoped to
+    one of them is shown no community that holds another corpus's chunks. Later builds keep
+    the mode the last one used.
+
     \b
     Example:
       graphrag communities build
       graphrag communities build --json | jq .counts
+      graphrag communities build --by-corpus
       GRAPHRAG_LLM_MODEL=gpt-4o-mini graphrag communities build --llm-reports --parallel 8
     """
     from graphrag_cypher.linkers.communities import build
@@ -70,14 +83,21 @@ def communities_build(graph, config, llm_reports, parallel, no_embed, as_json) -
         embedder = LazyEmbedder(config)
     with progress_shown(as_json) as progress:
         result = build(
-            graph, embedder=embedder, settings=config, progress=progress, llm_reports=llm_reports, parallel=parallel
+            graph,
+            embedder=embedder,
+            settings=config,
+            progress=progress,
+            llm_reports=llm_reports,
+            parallel=parallel,
+            by_corpus=by_corpus,
         )
     if as_json:
         print_json(result.to_dict())
         return
     per_level = ", ".join(f"level {i}: {n}" for i, n in enumerate(result.counts)) or "none"
     click.echo(
-        f"{result.algorithm}: {sum(result.counts)} communities in {result.levels} level(s) ({per_level}) "
+        f"{result.algorithm}{' by corpus' if result.by_corpus else ''}: {sum(result.counts)} communities in "
+        f"{result.levels} level(s) ({per_level}) "
         f"of {result.members} chunks and entities ({result.chunks} chunks in the graph); {result.created} created, "
         f"{result.updated} updated, {result.kept} kept, {result.deleted} deleted; {result.ms} ms "
         f"(graph of {result.projected_nodes} nodes, {result.projected_relationships} links and "

@@ -67,6 +67,7 @@ class BuildResult:
     projected_relationships: int = 0
     knn_relationships: int = 0
     algorithm: str = "leiden"
+    by_corpus: bool = False  # each corpus's communities found apart
     seed: int = SEED
     written: bool = False  # whether the build changed the graph
     llm: dict = field(default_factory=dict)  # requested, cached, written, failed, model
@@ -124,7 +125,7 @@ def _run_algorithm(gds, G, embedded: int, result: BuildResult, progress: Callabl
             random_seed=SEED,
             concurrency=1,
         )
-        result.knn_relationships = int(knn.relationships_written)
+        result.knn_relationships += int(knn.relationships_written)
         gds.graph.relationships.to_undirected(G, "SIMILAR", "SIMILAR_BOTH", aggregation="MAX")
         types.append("SIMILAR_BOTH")
     progress("communities: Leiden")
@@ -151,19 +152,31 @@ def _run_algorithm(gds, G, embedded: int, result: BuildResult, progress: Callabl
         )
 
 
-def _find_communities(graph: Graph, result: BuildResult, progress: Callable[[str], None]) -> tuple[list, list]:
-    """Project, run the algorithm, drop the projection: (node ids, per node its community per
-    level, finest first)."""
+def _find_communities(
+    graph: Graph,
+    result: BuildResult,
+    progress: Callable[[str], None],
+    corpus: str | None = None,
+    embedded: int | None = None,
+) -> tuple[list, list]:
+    """Project (the whole graph, or one corpus's chunks and what they reach), run the algorithm,
+    drop the projection: (node ids, per node its community per level, finest first)."""
     gds = _gds(graph)
     name = f"graphrag-communities-{uuid.uuid4().hex[:12]}"
     try:
-        progress("communities: projecting the graph")
-        G, projected = gds.graph.project.cypher(
-            query("communities/project"), graphName=name, maxPhraseChunks=MAX_PHRASE_CHUNKS
-        )
-        result.projected_nodes = int(projected.node_count)
-        result.projected_relationships = int(projected.relationship_count)
-        stream = _run_algorithm(gds, G, result.embedded, result, progress)
+        if corpus is None:
+            progress("communities: projecting the graph")
+            G, projected = gds.graph.project.cypher(
+                query("communities/project"), graphName=name, maxPhraseChunks=MAX_PHRASE_CHUNKS
+            )
+        else:
+            progress(f"communities: projecting corpus {corpus or '(none)'}")
+            G, projected = gds.graph.project.cypher(
+                query("communities/project_corpus"), graphName=name, maxPhraseChunks=MAX_PHRASE_CHUNKS, corpus=corpus
+            )
+        result.projected_nodes += int(projected.node_count)
+        result.projected_relationships += int(projected.relationship_count)
+        stream = _run_algorithm(gds, G, result.embedded if embedded is None else embedded, result, progress)
         node_ids = [int(n) for n in stream["nodeId"]]
         if "intermediateCommunityIds" in stream and stream["intermediateCommunityIds"].notna().all():
             levels = [list(x) for x in stream["intermediateCommunityIds"]]
@@ -191,6 +204,26 @@ def _resolve_members(graph: Graph, node_ids: list[int], per_node: list[list]) ->
             members.hash.append(row["hash"])
             labels.append(per_node[where[row["nodeId"]]])
     return members, labels
+
+
+def _by_corpus(graph: Graph, result: BuildResult, progress: Callable[[str], None]) -> tuple[Members, list[list]]:
+    """Communities found in each corpus apart (`--by-corpus`): the members of every corpus's run
+    one after the other, their labels told apart by the corpus and padded to the deepest run's
+    levels (a corpus with fewer levels keeps its coarsest at the levels above), so no community
+    holds chunks of two corpora and a key scoped to a corpus sees all of that corpus's themes.
+    An entity two corpora name is a member in each."""
+    members = Members([], [], [], [], [])
+    labels: list[list] = []
+    for row in graph.read("communities/corpora"):
+        if row["chunks"] < 2:  # one chunk is no community
+            continue
+        node_ids, per_node = _find_communities(graph, result, progress, row["corpus"], row["embedded"])
+        part, part_labels = _resolve_members(graph, node_ids, per_node)
+        for name in ("ids", "chunk", "name", "document", "hash"):
+            getattr(members, name).extend(getattr(part, name))
+        labels.extend([(row["corpus"], c) for c in per] for per in part_labels)
+    depth = max((len(per) for per in labels), default=0)
+    return members, [per + [per[-1]] * (depth - len(per)) for per in labels]
 
 
 def _levels(members: Members, labels: list[list]) -> list[Level]:
@@ -239,13 +272,16 @@ def build(
     progress: Callable[[str], None] | None = None,
     llm_reports: bool = False,
     parallel: int = 4,
+    by_corpus: bool | None = None,
 ) -> BuildResult:
     """Find the communities of the graph and bring the graph's :Community nodes, their member and
     parent edges, their reports and the :__CommunityState to exactly that.
 
     `embedder` embeds the extractive report of a community none of whose chunks has an
     embedding (without one, such a community has no embedding); `settings` (default: the
-    graph's) names the LLM for `llm_reports`, written `parallel` requests at a time."""
+    graph's) names the LLM for `llm_reports`, written `parallel` requests at a time.
+    `by_corpus` finds each corpus's communities apart (see `_by_corpus`); None: as the last build
+    did (the whole graph when none ran)."""
     from . import community_reports as reports
 
     progress = progress or no_progress
@@ -261,14 +297,23 @@ def build(
     if not result.chunks:
         raise GraphragError("no chunks in the graph: load documents first (e.g. `graphrag load sample`)")
 
-    phase = time.perf_counter()
-    node_ids, per_node = _find_communities(graph, result, progress)
-    result.seconds["gds"] = round(time.perf_counter() - phase, 3)
+    state = graph.read("communities/state")
+    if by_corpus is None:
+        by_corpus = bool(state and state[0].get("byCorpus"))
+    result.by_corpus = by_corpus
 
     phase = time.perf_counter()
-    progress(f"communities: reading {len(node_ids)} placed nodes")
-    members, labels = _resolve_members(graph, node_ids, per_node)
-    del node_ids, per_node
+    if by_corpus:
+        members, labels = _by_corpus(graph, result, progress)
+        result.seconds["gds"] = round(time.perf_counter() - phase, 3)
+        phase = time.perf_counter()
+    else:
+        node_ids, per_node = _find_communities(graph, result, progress)
+        result.seconds["gds"] = round(time.perf_counter() - phase, 3)
+        phase = time.perf_counter()
+        progress(f"communities: reading {len(node_ids)} placed nodes")
+        members, labels = _resolve_members(graph, node_ids, per_node)
+        del node_ids, per_node
     levels = _levels(members, labels)
     del labels
     result.levels = len(levels)
@@ -345,11 +390,11 @@ def build(
 
     result.written = bool(fresh or stale or parents or (result.llm or {}).get("written"))
     result.ms = round((time.perf_counter() - started) * 1000)
-    state = graph.read("communities/state")
     unchanged_state = bool(state) and (
         state[0]["fingerprint"] == fingerprint
         and state[0]["counts"] == result.counts
         and state[0]["algorithm"] == result.algorithm
+        and bool(state[0].get("byCorpus")) == by_corpus
     )
     if result.written or not unchanged_state:
         result.built_at = built_at
@@ -363,6 +408,7 @@ def build(
                 "seed": result.seed,
                 "ms": result.ms,
                 "fingerprint": fingerprint,
+                "byCorpus": by_corpus,
             },
         )
     else:
