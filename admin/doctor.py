@@ -162,6 +162,7 @@ def report(settings: Settings, migrations_dir=None) -> dict:
         result["graphrag_plugin"] = {"version": found["version"], "names": found["names"], "paths": plugin.paths(graph)}
         if found["version"]:
             result["graphrag_plugin"]["in_database_embedding"] = plugin.embedding(graph)
+            result["graphrag_plugin"]["stale"] = plugin.stale(graph)
         plan = migrations.status(graph, settings.placeholders(), directory=migrations_dir)
         result["schema"] = {
             "up_to_date": not plan.pending and not plan.changed,

@@ -38,6 +38,36 @@ def installed(graph: Any) -> dict:
     return cached
 
 
+# Config keys this package sends that a plugin built before them refuses: without them, a question
+# that needs one takes the Cypher path (retrieval/procedures.py), and doctor says the plugin is stale.
+NEEDED_KEYS = {"graphrag.retrieve.graph": ("corpora",), "graphrag.retrieve.neighbours": ("corpora",)}
+
+
+def accepts(graph: Any, procedure: str, key: str) -> bool:
+    """Whether the installed `procedure` takes config `key`; False for a plugin too old to say
+    (built before graphrag.configKeys). Read once per connection and procedure."""
+    if "graphrag.configKeys" not in installed(graph)["names"]:
+        return False
+    cache = getattr(graph, "_graphrag_config_keys", None)
+    if cache is None:
+        cache = graph._graphrag_config_keys = {}
+    if procedure not in cache:
+        cache[procedure] = set(graph.read_row("plugin/config_keys", procedure=procedure)["keys"] or [])
+    return key in cache[procedure]
+
+
+def stale(graph: Any) -> list[str]:
+    """ "procedure: key" for each config key this package needs that the installed plugin lacks
+    (empty with no plugin, or one as new as the package)."""
+    return [
+        f"{procedure}: {key}"
+        for procedure, keys in NEEDED_KEYS.items()
+        if has(graph, procedure)
+        for key in keys
+        if not accepts(graph, procedure, key)
+    ]
+
+
 def has(graph: Any, name: str) -> bool:
     """Whether the procedure or function `name` (e.g. "graphrag.ppr") is installed."""
     return name in installed(graph)["names"]

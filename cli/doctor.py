@@ -79,6 +79,13 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
     line("GDS    ", result["gds"] or "not installed")
     found = result["graphrag_plugin"]
     line("graphrag plugin", found["version"] or "not installed (Cypher files and Python stand in)")
+    if found.get("stale"):
+        line(
+            "  built before this package:",
+            f"no config key {', '.join(found['stale'])}; questions of keys scoped to corpora take the Cypher path "
+            "(rebuild it: `graphrag neo4j build`, then restart Neo4j)",
+            style="yellow",
+        )
     for capability, path in found["paths"].items():
         line(f"  {capability}:", path, style="")
     if found.get("in_database_embedding"):

@@ -38,12 +38,20 @@ GRAPH_WEIGHTS = (
 
 
 def has_graph_procedure(graph) -> bool:
-    return plugin.has(graph, GRAPH)
+    """Whether the graph mode runs in Neo4j: the procedure is installed and, for a key scoped to
+    corpora, takes `corpora` (a plugin built before scopes would refuse the question; the Cypher
+    path scopes it the same way)."""
+    from graphrag_cypher.principal import current
+
+    if not plugin.has(graph, GRAPH):
+        return False
+    return current().corpora is None or plugin.accepts(graph, GRAPH, "corpora")
 
 
 def _filters(corpus: str | None, date_from: str | None, date_to: str | None, about: list[str] | None = None) -> dict:
     """The document filters of a procedure's config; `corpora`, the corpora of the key a question
-    is asked for, only for a key scoped to corpora (a plugin built before scopes refuses the key)."""
+    is asked for, only for a key scoped to corpora (a plugin built before scopes refuses the key:
+    `has_graph_procedure` then sends the question down the Cypher path)."""
     from graphrag_cypher.principal import current
 
     scope = current().corpora

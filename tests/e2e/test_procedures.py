@@ -93,6 +93,31 @@ def test_the_test_server_has_the_plugin(generated):
     } <= set(plugin.installed(graph)["names"])
 
 
+def test_a_plugin_built_before_scopes_sends_a_scoped_keys_graph_questions_down_the_cypher_path(generated):
+    """The plugin says which config keys it takes (graphrag.configKeys); one that cannot say so
+    (built before it, so before `corpora`) is not sent a scoped key's question, which it would
+    refuse, and doctor names what it lacks. The older plugin is this one seen without the function."""
+    from graphrag_cypher.admin import plugin
+    from graphrag_cypher.principal import Principal, acting_as
+    from graphrag_cypher.retrieval.procedures import GRAPH, has_graph_procedure
+
+    graph, _ = generated
+    scoped = Principal("team", ("a",))
+    assert plugin.accepts(graph, GRAPH, "corpora") and not plugin.accepts(graph, GRAPH, "no-such-key")
+    assert plugin.stale(graph) == []
+    with acting_as(scoped):
+        assert has_graph_procedure(graph)
+    current = plugin.installed(graph)
+    graph._graphrag_plugin = {**current, "names": [n for n in current["names"] if n != "graphrag.configKeys"]}
+    try:
+        assert plugin.stale(graph) == ["graphrag.retrieve.graph: corpora", "graphrag.retrieve.neighbours: corpora"]
+        assert has_graph_procedure(graph), "an unscoped question still runs in Neo4j"
+        with acting_as(scoped):
+            assert not has_graph_procedure(graph)
+    finally:
+        graph._graphrag_plugin = current
+
+
 def test_weighted_ppr_in_python_ranks_as_the_procedure(generated):
     from graphrag_cypher.retrieval.ppr import python_ppr
 

@@ -130,6 +130,21 @@ final class ProcedureConfig {
 
     private ProcedureConfig() {}
 
+    /** The rules of a procedure by its name (graphrag.retrieve.graph, ...); null for any other name. */
+    static Map<String, Rule> rules(String procedure) {
+        if (procedure == null) {
+            return null;
+        }
+        return switch (procedure) {
+            case "graphrag.retrieve.graph" -> GRAPH;
+            case "graphrag.retrieve.neighbours" -> NEIGHBOURS;
+            case "graphrag.search" -> SEARCH;
+            case "graphrag.ppr" -> PPR;
+            case "graphrag.link.places.match" -> MATCH;
+            default -> null;
+        };
+    }
+
     /** Refuses (IllegalArgumentException, one line) a config with an unknown key or a bad value. */
     static void check(String procedure, Map<String, Object> config, Map<String, Rule> rules) {
         if (config == null) {
