@@ -52,6 +52,7 @@ def community_state(graph) -> dict:
         "built_at": state["builtAt"],
         "algorithm": state["algorithm"],
         "ms": state["ms"],
+        "by_corpus": bool(state.get("byCorpus")),
         "stale": state["fingerprint"] != community_fingerprint(graph),
     }
 

@@ -132,7 +132,7 @@ def doctor(config, as_json: bool, migrations_dir) -> None:
 
 
 def _communities_text(state: dict | None) -> str:
-    """`2 levels (4, 9 communities), built 2026-01-02T10:00:00+00:00 in 6379 ms, fresh`."""
+    """`2 levels (4, 9 communities), leiden by corpus, built 2026-01-02T10:00:00+00:00 in 6379 ms, fresh`."""
     if state is None:
         return "unknown (needs APOC and GDS)"
     if not state["built"]:
@@ -140,7 +140,8 @@ def _communities_text(state: dict | None) -> str:
     counts = ", ".join(str(n) for n in state["counts"])
     freshness = "stale: the graph changed since (run `graphrag communities build`)" if state["stale"] else "fresh"
     return (
-        f"{state['levels']} level(s) ({counts} communities), {state['algorithm']}, built {state['built_at']} "
+        f"{state['levels']} level(s) ({counts} communities), {state['algorithm']}"
+        f"{' by corpus' if state.get('by_corpus') else ''}, built {state['built_at']} "
         f"in {state['ms']} ms, {freshness}"
     )
 

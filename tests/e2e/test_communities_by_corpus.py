@@ -83,6 +83,9 @@ def test_built_by_corpus_no_theme_joins_two_corpora_and_a_scoped_key_sees_all_of
         titles = set(community["titles"])
         assert titles <= BEES or not titles & BEES, community["titles"]
 
+    doctor = run_cli("doctor")
+    assert "leiden by corpus, built" in " ".join(doctor.output.split()), doctor.output
+
     again = build(run_cli)  # no flag: the mode of the last build
     assert again["by_corpus"] is True and again["created"] == again["updated"] == again["deleted"] == 0
     assert again["written"] is False and {c["id"] for c in stored(dealt)} == {c["id"] for c in found}
