@@ -279,7 +279,7 @@ def run(graph, mapping: Mapping, path: Path, corpus: str | None = None) -> dict:
     extraction = extract(mapping, records, source)
     from graphrag_cypher.audit import audited
 
-    document_id = record_document_id(corpus, path) if corpus else None
+    document_id = record_document_id(corpus, path) if corpus and records else None  # none for a file of no records
     with audited(graph, "load", corpus) as audit:
         if document_id:
             graph.write(

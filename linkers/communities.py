@@ -219,8 +219,7 @@ def _by_corpus(graph: Graph, result: BuildResult, progress: Callable[[str], None
             continue
         node_ids, per_node = _find_communities(graph, result, progress, row["corpus"], row["embedded"])
         part, part_labels = _resolve_members(graph, node_ids, per_node)
-        for name in ("ids", "chunk", "name", "document", "hash"):
-            getattr(members, name).extend(getattr(part, name))
+        members.extend(part)
         labels.extend([(row["corpus"], c) for c in per] for per in part_labels)
     depth = max((len(per) for per in labels), default=0)
     return members, [per + [per[-1]] * (depth - len(per)) for per in labels]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from graphrag_cypher import lexicon
 from graphrag_cypher.db import Graph, query
@@ -50,6 +50,11 @@ class Members:
     name: list[str | None]  # an entity's name (None for a chunk)
     document: list[str | None]
     hash: list[str | None]
+
+    def extend(self, other: Members) -> None:
+        """`other`'s members after these (the runs of `communities build --by-corpus`, one by one)."""
+        for column in fields(self):
+            getattr(self, column.name).extend(getattr(other, column.name))
 
 
 PAGE = 2000

@@ -102,6 +102,11 @@ class Neo4jServer:
 
         return GraphDatabase.driver(self.uri, auth=(self.username, self.password))
 
+    def rows(self, text: str, **params) -> list[dict]:
+        """Every row of one statement, as dicts (a fresh driver: for checks, not for loads)."""
+        with self.driver() as driver:
+            return [r.data() for r in driver.execute_query(text, params).records]
+
 
 @pytest.fixture(scope="session")
 def neo4j_server():

@@ -19,11 +19,6 @@ BEES = {"Hollowmere Apiary", "Queen Rearing at Hollowmere", "The Tarrin Honey Fa
 BEES |= {"Winter Hives"}
 
 
-def rows(server, text: str, **params) -> list[dict]:
-    with server.driver() as driver:
-        return [r.data() for r in driver.execute_query(text, params).records]
-
-
 def build(run_cli, *args: str) -> dict:
     result = run_cli("communities", "build", "--json", "--no-embed", *args)
     assert result.exit_code == 0, result.output
@@ -32,8 +27,7 @@ def build(run_cli, *args: str) -> dict:
 
 def stored(server) -> list[dict]:
     """Each community with the corpora and titles of its member chunks, read from the chunks."""
-    return rows(
-        server,
+    return server.rows(
         "MATCH (c:Community) RETURN c.id AS id, c.level AS level, c.corpora AS corpora, "
         "COLLECT { MATCH (m:Chunk)-[:IN_COMMUNITY]->(c) MATCH (m)-[:FROM_DOCUMENT]->(d) "
         "RETURN DISTINCT d.corpus } AS chunkCorpora, "

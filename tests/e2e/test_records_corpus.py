@@ -53,16 +53,10 @@ def killers_of(name: str) -> set[str]:
     return set(of[name].get("killedBy", [])) | {r["characterName"] for r in records if name in r.get("killed", [])}
 
 
-def rows(server, text: str, **params) -> list[dict]:
-    with server.driver() as driver:
-        return [r.data() for r in driver.execute_query(text, params).records]
-
-
 def counts(server) -> tuple[int, int]:
     """Entities and documents, and the relationships that touch an entity (what records write;
     `forget` also links phrases afresh, which is not theirs)."""
-    row = rows(
-        server,
+    row = server.rows(
         "MATCH (n) WHERE n:__Entity__ OR n:Document WITH count(n) AS n "
         "MATCH (:__Entity__)-[r]-() RETURN n, count(DISTINCT r) AS r",
     )[0]
@@ -109,8 +103,7 @@ def test_loading_again_changes_nothing_and_forgetting_the_file_takes_it_away(gra
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["document"] == DOCUMENT
     assert counts(graph) == before, "a second load of the same file writes nothing new"
-    [doc] = rows(
-        graph,
+    [doc] = graph.rows(
         "MATCH (d:Document {id: $id}) RETURN d.corpus AS corpus, d.kind AS kind, d.records AS records,"
         " COUNT { (d)-[:DESCRIBES]->() } AS described",
         id=DOCUMENT,
@@ -118,18 +111,28 @@ def test_loading_again_changes_nothing_and_forgetting_the_file_takes_it_away(gra
     records = json.loads(CHARACTERS.read_text())["characters"]
     assert (doc["corpus"], doc["kind"], doc["records"]) == ("vane", "records", len(records))
     assert doc["described"] >= len(records)  # every character, and the houses and actors they name
-    sourced = rows(graph, "MATCH ()-[r]->() WHERE r.documentId = $id RETURN count(r) AS n", id=DOCUMENT)[0]["n"]
+    sourced = graph.rows("MATCH ()-[r]->() WHERE r.documentId = $id RETURN count(r) AS n", id=DOCUMENT)[0]["n"]
     assert sourced > 0
     try:
         gone = run_cli("forget", DOCUMENT, "--json")
         assert gone.exit_code == 0, gone.output
         [report] = json.loads(gone.stdout)["forgotten"]
         assert report["relations"] == sourced
-        left = rows(graph, "MATCH (e:__Entity__) WHERE e.source = 'records:characters.json' RETURN count(e) AS n")[0][
+        left = graph.rows("MATCH (e:__Entity__) WHERE e.source = 'records:characters.json' RETURN count(e) AS n")[0][
             "n"
         ]
         assert left == 0, "the entities only the file named are gone with it"
-        assert rows(graph, "MATCH ()-[r]->() WHERE r.documentId = $id RETURN count(r) AS n", id=DOCUMENT)[0]["n"] == 0
+        assert graph.rows("MATCH ()-[r]->() WHERE r.documentId = $id RETURN count(r) AS n", id=DOCUMENT)[0]["n"] == 0
     finally:
         assert run_cli(*LOAD).exit_code == 0
     assert counts(graph) == before, "loaded again after forgetting: the same graph"
+
+
+def test_a_file_of_no_records_leaves_no_document_in_the_corpus(graph, run_cli, monkeypatch, tmp_path):
+    graph.point_env(monkeypatch)
+    empty = tmp_path / "nobody.json"
+    empty.write_text('{"characters": []}')
+    loaded = run_cli("load", "records", str(empty), "--mapping", "got-characters", "--corpus", "vane", "--json")
+    assert loaded.exit_code == 0, loaded.output
+    assert json.loads(loaded.stdout)["records"] == 0 and "document" not in json.loads(loaded.stdout)
+    assert graph.rows("MATCH (d:Document {id: 'records:vane:nobody.json'}) RETURN d.id AS id") == []
